@@ -1,0 +1,63 @@
+/**
+ * Every HTTP error the service answers, in one place. Services throw these; the
+ * error handler in src/api/plugins/error-envelope.ts renders them as
+ * `{ error: { code, message } }`.
+ */
+export type ErrorCode =
+  | 'bad_request'
+  | 'unauthorized'
+  | 'not_found'
+  | 'conflict'
+  | 'unprocessable'
+  | 'internal'
+  | 'auth_unavailable'
+  | 'store_not_ready'
+  | 'router_key_missing'
+  | 'upstream_unavailable';
+
+const STATUS: Record<ErrorCode, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  not_found: 404,
+  conflict: 409,
+  unprocessable: 422,
+  internal: 500,
+  auth_unavailable: 502,
+  upstream_unavailable: 502,
+  store_not_ready: 503,
+  router_key_missing: 503,
+};
+
+export class HttpError extends Error {
+  readonly statusCode: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'HttpError';
+    this.statusCode = STATUS[code];
+  }
+}
+
+export const badRequest = (message: string) => new HttpError('bad_request', message);
+export const unauthorized = (message = 'A valid bearer token is required.') =>
+  new HttpError('unauthorized', message);
+export const notFound = (message: string) => new HttpError('not_found', message);
+export const conflict = (message: string) => new HttpError('conflict', message);
+export const unprocessable = (message: string) => new HttpError('unprocessable', message);
+export const authUnavailable = (cause: unknown) =>
+  new HttpError('auth_unavailable', 'The auth service could not be reached.', { cause });
+export const upstreamUnavailable = (message: string, cause?: unknown) =>
+  new HttpError('upstream_unavailable', message, { cause });
+export const routerKeyMissing = () =>
+  new HttpError('router_key_missing', 'ROUTER_API_KEY is not configured on this deployment.');
+
+/** Turns anything thrown across a boundary (worker thread, child process, script) into an Error. */
+export function toError(value: unknown, context?: string): Error {
+  if (value instanceof Error) return context ? new Error(`${context}: ${value.message}`, { cause: value }) : value;
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return new Error(context ? `${context}: ${text}` : text, { cause: value });
+}
