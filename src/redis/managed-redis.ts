@@ -1,0 +1,125 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, rmSync, existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { SECOND } from '../time.js';
+
+/** A redis-server child process owned by this process: data and append-only file under `dir`. */
+export interface ManagedRedis {
+  /** `redis+unix:///path/to.sock` or `redis://127.0.0.1:port`, accepted by `redisOptionsFromUrl`. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+export interface ManagedRedisOptions {
+  /** Folder for the socket, the RDB and the append-only file. Created when missing. */
+  dir: string;
+  /** Keep the append-only file so queued jobs survive a restart (default true). */
+  persistent?: boolean;
+  /** How long to wait for the server to answer PING (default 10 s). */
+  startTimeoutMs?: number;
+  redisServerPath?: string;
+}
+
+// sockaddr_un.sun_path holds 108 bytes; leave room for the terminator.
+const MAX_UNIX_SOCKET_PATH = 100;
+
+export async function startManagedRedis(options: ManagedRedisOptions): Promise<ManagedRedis> {
+  const dir = resolve(options.dir);
+  mkdirSync(dir, { recursive: true });
+  const socketPath = join(dir, 'redis.sock');
+  const useSocket = socketPath.length <= MAX_UNIX_SOCKET_PATH;
+  const port = useSocket ? 0 : await freeLoopbackPort();
+  if (useSocket && existsSync(socketPath)) rmSync(socketPath);
+
+  const persistent = options.persistent ?? true;
+  const args = [
+    '--dir', dir,
+    '--port', String(port),
+    '--bind', '127.0.0.1',
+    '--protected-mode', 'yes',
+    '--appendonly', persistent ? 'yes' : 'no',
+    '--save', persistent ? '60 1' : '',
+    // BullMQ requires that Redis never evicts its keys.
+    '--maxmemory-policy', 'noeviction',
+    '--daemonize', 'no',
+    '--loglevel', 'warning',
+    ...(useSocket ? ['--unixsocket', socketPath, '--unixsocketperm', '700'] : []),
+  ];
+  const url = useSocket ? `redis+unix://${socketPath}` : `redis://127.0.0.1:${port}`;
+  const child = spawn(options.redisServerPath ?? 'redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  const spawnError = new Promise<Error>((done) => child.once('error', done));
+
+  const deadline = Date.now() + (options.startTimeoutMs ?? 10 * SECOND);
+  for (;;) {
+    const failure = await Promise.race([
+      exited.then((code) => new Error(`redis-server exited with code ${code}: ${stderr.trim()}`)),
+      spawnError.then((error) => new Error(`redis-server could not be started: ${error.message}`, { cause: error })),
+      sleep(50).then(() => undefined),
+    ]);
+    if (failure) throw failure;
+    if (await answersPing(url)) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`redis-server did not answer within ${options.startTimeoutMs ?? 10 * SECOND} ms: ${stderr.trim()}`);
+    }
+  }
+  return { url, stop: () => stopChild(child, exited) };
+}
+
+async function stopChild(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  // SIGTERM makes redis-server flush the append-only file before it exits.
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10 * SECOND);
+  await exited;
+  clearTimeout(timer);
+}
+
+async function answersPing(url: string): Promise<boolean> {
+  const client = new Redis({ ...redisOptionsFromUrl(url), lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    return (await client.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
+  }
+}
+
+export async function freeLoopbackPort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? done(address.port) : fail(new Error('no port'))));
+    });
+  });
+}
+
+/** ioredis options for `redis://`, `rediss://` and `redis+unix:///socket` URLs. */
+export function redisOptionsFromUrl(url: string): { path?: string; host?: string; port?: number; username?: string; password?: string; db?: number; tls?: object } {
+  if (url.startsWith('redis+unix://') || url.startsWith('unix://')) {
+    const parsed = new URL(url);
+    const db = parsed.searchParams.get('db');
+    return { path: decodeURIComponent(parsed.pathname), ...(db ? { db: Number(db) } : {}) };
+  }
+  const parsed = new URL(url);
+  const db = parsed.pathname.length > 1 ? Number(parsed.pathname.slice(1)) : undefined;
+  return {
+    host: parsed.hostname,
+    port: parsed.port ? Number(parsed.port) : 6379,
+    ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
+    ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {}),
+    ...(db !== undefined && Number.isInteger(db) ? { db } : {}),
+    ...(parsed.protocol === 'rediss:' ? { tls: {} } : {}),
+  };
+}
