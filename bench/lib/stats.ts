@@ -1,0 +1,33 @@
+/** Latency summary in milliseconds. */
+export interface LatencySummary {
+  count: number;
+  p50: number;
+  p99: number;
+  mean: number;
+}
+
+export function summarize(samplesMs: number[]): LatencySummary {
+  const sorted = [...samplesMs].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+  const mean = sorted.reduce((sum, x) => sum + x, 0) / Math.max(1, sorted.length);
+  return { count: sorted.length, p50: at(0.5), p99: at(0.99), mean };
+}
+
+/** Times `iterations` sequential calls after `warmup` untimed ones. */
+export async function timeSequential(iterations: number, warmup: number, call: () => Promise<unknown>): Promise<LatencySummary> {
+  for (let i = 0; i < warmup; i++) await call();
+  const samples: number[] = [];
+  for (let i = 0; i < iterations; i++) {
+    const start = process.hrtime.bigint();
+    await call();
+    samples.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  return summarize(samples);
+}
+
+export const ms = (value: number) => `${value.toFixed(3)} ms`;
+
+export function printTable(title: string, rows: Array<Record<string, string | number>>): void {
+  console.log(`\n${title}`);
+  console.table(rows);
+}

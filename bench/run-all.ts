@@ -1,0 +1,11 @@
+/** `npm run bench`: every benchmark in one run, each printing its own baseline and ratios. */
+import benchFloors from './floors.js';
+
+const only = process.argv[2];
+const benches: Array<[string, () => Promise<unknown>]> = [['floors', benchFloors]];
+
+for (const [name, run] of benches) {
+  if (only && only !== name) continue;
+  console.log(`\n=== ${name} ===`);
+  await run();
+}

@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+// Dependency-free bootstrap behind `npm start`, `npm test`, `npm run worker|bench|build|auth`.
+// It makes a fresh clone on a fresh Debian machine runnable: installs npm dependencies when
+// missing, makes sure redis-server and Chromium exist (apt-get when root, otherwise one
+// message saying what to install), compiles the TypeScript, then runs the command.
+import { spawnSync, spawn } from 'node:child_process';
+import { cpSync, existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const [command = 'start', ...rest] = process.argv.slice(2);
+const COMMANDS = {
+  start: { system: ['redis', 'chromium'], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/src/api/server.js', ...rest]] },
+  auth: { system: [], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/src/auth/server.js', ...rest]] },
+  bench: { system: ['redis', 'chromium'], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/bench/run-all.js', ...rest]] },
+  test: { system: ['redis', 'chromium'], tsconfig: 'tsconfig.json', run: ['node', ['node_modules/vitest/vitest.mjs', 'run', ...rest]] },
+  build: { system: [], tsconfig: 'tsconfig.build.json', run: null },
+};
+
+const spec = COMMANDS[command];
+if (!spec) fail(`Unknown command "${command}". Use one of: ${Object.keys(COMMANDS).join(', ')}.`);
+
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 20 || (major === 20 && minor < 3)) fail(`Node ${process.versions.node} is too old: this service needs Node 20.3 or newer.`);
+
+ensureNodeModules();
+ensureSystemPackages(spec.system);
+build(spec.tsconfig);
+if (spec.run) run(...spec.run);
+
+function ensureNodeModules() {
+  const marker = join(root, 'node_modules', '.package-lock.json');
+  const lock = join(root, 'package-lock.json');
+  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
+  say('Installing npm dependencies (npm ci)...');
+  exec('npm', ['ci', '--no-audit', '--no-fund'], 'npm ci failed; see the output above.');
+}
+
+function ensureSystemPackages(needs) {
+  const missing = [];
+  if (needs.includes('redis') && !process.env.REDIS_URL && !onPath('redis-server')) missing.push('redis-server');
+  if (needs.includes('chromium') && !process.env.CHROMIUM_PATH && !findChromium()) missing.push('chromium');
+  if (missing.length === 0) return;
+  const isRoot = process.getuid?.() === 0;
+  if (!isRoot || !onPath('apt-get')) {
+    fail(
+      `Missing system packages: ${missing.join(', ')}.\n` +
+        `Install them (Debian/Ubuntu: sudo apt-get install -y ${missing.join(' ')} fonts-dejavu-core),\n` +
+        'or point REDIS_URL at a running Redis and CHROMIUM_PATH at a Chromium binary.',
+    );
+  }
+  say(`Installing ${missing.join(', ')} with apt-get...`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  exec('apt-get', ['update', '-qq'], 'apt-get update failed.', env);
+  exec('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing, 'fonts-dejavu-core'], `apt-get install ${missing.join(' ')} failed.`, env);
+}
+
+function build(tsconfig) {
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  // Incremental: an unchanged tree compiles in about a second.
+  exec('node', [tsc, '-p', tsconfig, '--incremental', '--tsBuildInfoFile', `dist/.${tsconfig}.tsbuildinfo`], 'TypeScript compilation failed; see the errors above.');
+  copyAssets(join(root, 'src'), join(root, 'dist', 'src'));
+}
+
+/** SQL migrations and Lua scripts live beside the modules that load them. */
+function copyAssets(from, to) {
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    const source = join(from, entry.name);
+    if (entry.isDirectory()) copyAssets(source, join(to, entry.name));
+    else if (/\.(sql|lua)$/.test(entry.name)) cpSync(source, join(to, entry.name));
+  }
+}
+
+function run(program, args) {
+  const child = spawn(program, args, { cwd: root, stdio: 'inherit' });
+  // The child handles SIGINT/SIGTERM itself (graceful shutdown); forward what we receive.
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}
+
+function exec(program, args, message, env = process.env) {
+  const result = spawnSync(program, args, { cwd: root, stdio: 'inherit', env });
+  if (result.status !== 0) fail(message);
+}
+
+function onPath(program) {
+  return spawnSync('sh', ['-c', `command -v ${program}`], { stdio: 'ignore' }).status === 0;
+}
+
+function findChromium() {
+  return ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'].find(existsSync);
+}
+
+function say(message) {
+  console.log(`[bootstrap] ${message}`);
+}
+
+function fail(message) {
+  console.error(`[bootstrap] ${message}`);
+  process.exit(1);
+}
+

@@ -1,0 +1,42 @@
+import { randomUUID } from 'node:crypto';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { tokenVerifier } from '../accounts/verify-token.js';
+import type { Config } from '../config.js';
+import type { Database } from '../db/open-database.js';
+import authenticate from './plugins/authenticate.js';
+import errorEnvelope from './plugins/error-envelope.js';
+import store from './plugins/store.js';
+import healthRoutes from './routes/health/index.js';
+
+export interface AppOptions {
+  /** `authUrl` must be resolved (the bundled auth service's address when the deployment names none). */
+  config: Config & { authUrl: string };
+  db: Database;
+}
+
+/** The whole HTTP app as one plugin: the server and the tests build the same thing. */
+async function app(instance: FastifyInstance, { config, db }: AppOptions) {
+  await instance.register(errorEnvelope);
+  await instance.register(store, { config, db });
+  await instance.register(authenticate, {
+    verifier: tokenVerifier({ authUrl: config.authUrl, cacheMs: config.authCacheMs }),
+    serviceToken: config.serviceToken,
+  });
+  await instance.register(healthRoutes);
+}
+
+export default fp(app, { name: 'app', fastify: '5.x' });
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const instance = Fastify({
+    logger: options.config.logLevel === 'silent' ? false : { level: options.config.logLevel },
+    genReqId: () => randomUUID(),
+    requestIdHeader: 'x-request-id',
+    return503OnClosing: true,
+    ajv: { customOptions: { removeAdditional: false, allErrors: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  await instance.register(app, options);
+  return instance;
+}

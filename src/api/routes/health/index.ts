@@ -1,0 +1,26 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { CONTRACT_VERSION } from '../../../contract-version.js';
+import { errorResponses } from '../../schemas/common.js';
+import { Health, PublicConfig, Readiness } from '../../schemas/health.js';
+
+const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/healthz', { schema: { response: { 200: Health, ...errorResponses() } } }, async () => ({
+    status: 'ok' as const,
+    version: CONTRACT_VERSION,
+    storeReady: app.readiness.isReady(),
+  }));
+
+  app.get('/readyz', { schema: { response: { 200: Readiness, 503: Readiness, ...errorResponses() } } }, async (_request, reply) => {
+    const status = app.readiness.status();
+    return reply.code(status === 'ready' ? 200 : 503).send({ status, storeReady: status === 'ready' });
+  });
+
+  app.get('/config', { schema: { response: { 200: PublicConfig, ...errorResponses() } } }, async () => ({
+    artifactsUrl: app.config.artifactsUrl,
+    arenaUrl: app.config.arenaUrl,
+    dashboardUrl: app.config.dashboardUrl,
+    snapshotUrl: app.config.snapshotUrl,
+  }));
+};
+
+export default healthRoutes;

@@ -1,0 +1,24 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+
+export const ErrorEnvelope = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.String({ description: 'snake_case error code, e.g. not_found' }),
+      message: Type.String({ description: 'one plain sentence saying what was wrong' }),
+    }),
+  },
+  { $id: 'ErrorEnvelope', title: 'Error envelope' },
+);
+
+type ErrorStatus = 400 | 401 | 404 | 409 | 422 | 500 | 502 | 503;
+
+/** Response schemas for the error statuses a route can answer (500 is always added). */
+export function errorResponses<const S extends ErrorStatus = never>(...statuses: S[]): Record<S | 500, typeof ErrorEnvelope> {
+  const out = { 500: ErrorEnvelope } as Record<S | 500, typeof ErrorEnvelope>;
+  for (const status of statuses) out[status] = ErrorEnvelope;
+  return out;
+}
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const NoContent = Type.Null({ description: 'no content' });

@@ -1,0 +1,43 @@
+/**
+ * The standalone auth service: `npm run auth`, or started by `npm start` as a child
+ * process. Reads HOST (AUTH_HOST), AUTH_PORT, DATA_DIR, AUTH_TOKEN_LIFETIME_HOURS, LOG_LEVEL.
+ */
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from '../config.js';
+import { openDatabase } from '../db/open-database.js';
+import { buildAuthApp } from './app.js';
+
+export const AUTH_MIGRATIONS = fileURLToPath(new URL('./migrations/', import.meta.url));
+
+async function main() {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const db = openDatabase(join(config.dataDir, 'auth.sqlite'), AUTH_MIGRATIONS);
+  const app = await buildAuthApp({ db, tokenLifetimeMs: config.authTokenLifetimeMs, logLevel: config.logLevel });
+  const host = process.env.AUTH_HOST ?? '127.0.0.1';
+  await app.listen({ host, port: config.authPort });
+  // The parent (npm start) waits for this line before it serves.
+  process.send?.({ ready: true, url: `http://${host}:${config.authPort}` });
+
+  let closing = false;
+  const shutdown = async () => {
+    if (closing) process.exit(1);
+    closing = true;
+    await app.close();
+    db.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await main();

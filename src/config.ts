@@ -1,0 +1,183 @@
+import { isAbsolute, resolve } from 'node:path';
+
+/**
+ * The service's configuration: one schema over the environment, read once at boot.
+ * Tests build a Config with `loadConfig({...})` and pass it explicitly.
+ */
+export interface Config {
+  host: string;
+  port: number;
+  /** Absolute folder for SQLite files, the definition store, the managed Redis and the snapshot. */
+  dataDir: string;
+  /** Absolute path of the catalog checkout `POST /ingest` scans. */
+  catalogDir: string;
+  /** Null: `npm start` runs a managed redis-server under `dataDir/redis`. */
+  redisUrl: string | null;
+  /** Key prefix for every BullMQ queue and Redis key of this deployment. */
+  redisPrefix: string;
+  /** Null: `npm start` runs the bundled auth service on `authPort`. */
+  authUrl: string | null;
+  authPort: number;
+  /** How long a verified token is trusted without asking the auth service again (ms). */
+  authCacheMs: number;
+  /** Null: tokens never expire. */
+  authTokenLifetimeMs: number | null;
+  serviceToken: string | null;
+  artifactsUrl: string | null;
+  artifactsServiceToken: string | null;
+  arenaUrl: string | null;
+  dashboardUrl: string | null;
+  snapshotUrl: string | null;
+  snapshotDir: string;
+  snapshotDeployHook: string | null;
+  routerBaseUrl: string;
+  routerApiKey: string | null;
+  logoBaseUrl: string | null;
+  /** Null: auto-detected at first render. */
+  chromiumPath: string | null;
+  renderThreads: number;
+  allowExperimental: boolean;
+  /** Fail jobs left dispatched/starting/running by a previous process at boot (single-box deployments). */
+  reapOrphanedJobs: boolean;
+  /** Run the background queue workers (ingest, publish, probes) inside the API process. */
+  runWorkers: boolean;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+export type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads and validates the environment; throws ConfigError naming every bad variable. */
+export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+  const problems: string[] = [];
+  const read = new EnvReader(env, problems);
+  const dataDir = read.path('DATA_DIR', './data', cwd);
+  const authPort = read.port('AUTH_PORT', 8789);
+  const config: Config = {
+    host: read.string('HOST', '127.0.0.1'),
+    port: read.port('PORT', 8787),
+    dataDir,
+    catalogDir: read.path('CATALOG_DIR', './examples/catalog', cwd),
+    redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:', 'redis+unix:', 'unix:']),
+    redisPrefix: read.pattern('REDIS_PREFIX', 'evb', /^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - (at most 64)'),
+    authUrl: read.url('AUTH_URL', ['http:', 'https:']),
+    authPort,
+    authCacheMs: read.number('AUTH_CACHE_SECONDS', 5, { min: 0, max: 3600 }) * 1000,
+    authTokenLifetimeMs: nullableHours(read.optionalNumber('AUTH_TOKEN_LIFETIME_HOURS', { min: 0.01, max: 24 * 365 * 10 })),
+    serviceToken: read.optionalString('SERVICE_TOKEN'),
+    artifactsUrl: read.url('ARTIFACTS_URL', ['http:', 'https:']),
+    artifactsServiceToken: read.optionalString('ARTIFACTS_SERVICE_TOKEN'),
+    arenaUrl: read.url('ARENA_URL', ['http:', 'https:']),
+    dashboardUrl: read.url('DASHBOARD_URL', ['http:', 'https:']),
+    snapshotUrl: read.url('SNAPSHOT_URL', ['http:', 'https:']),
+    snapshotDir: read.path('SNAPSHOT_DIR', resolve(dataDir, 'snapshot'), cwd),
+    snapshotDeployHook: read.url('SNAPSHOT_DEPLOY_HOOK', ['http:', 'https:']),
+    routerBaseUrl: read.url('ROUTER_BASE_URL', ['http:', 'https:']) ?? 'https://openrouter.ai',
+    routerApiKey: read.optionalString('ROUTER_API_KEY'),
+    logoBaseUrl: read.url('LOGO_BASE_URL', ['http:', 'https:']),
+    chromiumPath: read.optionalString('CHROMIUM_PATH'),
+    renderThreads: read.integer('RENDER_THREADS', 2, { min: 1, max: 64 }),
+    allowExperimental: read.boolean('ALLOW_EXPERIMENTAL', false),
+    reapOrphanedJobs: read.boolean('REAP_ORPHANED_JOBS', true),
+    runWorkers: read.boolean('RUN_WORKERS', true),
+    logLevel: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+function nullableHours(hours: number | null): number | null {
+  return hours === null ? null : Math.round(hours * 3600 * 1000);
+}
+
+class EnvReader {
+  constructor(private readonly env: Env, private readonly problems: string[]) {}
+
+  private raw(name: string): string | undefined {
+    const value = this.env[name]?.trim();
+    return value === '' ? undefined : value;
+  }
+
+  private fail<T>(name: string, value: string, expected: string, fallback: T): T {
+    this.problems.push(`${name}=${JSON.stringify(value)} is not valid: expected ${expected}.`);
+    return fallback;
+  }
+
+  string(name: string, fallback: string): string {
+    return this.raw(name) ?? fallback;
+  }
+
+  optionalString(name: string): string | null {
+    return this.raw(name) ?? null;
+  }
+
+  pattern(name: string, fallback: string, pattern: RegExp, expected: string): string {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    return pattern.test(value) ? value : this.fail(name, value, expected, fallback);
+  }
+
+  path(name: string, fallback: string, cwd: string): string {
+    const value = this.raw(name) ?? fallback;
+    return isAbsolute(value) ? value : resolve(cwd, value);
+  }
+
+  port(name: string, fallback: number): number {
+    return this.integer(name, fallback, { min: 0, max: 65535 });
+  }
+
+  integer(name: string, fallback: number, bounds: { min: number; max: number }): number {
+    const value = this.number(name, fallback, bounds);
+    const raw = this.raw(name);
+    return Number.isInteger(value) || raw === undefined ? value : this.fail(name, raw, 'a whole number', fallback);
+  }
+
+  number(name: string, fallback: number, bounds: { min: number; max: number }): number {
+    return this.optionalNumber(name, bounds) ?? fallback;
+  }
+
+  optionalNumber(name: string, { min, max }: { min: number; max: number }): number | null {
+    const value = this.raw(name);
+    if (value === undefined) return null;
+    const parsed = Number(value);
+    if (!Number.isFinite(parsed) || parsed < min || parsed > max) {
+      return this.fail(name, value, `a number from ${min} to ${max}`, null);
+    }
+    return parsed;
+  }
+
+  boolean(name: string, fallback: boolean): boolean {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    const lowered = value.toLowerCase();
+    if (['1', 'true', 'yes', 'on'].includes(lowered)) return true;
+    if (['0', 'false', 'no', 'off'].includes(lowered)) return false;
+    return this.fail(name, value, 'true or false', fallback);
+  }
+
+  oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[]): T {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    return (allowed as readonly string[]).includes(value) ? (value as T) : this.fail(name, value, `one of ${allowed.join(', ')}`, fallback);
+  }
+
+  url(name: string, protocols: string[]): string | null {
+    const value = this.raw(name);
+    if (value === undefined) return null;
+    try {
+      const parsed = new URL(value);
+      if (!protocols.includes(parsed.protocol)) throw new Error('protocol');
+      return value.replace(/\/+$/, '');
+    } catch {
+      return this.fail(name, value, `a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`, null);
+    }
+  }
+}

@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONTRACT_VERSION } from '../../src/contract-version.js';
+import { RESOLVED_RECORD_FORMAT } from '../../src/catalog/record-format.js';
+import { storeMeta } from '../../src/db/store-meta.js';
+import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
+
+let backend: TestBackend;
+beforeAll(async () => {
+  backend = await startTestBackend({ ARTIFACTS_URL: 'http://artifacts.internal:9000/', ARENA_URL: 'https://arena.example' });
+});
+afterAll(() => backend.close());
+
+const insertVersion = (slug: string, format: number) =>
+  backend.db
+    .prepare(`INSERT INTO test_case_versions (slug, version, record_format, store_dir, fingerprint, content_hash, ingested_at)
+              VALUES (?, 'v1.0.0', ?, '/nowhere', 'f', 'h', ?)`)
+    .run(slug, format, new Date().toISOString());
+
+describe('health and configuration', () => {
+  it('GET /healthz answers 200 with the contract version while the store is empty', async () => {
+    const response = await backend.app.inject('/healthz');
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ status: 'ok', version: CONTRACT_VERSION, storeReady: false });
+  });
+
+  it('GET /config answers each URL or null', async () => {
+    const response = await backend.app.inject('/config');
+    expect(response.json()).toEqual({
+      artifactsUrl: 'http://artifacts.internal:9000',
+      arenaUrl: 'https://arena.example',
+      dashboardUrl: null,
+      snapshotUrl: null,
+    });
+  });
+
+  it('GET /readyz is 503 empty, 503 format-mismatch, then 200 and latches', async () => {
+    let response = await backend.app.inject('/readyz');
+    expect(response.statusCode).toBe(503);
+    expect(response.json()).toEqual({ status: 'empty', storeReady: false });
+
+    const meta = storeMeta(backend.db);
+    meta.set('record_format', String(RESOLVED_RECORD_FORMAT + 1));
+    insertVersion('old', RESOLVED_RECORD_FORMAT + 1);
+    response = await backend.app.inject('/readyz');
+    expect(response.statusCode).toBe(503);
+    expect(response.json()).toEqual({ status: 'format-mismatch', storeReady: false });
+
+    // What an ingest scan leaves behind: the store restamped and readable versions.
+    meta.set('record_format', String(RESOLVED_RECORD_FORMAT));
+    insertVersion('fresh', RESOLVED_RECORD_FORMAT);
+    response = await backend.app.inject('/readyz');
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ status: 'ready', storeReady: true });
+
+    // A re-ingest that empties the table for a moment does not withdraw readiness.
+    backend.db.prepare('DELETE FROM test_case_versions').run();
+    expect((await backend.app.inject('/readyz')).statusCode).toBe(200);
+    expect((await backend.app.inject('/healthz')).json().storeReady).toBe(true);
+  });
+});
+
+describe('error envelope', () => {
+  it('answers an unknown route with 404 not_found', async () => {
+    const response = await backend.app.inject('/no/such/route');
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({ error: { code: 'not_found', message: 'No route GET /no/such/route.' } });
+  });
+});

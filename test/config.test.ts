@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { SECOND } from '../src/time.js';
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig({}, '/srv/app');
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: 8787,
+      dataDir: '/srv/app/data',
+      catalogDir: '/srv/app/examples/catalog',
+      redisUrl: null,
+      authUrl: null,
+      authPort: 8789,
+      authCacheMs: 5 * SECOND,
+      authTokenLifetimeMs: null,
+      serviceToken: null,
+      snapshotDir: '/srv/app/data/snapshot',
+      allowExperimental: false,
+      logLevel: 'info',
+    });
+  });
+
+  it('reads and normalises values', () => {
+    const config = loadConfig({ PORT: '9000', REDIS_URL: 'redis+unix:///tmp/r.sock', ALLOW_EXPERIMENTAL: 'yes', AUTH_URL: 'http://auth:1/', AUTH_TOKEN_LIFETIME_HOURS: '1.5' }, '/x');
+    expect(config.port).toBe(9000);
+    expect(config.redisUrl).toBe('redis+unix:///tmp/r.sock');
+    expect(config.allowExperimental).toBe(true);
+    expect(config.authUrl).toBe('http://auth:1');
+    expect(config.authTokenLifetimeMs).toBe(90 * 60 * SECOND);
+  });
+
+  it('names every bad variable in one error', () => {
+    let caught: unknown;
+    try {
+      loadConfig({ PORT: '99999', REDIS_URL: 'http://not-redis', ALLOW_EXPERIMENTAL: 'maybe', LOG_LEVEL: 'loud', RENDER_THREADS: '1.5' });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    const problems = (caught as ConfigError).problems.join('\n');
+    for (const name of ['PORT', 'REDIS_URL', 'ALLOW_EXPERIMENTAL', 'LOG_LEVEL', 'RENDER_THREADS']) expect(problems).toContain(`${name}=`);
+    expect(problems).toContain('PORT="99999" is not valid: expected a number from 0 to 65535.');
+  });
+});

@@ -1,0 +1,56 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { inject } from 'vitest';
+import { buildApp } from '../../src/api/app.js';
+import { loadConfig, type Config, type Env } from '../../src/config.js';
+import { openDatabase, type Database } from '../../src/db/open-database.js';
+import { startTestAuth, type TestAuth } from './test-auth.js';
+
+export interface TestBackend {
+  app: FastifyInstance;
+  db: Database;
+  auth: TestAuth;
+  config: Config & { authUrl: string };
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The real app on a fresh SQLite file, the shared real Redis under a fresh key prefix,
+ * and its own real auth service. `env` overrides configuration as the environment would.
+ */
+export async function startTestBackend(env: Env = {}): Promise<TestBackend> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'evb-data-'));
+  const auth = await startTestAuth();
+  const config = {
+    ...loadConfig({
+      DATA_DIR: dataDir,
+      REDIS_URL: inject('redisUrl'),
+      REDIS_PREFIX: `t${randomUUID().slice(0, 8)}`,
+      AUTH_CACHE_SECONDS: '0',
+      LOG_LEVEL: 'silent',
+      ...env,
+    }),
+    authUrl: env.AUTH_URL ?? auth.url,
+  };
+  const db = openDatabase(join(dataDir, 'backend.sqlite'));
+  const app = await buildApp({ config, db });
+  return {
+    app,
+    db,
+    auth,
+    config,
+    dataDir,
+    async close() {
+      await app.close();
+      db.close();
+      await auth.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
