@@ -33,8 +33,10 @@ function ensureNodeModules() {
   const marker = join(root, 'node_modules', '.package-lock.json');
   const lock = join(root, 'package-lock.json');
   if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
-  say('Installing npm dependencies (npm ci)...');
-  exec('npm', ['ci', '--no-audit', '--no-fund'], 'npm ci failed; see the output above.');
+  // `npm install` rather than `npm ci`: it honours the lock file, and unlike `npm ci` it does
+  // not refuse a lock whose other-platform optional packages a registry mirror left out.
+  say('Installing npm dependencies (npm install)...');
+  exec('npm', ['install', '--no-audit', '--no-fund'], 'npm install failed; see the output above.');
 }
 
 function ensureSystemPackages(needs) {
