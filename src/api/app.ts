@@ -7,8 +7,10 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/open-database.js';
 import authenticate from './plugins/authenticate.js';
 import errorEnvelope from './plugins/error-envelope.js';
+import models from './plugins/models.js';
 import store from './plugins/store.js';
 import healthRoutes from './routes/health/index.js';
+import modelRoutes from './routes/models/index.js';
 
 export interface AppOptions {
   /** `authUrl` must be resolved (the bundled auth service's address when the deployment names none). */
@@ -24,7 +26,9 @@ async function app(instance: FastifyInstance, { config, db }: AppOptions) {
     verifier: tokenVerifier({ authUrl: config.authUrl, cacheMs: config.authCacheMs }),
     serviceToken: config.serviceToken,
   });
+  await instance.register(models);
   await instance.register(healthRoutes);
+  await instance.register(modelRoutes);
 }
 
 export default fp(app, { name: 'app', fastify: '5.x' });

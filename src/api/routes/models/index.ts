@@ -1,0 +1,74 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { notFound, unprocessable } from '../../../errors.js';
+import { fetchLogo } from '../../../models/fetch-logo.js';
+import { observeIfMissing } from '../../../models/observe-billed-rate.js';
+import { seedModelForm } from '../../../models/seed-model-form.js';
+import { errorResponses } from '../../schemas/common.js';
+import {
+  LogoBody, LogoOut, ModelCreateBody, ModelEntryOut, ModelList, ModelUpdateBody, RouterListingOut, RouterQuery, SeedForm, SeedQuery,
+  SlugWildcardParams,
+} from '../../schemas/models.js';
+
+/** Model ids contain a slash: `PUT /models/anthropic/claude-x` and `/models/anthropic%2Fclaude-x` name the same entry. */
+const modelRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { models, router } = app;
+  const observeOnSave = (slug: string) =>
+    void observeIfMissing(models, router, slug, 'save', (error) => app.log.warn({ err: error, slug }, 'billed-rate observation on save failed'));
+
+  app.get('/models', { schema: { response: { 200: ModelList, ...errorResponses() } } }, async () => ({ models: models.list() }));
+
+  app.post('/models', {
+    config: { auth: 'account' },
+    schema: { body: ModelCreateBody, response: { 201: ModelEntryOut, ...errorResponses(400, 401, 409, 422, 502) } },
+  }, async (request, reply) => {
+    const entry = models.create(request.body);
+    observeOnSave(entry.slug);
+    return reply.code(201).send(entry);
+  });
+
+  app.get('/models/seed', { schema: { querystring: SeedQuery, response: { 200: SeedForm, ...errorResponses(400, 404) } } }, async (request) =>
+    seedModelForm(app.db, request.query.runId));
+
+  app.get('/models/router', {
+    config: { auth: 'account' },
+    schema: { querystring: RouterQuery, response: { 200: RouterListingOut, ...errorResponses(400, 401, 404, 502, 503) } },
+  }, async (request) => {
+    const { slug, name, provider, description, inputPerMtok, cachedInputPerMtok, outputPerMtok } = await router.lookupListing(request.query.slug);
+    return { slug, name, provider, description, inputPerMtok, cachedInputPerMtok, outputPerMtok };
+  });
+
+  app.post('/models/logo', {
+    config: { auth: 'account' },
+    schema: { body: LogoBody, response: { 200: LogoOut, ...errorResponses(400, 401, 404, 422, 502) } },
+  }, async (request) => {
+    const baseUrl = app.config.logoBaseUrl;
+    if (!baseUrl) throw unprocessable('Logo fetching is off on this deployment: LOGO_BASE_URL is not configured.');
+    const logo = await fetchLogo({ baseUrl, name: request.body.name });
+    return { logo: `data:image/png;base64,${logo.png.toString('base64')}`, width: logo.width, height: logo.height, sourceUrl: logo.sourceUrl };
+  });
+
+  app.put('/models/*', {
+    config: { auth: 'account' },
+    schema: { params: SlugWildcardParams, body: ModelUpdateBody, response: { 200: ModelEntryOut, ...errorResponses(400, 401, 404, 409, 422) } },
+  }, async (request) => {
+    const entry = models.update(request.params['*'], request.body);
+    observeOnSave(entry.slug);
+    return entry;
+  });
+
+  app.delete('/models/*', {
+    config: { auth: 'account' },
+    schema: {
+      params: SlugWildcardParams,
+      response: { 200: Type.Object({ slug: Type.String(), deleted: Type.Literal(true) }), ...errorResponses(400, 401, 404) },
+    },
+  }, async (request) => {
+    const slug = request.params['*'];
+    if (!models.isCurated(slug)) throw notFound(`The model catalog has no entry ${slug}.`);
+    models.remove(slug);
+    return { slug, deleted: true as const };
+  });
+};
+
+export default modelRoutes;
