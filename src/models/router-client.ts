@@ -22,7 +22,7 @@ export interface RouterClientOptions {
   apiKey?: string | undefined;
   /** Budget of each call, from connect to the last body byte (default 10 s). */
   timeoutMs?: number;
-  /** Injected for tests that need to see the raw requests; defaults to the global fetch. */
+  /** Replaces the global fetch, for tests of failures a loopback socket cannot stage. */
   fetch?: typeof fetch;
 }
 

@@ -65,13 +65,17 @@ export function createRouterTransport(options: RouterTransportOptions): {
 
     let status: number;
     let body: Buffer;
+    let location: string | null;
     try {
       const response = await options.fetch(prefix + call.path, {
         method: call.method,
         headers,
         body: call.body === undefined ? undefined : JSON.stringify(call.body),
         signal,
+        // An API that moved is a configuration to fix, and following could carry the key elsewhere.
+        redirect: 'manual',
       });
+      location = response.headers.get('location');
       status = response.status;
       body = await readCappedBody(response, MAX_BODY_BYTES);
     } catch (error) {
@@ -87,6 +91,11 @@ export function createRouterTransport(options: RouterTransportOptions): {
       // Without a key the provider is telling us it wants one: that is a deployment gap.
       if (!apiKey) throw routerKeyMissing();
       throw upstreamUnavailable(`${subject} refused the API key (HTTP ${status}).`);
+    }
+    if (status >= 300 && status <= 399 && location !== null) {
+      throw upstreamUnavailable(
+        `${subject} redirected ${what} to ${describeLocation(location, base)}; ROUTER_BASE_URL should name the final address.`,
+      );
     }
     if (status < 200 || status > 299) {
       const detail = errorDetail(body, describeProviderMessage);
@@ -130,4 +139,13 @@ function errorDetail(body: Buffer, describe: (message: unknown) => string): stri
     return '';
   }
   return text ? `: ${text}` : '';
+}
+
+/** A redirect target fit for a message: resolved against the base, without credentials or query. */
+function describeLocation(location: string, base: URL): string {
+  try {
+    return describeUpstream(new URL(location, base));
+  } catch {
+    return 'an unreadable address';
+  }
 }

@@ -3,6 +3,7 @@ import { HttpError } from '../../src/errors.js';
 import { createRouterClient, type RouterClient, type RouterClientOptions } from '../../src/models/router-client.js';
 import { SECOND } from '../../src/time.js';
 import { FAKE_SLUGS, startFakeRouter, type FakeRouter } from '../fakes/fake-router.js';
+import { listenOnLoopback } from '../fakes/loopback-server.js';
 
 const KEY = 'sk-or-v1-secret-failure-key-987';
 
@@ -171,6 +172,23 @@ describe('router client failures', () => {
     const error = await httpError(client({ fetch: fetchEndless }).listModels());
     expect(error.message).toBe(`The routing provider at ${router.url} answered GET /api/v1/models with a body larger than 32 MiB.`);
     expect(sent).toBeLessThan(40 << 20);
+  });
+
+  it('does not follow a redirect, so the key stays with the configured host', async () => {
+    const moved = await listenOnLoopback((_request, response) => {
+      response.writeHead(301, { location: `${router.url}/api/v1/models?from=moved` });
+      response.end();
+    });
+    try {
+      const error = await httpError(client({ baseUrl: moved.origin }).listModels());
+      expect(error.message).toBe(
+        `The routing provider at ${moved.origin} redirected GET /api/v1/models to ${router.url}/api/v1/models; ` +
+          'ROUTER_BASE_URL should name the final address.',
+      );
+      expect(router.requests).toEqual([]);
+    } finally {
+      await moved.close();
+    }
   });
 
   it('reports a host that does not resolve', async () => {
