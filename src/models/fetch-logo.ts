@@ -16,8 +16,6 @@ export interface FetchLogoOptions {
   maxSize?: number;
   /** Budget of the whole download, redirects included (default 10 s). */
   timeoutMs?: number;
-  /** Injected by tests; defaults to the global fetch. */
-  fetch?: typeof fetch;
 }
 
 export interface FetchedLogo {
@@ -43,7 +41,6 @@ export async function fetchLogo(options: FetchLogoOptions): Promise<FetchedLogo>
   const maxBytes = options.maxBytes ?? 512 * 1024;
   const maxSize = options.maxSize ?? 256;
   const timeoutMs = options.timeoutMs ?? 10 * SECOND;
-  const fetchImpl = options.fetch ?? globalThis.fetch;
   const base = parseLogoBaseUrl(options.baseUrl);
   const library = `The logo library at ${describeUpstream(base)}`;
   const label = JSON.stringify(options.name);
@@ -52,20 +49,20 @@ export async function fetchLogo(options: FetchLogoOptions): Promise<FetchedLogo>
   const signal = AbortSignal.timeout(timeoutMs);
   let bytes: Buffer;
   try {
-    let response = await fetchImpl(url, { redirect: 'manual', signal });
+    let response = await fetch(url, { redirect: 'manual', signal });
     for (let redirects = 0; REDIRECT_STATUSES.has(response.status); redirects += 1) {
       await discard(response);
-      const location = response.headers.get('location');
-      const next = location === null ? null : new URL(location, url);
-      if (next === null || redirects === MAX_REDIRECTS) {
-        throw upstreamUnavailable(`${library} answered ${label} with a redirect it did not complete.`);
+      const next = redirectTarget(response, url);
+      if (next === null) throw upstreamUnavailable(`${library} redirected ${label} without a valid Location.`);
+      if (redirects === MAX_REDIRECTS) {
+        throw upstreamUnavailable(`${library} redirected ${label} more than ${MAX_REDIRECTS} times.`);
       }
       // The library may move files within its own site, never hand us to another one.
       if (next.origin !== base.origin) {
         throw upstreamUnavailable(`${library} redirected ${label} to ${next.origin}, which is outside the library.`);
       }
       url = next;
-      response = await fetchImpl(url, { redirect: 'manual', signal });
+      response = await fetch(url, { redirect: 'manual', signal });
     }
     if (response.status === 404 || response.status === 410) {
       await discard(response);
@@ -84,6 +81,16 @@ export async function fetchLogo(options: FetchLogoOptions): Promise<FetchedLogo>
 
   const image = await sanitizeLogo(bytes, maxSize, label);
   return { ...image, sourceUrl: url.href };
+}
+
+function redirectTarget(response: Response, from: URL): URL | null {
+  const location = response.headers.get('location');
+  if (location === null) return null;
+  try {
+    return new URL(location, from);
+  } catch {
+    return null;
+  }
 }
 
 /** Drops a body we will not read, so its connection is released. */

@@ -7,10 +7,14 @@ export interface SanitizedImage {
   height: number;
 }
 
-/** Formats a logo may arrive in; TIFF, RAW and the rest are refused to keep the decoders few. */
-const ACCEPTED_FORMATS: ReadonlySet<string> = new Set(['png', 'jpeg', 'webp', 'gif', 'avif', 'heif', 'svg']);
-/** 4096 x 4096: far above any logo, far below what would exhaust memory when decoded. */
-export const MAX_INPUT_PIXELS = 4096 * 4096;
+/**
+ * Formats a logo may arrive in (sharp reports AVIF as `heif`); TIFF, RAW and the rest are
+ * refused to keep the decoders exposed to the internet few.
+ */
+const ACCEPTED_FORMATS: ReadonlySet<string> = new Set(['png', 'jpeg', 'webp', 'gif', 'heif', 'svg']);
+/** 4096 px a side: far above any logo, far below a decode that would exhaust memory (64 MiB RGBA). */
+const MAX_INPUT_SIDE = 4096;
+const MAX_INPUT_PIXELS = MAX_INPUT_SIDE * MAX_INPUT_SIDE;
 // sharp accepts densities (DPI) from 1 to 100000; 72 is its SVG default, where 1 unit = 1 px.
 const SVG_DEFAULT_DENSITY = 72;
 const MIN_DENSITY = 1;
@@ -45,7 +49,7 @@ export async function sanitizeLogo(bytes: Buffer, maxSize: number, label: string
   const density = isSvg ? fittingDensity(width, height, maxSize) : undefined;
   const scale = density === undefined ? 1 : density / SVG_DEFAULT_DENSITY;
   if (width * scale * height * scale > MAX_INPUT_PIXELS) {
-    throw unprocessable(`The logo at ${label} is ${width} x ${height} pixels; at most 4096 x 4096 are accepted.`);
+    throw unprocessable(`The logo at ${label} is ${width} x ${height} pixels; at most ${MAX_INPUT_SIDE} x ${MAX_INPUT_SIDE} are accepted.`);
   }
 
   try {

@@ -35,6 +35,8 @@ export const FAKE_LOGOS = {
   offsite: 'offsite.png',
   /** Redirects to itself forever. */
   loop: 'loop.png',
+  /** A 302 with no Location header. */
+  nowhere: 'nowhere.png',
   /** Not in the library: 404. */
   missing: 'missing.png',
 } as const;
@@ -103,6 +105,9 @@ export async function startFakeLogoServer(): Promise<FakeLogoServer> {
         return redirect(response, `http://localhost:${server.port}${PREFIX}${FAKE_LOGOS.png}`);
       case FAKE_LOGOS.loop:
         return redirect(response, `${PREFIX}${FAKE_LOGOS.loop}`);
+      case FAKE_LOGOS.nowhere:
+        response.writeHead(302);
+        return void response.end();
       case FAKE_LOGOS.hugeChunked:
         return void streamChunked(name, response, 64 * MIB);
       case FAKE_LOGOS.hugeUnsized:

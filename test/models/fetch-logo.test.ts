@@ -145,8 +145,14 @@ describe('fetchLogo', () => {
     it('gives up on a redirect loop', async () => {
       const error = await httpError(fetchNamed(FAKE_LOGOS.loop));
       expect(error.statusCode).toBe(502);
-      expect(error.message).toBe(`The logo library at ${library.origin}/icons answered "loop.png" with a redirect it did not complete.`);
+      expect(error.message).toBe(`The logo library at ${library.origin}/icons redirected "loop.png" more than 3 times.`);
       expect(library.requests).toHaveLength(4);
+    });
+
+    it('answers 502 for a redirect that names no target', async () => {
+      const error = await httpError(fetchNamed(FAKE_LOGOS.nowhere));
+      expect(error.statusCode).toBe(502);
+      expect(error.message).toBe(`The logo library at ${library.origin}/icons redirected "nowhere.png" without a valid Location.`);
     });
 
     it('answers 502 naming the status when the library fails', async () => {

@@ -56,6 +56,14 @@ describe('sanitizeLogo', () => {
     expect(error.message).toBe('The logo at "vast.svg" is 9000000 x 9000000 pixels; at most 4096 x 4096 are accepted.');
   });
 
+  it.each(['webp', 'gif', 'jpeg', 'avif'] as const)('accepts a %s logo and re-encodes it as PNG', async (format) => {
+    const image = await sharp({ create: { width: 300, height: 150, channels: 3, background: '#336699' } })
+      .toFormat(format)
+      .toBuffer();
+    const logo = await sanitizeLogo(image, 256, `"logo.${format}"`);
+    await expectCleanPng(logo.png, 256, 128);
+  });
+
   it('keeps transparency', async () => {
     const clear = await sharp({ create: { width: 10, height: 10, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png().toBuffer();
     const logo = await sanitizeLogo(clear, 256, '"clear.png"');
