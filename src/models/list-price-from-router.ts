@@ -1,5 +1,6 @@
 import { HttpError } from '../errors.js';
 import type { RouterClient } from './router-client.js';
+import type { RouterListing } from './router-listing.js';
 import type { PerMtokRates } from './router-responses.js';
 
 /** The list-price fields of a curated catalog entry, as the catalog store holds them. */
@@ -40,7 +41,7 @@ export async function fillMissingListPrice<T extends ListPriceFields>(
 ): Promise<ListPriceFill<T>> {
   if (hasListPrice(entry.listPrice)) return { refused: false, filled: false, entry };
 
-  let listing;
+  let listing: RouterListing;
   try {
     listing = await client.lookupListing(entry.slug);
   } catch (error) {
