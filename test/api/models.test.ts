@@ -1,0 +1,224 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import sharp from 'sharp';
+import { launchModelAdmission } from '../../src/models/admit-launch-model.js';
+import { refreshBilledRates } from '../../src/models/observe-billed-rate.js';
+import { FAKE_LOGOS, startFakeLogoServer, type FakeLogoServer } from '../fakes/fake-logo-server.js';
+import { FAKE_SLUGS, startFakeRouter, type FakeRouter } from '../fakes/fake-router.js';
+import { bearer, startTestBackend, type TestBackend } from '../helpers/test-backend.js';
+
+let backend: TestBackend;
+let router: FakeRouter;
+let logos: FakeLogoServer;
+let token: string;
+
+beforeAll(async () => {
+  router = await startFakeRouter();
+  logos = await startFakeLogoServer();
+  backend = await startTestBackend({ ROUTER_BASE_URL: router.url, ROUTER_API_KEY: 'sk-test', LOGO_BASE_URL: logos.url });
+  token = (await backend.auth.register('curator')).token;
+});
+afterAll(async () => {
+  await backend.close();
+  await router.close();
+  await logos.close();
+});
+
+const send = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: object, auth = true) =>
+  backend.app.inject({ method, url, headers: auth ? bearer(token) : {}, ...(payload ? { payload } : {}) });
+
+const HAND_PRICE = { listPriceInputPerMtok: 2, listPriceCachedInputPerMtok: 0.5, listPriceOutputPerMtok: 8, listPriceAsOf: '2026-11-01' };
+
+function insertRun(id: string, modelId: string, harness = 'claude') {
+  const now = new Date().toISOString();
+  backend.db.prepare(
+    `INSERT INTO runs (id, record, record_format, state, test_case_slug, test_case_version, variant, harness, model_id, created_at, updated_at)
+     VALUES (?, '{}', 1, 'completed', 'pong', 'v1.1.0', 'base', ?, ?, ?, ?)`,
+  ).run(id, harness, modelId, now, now);
+}
+
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  for (let i = 0; i < 100; i++) {
+    const value = await read();
+    if (done(value)) return value;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error('condition not reached within 2 s');
+}
+
+describe('model catalog writes', () => {
+  it('needs a token', async () => {
+    expect((await send('POST', '/models', { slug: 'acme/a' }, false)).statusCode).toBe(401);
+    expect((await send('PUT', '/models/acme/a', {}, false)).statusCode).toBe(401);
+    expect((await send('DELETE', '/models/acme/a', undefined, false)).statusCode).toBe(401);
+  });
+
+  it('creates an entry (201) whose list price stays null until set, and refuses a taken slug (409)', async () => {
+    const created = await send('POST', '/models', { slug: 'acme/widget-1', name: 'Widget 1', aliases: [{ alias: 'widget', harnessFamily: 'claude' }] });
+    expect(created.statusCode).toBe(201);
+    expect(created.json()).toMatchObject({
+      slug: 'acme/widget-1', name: 'Widget 1', curated: true, runCount: 0,
+      listPrice: null, listPriceAsOf: null, listPriceSource: null, priceHistory: [],
+      aliases: [{ alias: 'widget', harnessFamily: 'claude' }],
+    });
+    const again = await send('POST', '/models', { slug: 'acme/widget-1' });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().error.message).toBe('The model catalog already has an entry acme/widget-1.');
+  });
+
+  it('writes the list price whole: a partial write is 422 naming what is missing and stores nothing', async () => {
+    const partial = await send('POST', '/models', { slug: 'acme/partial', listPriceInputPerMtok: 1, listPriceOutputPerMtok: 2 });
+    expect(partial.statusCode).toBe(422);
+    expect(partial.json().error.message).toContain('listPriceCachedInputPerMtok, listPriceAsOf are missing');
+    expect((await send('GET', '/models')).json().models.map((m: { slug: string }) => m.slug)).not.toContain('acme/partial');
+
+    const whole = await send('POST', '/models', { slug: 'acme/priced', ...HAND_PRICE });
+    expect(whole.json()).toMatchObject({
+      listPrice: { inputPerMtok: 2, cachedInputPerMtok: 0.5, outputPerMtok: 8 }, listPriceAsOf: '2026-11-01', listPriceSource: 'hand',
+    });
+  });
+
+  it('keeps the stored list price when a write omits all four fields, and updates through either slug spelling', async () => {
+    const renamed = await send('PUT', '/models/acme/priced', { description: 'A priced model' });
+    expect(renamed.statusCode).toBe(200);
+    expect(renamed.json()).toMatchObject({ description: 'A priced model', listPriceSource: 'hand', listPrice: { outputPerMtok: 8 } });
+
+    const encoded = await send('PUT', '/models/acme%2Fpriced', { listPriceInputPerMtok: 3, listPriceCachedInputPerMtok: 1, listPriceOutputPerMtok: 9, listPriceAsOf: '2026-11-20' });
+    expect(encoded.json()).toMatchObject({ listPrice: { inputPerMtok: 3, cachedInputPerMtok: 1, outputPerMtok: 9 }, listPriceAsOf: '2026-11-20' });
+
+    const half = await send('PUT', '/models/acme/priced', { listPriceAsOf: '2026-12-01' });
+    expect(half.statusCode).toBe(422);
+    expect((await send('PUT', '/models/acme/nothing', { name: 'x' })).statusCode).toBe(404);
+    expect((await send('PUT', '/models/acme/priced', { listPriceInputPerMtok: -1, listPriceCachedInputPerMtok: 1, listPriceOutputPerMtok: 9, listPriceAsOf: '2026-11-20' })).json().error.message)
+      .toBe('body.listPriceInputPerMtok must be >= 0.');
+  });
+
+  it('deletes a curated entry and answers 404 for an unknown one', async () => {
+    await send('POST', '/models', { slug: 'acme/doomed' });
+    const deleted = await send('DELETE', '/models/acme/doomed');
+    expect(deleted.json()).toEqual({ slug: 'acme/doomed', deleted: true });
+    expect((await send('DELETE', '/models/acme/doomed')).statusCode).toBe(404);
+  });
+});
+
+describe('model catalog reads', () => {
+  it('merges run-derived model ids with curated entries and counts runs', async () => {
+    insertRun('run-derived-1', 'newco/unseen-7');
+    insertRun('run-derived-2', 'newco/unseen-7');
+    insertRun('run-curated-1', 'acme/widget-1');
+    const response = await backend.app.inject('/models');
+    expect(response.statusCode).toBe(200);
+    const bySlug = new Map(response.json().models.map((m: { slug: string }) => [m.slug, m]));
+    expect(bySlug.get('newco/unseen-7')).toMatchObject({ curated: false, runCount: 2, name: null, listPrice: null });
+    expect(bySlug.get('acme/widget-1')).toMatchObject({ curated: true, runCount: 1 });
+  });
+
+  it('seeds a blank form from a run (open) and answers 404 for an unknown run', async () => {
+    const seeded = await backend.app.inject('/models/seed?runId=run-derived-1');
+    expect(seeded.statusCode).toBe(200);
+    expect(seeded.json()).toMatchObject({ slug: 'newco/unseen-7', name: null, listPriceAsOf: null, aliases: [], harness: 'claude' });
+    expect((await backend.app.inject('/models/seed?runId=nope')).statusCode).toBe(404);
+    expect((await backend.app.inject('/models/seed')).json().error.message).toBe('querystring.runId is required.');
+  });
+});
+
+describe('routing provider lookup', () => {
+  it('answers display fields and the official per-Mtok rates, with the deployment key', async () => {
+    const response = await send('GET', `/models/router?slug=${FAKE_SLUGS.allRates}`);
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ slug: FAKE_SLUGS.allRates, provider: 'Anthropic', inputPerMtok: 3, cachedInputPerMtok: 0.3, outputPerMtok: 15 });
+    expect(router.requests.at(-1)?.headers.authorization).toBe('Bearer sk-test');
+  });
+
+  it('answers null rates where the official endpoint lists none, 404 for an unlisted slug, 401 without a token', async () => {
+    expect((await send('GET', `/models/router?slug=${FAKE_SLUGS.noOfficialEndpoint}`)).json()).toMatchObject({ inputPerMtok: null, outputPerMtok: null });
+    expect((await send('GET', `/models/router?slug=${FAKE_SLUGS.unlisted}`)).statusCode).toBe(404);
+    expect((await send('GET', `/models/router?slug=${FAKE_SLUGS.allRates}`, undefined, false)).statusCode).toBe(401);
+  });
+
+  it('answers 502 with a clear message when the provider is down', async () => {
+    await router.down();
+    try {
+      const response = await send('GET', `/models/router?slug=${FAKE_SLUGS.allRates}`);
+      expect(response.statusCode).toBe(502);
+      expect(response.json().error.code).toBe('upstream_unavailable');
+      expect(response.json().error.message).toMatch(/routing provider/i);
+      expect(response.body).not.toContain('sk-test');
+    } finally {
+      await router.normal();
+    }
+  });
+});
+
+describe('billed rates', () => {
+  it('observes the billed rate once on save, without touching the list price', async () => {
+    await send('POST', '/models', { slug: FAKE_SLUGS.allRates, name: 'Sonnet' });
+    const entry = await eventually(
+      async () => (await send('GET', '/models')).json().models.find((m: { slug: string }) => m.slug === FAKE_SLUGS.allRates),
+      (m) => m.price !== null,
+    );
+    expect(entry.price).toEqual({ inputPerMtok: 3, cachedInputPerMtok: 0.3, outputPerMtok: 15 });
+    expect(entry.priceHistory).toHaveLength(1);
+    expect(entry.priceHistory[0].source).toBe('save');
+    expect(entry.listPrice).toBeNull();
+  });
+
+  it('the 24-hour refresh appends only distinct observations', async () => {
+    const errors: string[] = [];
+    const first = await refreshBilledRates(backend.app.models, backend.app.router, (slug) => errors.push(slug));
+    // Curated so far: widget-1 and priced (unlisted by the provider: they fail) and the Sonnet entry.
+    expect(first).toMatchObject({ observed: 1, changed: 0, failed: 2 });
+    const history = () => backend.app.models.get(FAKE_SLUGS.allRates)!.priceHistory.length;
+    const before = history();
+    await refreshBilledRates(backend.app.models, backend.app.router, () => {});
+    expect(history()).toBe(before);
+    expect(errors).toContain('acme/widget-1'); // the provider does not list it
+  });
+});
+
+describe('launch admission', () => {
+  const admission = () => launchModelAdmission(backend.app.models, backend.app.router, () => {});
+
+  it('refuses a model the catalog has no entry for, naming it', async () => {
+    expect(await admission().admit('newco/unseen-7')).toEqual({ ok: false, reason: expect.stringContaining('newco/unseen-7') });
+  });
+
+  it('fills a curated entry’s missing list price from the official endpoint', async () => {
+    await send('POST', '/models', { slug: FAKE_SLUGS.noCachedRate });
+    expect(await admission().admit(FAKE_SLUGS.noCachedRate)).toEqual({ ok: true });
+    const entry = backend.app.models.get(FAKE_SLUGS.noCachedRate)!;
+    expect(entry.listPriceSource).toBe('router');
+    expect(entry.listPriceAsOf).toBe(new Date().toISOString().slice(0, 10));
+    // No cached rate listed: cached input is billed as input.
+    expect(entry.listPrice!.cachedInputPerMtok).toBe(entry.listPrice!.inputPerMtok);
+  });
+
+  it('refuses a curated model the provider lists no rate for, and keeps a hand price', async () => {
+    await send('POST', '/models', { slug: FAKE_SLUGS.noOfficialEndpoint });
+    const refused = await admission().admit(FAKE_SLUGS.noOfficialEndpoint);
+    expect(refused).toEqual({ ok: false, reason: expect.stringContaining('lists no rate') });
+    expect(await admission().admit('acme/priced')).toEqual({ ok: true });
+    expect(backend.app.models.get('acme/priced')!.listPriceSource).toBe('hand');
+  });
+});
+
+describe('logos', () => {
+  it('fetches, bounds and strips a logo from the configured library', async () => {
+    const response = await send('POST', '/models/logo', { name: FAKE_LOGOS.png });
+    expect(response.statusCode).toBe(200);
+    const { logo, width, height } = response.json();
+    const png = Buffer.from(logo.replace(/^data:image\/png;base64,/, ''), 'base64');
+    const meta = await sharp(png).metadata();
+    expect(meta.format).toBe('png');
+    expect(Math.max(meta.width!, meta.height!)).toBeLessThanOrEqual(256);
+    expect([meta.width, meta.height]).toEqual([width, height]);
+    expect(meta.exif ?? meta.icc ?? meta.xmp).toBeUndefined();
+  });
+
+  it('refuses a non-image and an oversized file (422) and a name that leaves the library (400)', async () => {
+    expect((await send('POST', '/models/logo', { name: FAKE_LOGOS.notAnImage })).statusCode).toBe(422);
+    expect((await send('POST', '/models/logo', { name: FAKE_LOGOS.hugeChunked })).statusCode).toBe(422);
+    const escape = await send('POST', '/models/logo', { name: '../../etc/passwd' });
+    expect(escape.statusCode).toBe(400);
+    expect(escape.json().error.message).toContain('name');
+  });
+});
