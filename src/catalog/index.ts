@@ -1,4 +1,20 @@
-/** The catalog library: read a checkout, resolve versions, render templates, keep the store. */
+/**
+ * The catalog library: read a checkout, resolve versions, render templates, keep the store.
+ *
+ * An ingest scan calls it in this order (`root` is CATALOG_DIR):
+ *   1. `scanCheckout(root)`; for a partial scan, `selectVersions(versions, testCases)`.
+ *   2. Per version: `statFingerprint(found.dir, root)`. Equal to the indexed fingerprint,
+ *      same record format, not forced: unchanged, skip. Otherwise `contentHash(...)`; equal
+ *      to the indexed hash: unchanged (record the new fingerprint in the index), skip.
+ *   3. `readVersion(root, found.dir)` — throws CatalogFileError naming the file.
+ *   4. `store.stage({ read, sourceDir: found.dir, checkoutRoot: root, contentHash, fingerprint })`,
+ *      render each of `staged.renderTargets` to its `outFile`, then `staged.commit()`
+ *      (or `staged.discard()` when rendering fails).
+ *   5. Point the index at the committed directory, then `store.removeStaleDirs(slug, version, dir)`.
+ *   6. `readGroups(root)`; prune pairs the checkout no longer declares with `store.removeVersion`.
+ * Routes read `resolved.json` with `readStoredVersion(dir)` and serve files through
+ * `resolveInside`, `storedReferencePath` and `storedShowcasePath`.
+ */
 export { CatalogFileError } from './catalog-file-error.js';
 export { buildCatalogEntry, type CatalogEntry } from './catalog-entry.js';
 export { compareVersions } from './compare-versions.js';

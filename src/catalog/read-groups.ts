@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { CatalogFileError } from './catalog-file-error.js';
 import { readTomlFile } from './toml-fields.js';
 
-const GROUPS_DIR = 'test-case-groups';
-const GROUP_MANIFEST = 'test-case-group.toml';
+export const GROUPS_DIR = 'test-case-groups';
+export const GROUP_MANIFEST = 'test-case-group.toml';
 
 /** `GET /test-case-groups` item. `cases` keeps authored order; the rank never rides the wire. */
 export interface TestCaseGroup {

@@ -3,6 +3,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CatalogFileError } from './catalog-file-error.js';
 import { VERSION_PATTERN } from './catalog-vocabulary.js';
+import { GROUP_MANIFEST, GROUPS_DIR } from './read-groups.js';
 import { GAME_JAM_MANIFEST, TEST_CASE_MANIFEST } from './read-version.js';
 import { FieldReader, parseToml } from './toml-fields.js';
 import { toPosix } from './version-folder.js';
@@ -26,6 +27,8 @@ export interface FoundVersion {
 export interface ScanResult {
   /** Sorted by folder, so scans are reproducible. */
   versions: FoundVersion[];
+  /** `test-case-groups/<slug>/test-case-group.toml` files, checkout-relative; see readGroups. */
+  groupFiles: string[];
   /** Version folders that could not be used; the rest of the scan goes on without them. */
   problems: CatalogFileError[];
 }
@@ -35,7 +38,7 @@ const SKIPPED_DIRS = new Set(['node_modules']);
 /**
  * Finds every version folder of a checkout: `test-cases/**\/v<major>.<minor>.../test-case.toml`
  * in both the `<type>/<difficulty>/<folder>/` and the older `<slug>/` layouts, and
- * `game-jams/<slug>/<version>/game-jam.toml`. Reads only each manifest's slug, so an
+ * `game-jams/<slug>/<version>/game-jam.toml`, plus the group manifests. Reads only each manifest's slug, so an
  * unchanged re-ingest stays cheap; the full read happens for versions that changed.
  */
 export async function scanCheckout(checkoutRoot: string): Promise<ScanResult> {
@@ -64,7 +67,11 @@ export async function scanCheckout(checkoutRoot: string): Promise<ScanResult> {
     }
   }
   found.sort((a, b) => (a.relDir < b.relDir ? -1 : a.relDir > b.relDir ? 1 : 0));
-  return { versions: dropDuplicates(found, problems), problems };
+  const groupFiles: string[] = [];
+  for (const group of await subdirectories(join(checkoutRoot, GROUPS_DIR))) {
+    if (await isFile(join(group, GROUP_MANIFEST))) groupFiles.push(`${GROUPS_DIR}/${basename(group)}/${GROUP_MANIFEST}`);
+  }
+  return { versions: dropDuplicates(found, problems), groupFiles: groupFiles.sort(), problems };
 }
 
 async function findTestCaseVersions(dir: string, into: { dir: string; kind: FoundVersion['kind'] }[]): Promise<void> {

@@ -5,8 +5,9 @@ import { FIXTURE, minimalCase, tempDir, writeVersion } from './catalog-test-help
 
 describe('scanCheckout', () => {
   it('finds the fixture\'s four versions with manifest slugs and folder names', async () => {
-    const { versions, problems } = await scanCheckout(FIXTURE);
+    const { versions, problems, groupFiles } = await scanCheckout(FIXTURE);
     expect(problems).toEqual([]);
+    expect(groupFiles).toEqual(['test-case-groups/arcade-physics/test-case-group.toml']);
     expect(versions.map(({ kind, slug, version, folderName, relDir }) => ({ kind, slug, version, folderName, relDir }))).toEqual([
       { kind: 'game-jam', slug: 'grace-period', version: 'v1.0.0', folderName: 'grace-period', relDir: 'game-jams/grace-period/v1.0.0' },
       { kind: 'test-case', slug: 'coin-spin', version: 'v1.0.0', folderName: 'coin-spin', relDir: 'test-cases/asset-generation/easy/coin-spin/v1.0.0' },
@@ -46,7 +47,7 @@ describe('scanCheckout', () => {
   });
 
   it('scans an empty checkout to nothing', async () => {
-    expect(await scanCheckout(await tempDir())).toEqual({ versions: [], problems: [] });
+    expect(await scanCheckout(await tempDir())).toEqual({ versions: [], groupFiles: [], problems: [] });
   });
 });
 
