@@ -1,10 +1,12 @@
 import { CatalogFileError } from './catalog-file-error.js';
+import { verdictIdsOf } from './read-review-items.js';
 import type { ResolvedVersion } from './resolved-version.js';
 
 /**
  * Cross-references between parts of a version that no single table can check: a check's
  * reference view, and a review item's reference view and proof, must be declared somewhere
- * in the version (common or a variant's), or the review UI would pair an item with nothing.
+ * in the version (common or a variant's), or the review UI would pair an item with nothing;
+ * and a variant's checklist must not reuse a common verdict id.
  */
 export function checkVersionLinks(record: ResolvedVersion, manifestFile: string): void {
   const views = new Set(record.commonReferences.map((reference) => reference.view));
@@ -21,5 +23,11 @@ export function checkVersionLinks(record: ResolvedVersion, manifestFile: string)
   for (const item of items) {
     if (item.reference && !views.has(item.reference)) throw fail(`review item "${item.id}" names reference view "${item.reference}", which no reference declares`);
     if (item.proof && !proofs.has(item.proof)) throw fail(`review item "${item.id}" names proof "${item.proof}", which no proof declares`);
+  }
+  // A run is reviewed against the common checklist plus its variant's: one verdict id per point.
+  const common = new Set(record.commonReviewItems.flatMap(verdictIdsOf));
+  for (const variant of record.variants) {
+    const clash = variant.reviewItems.flatMap(verdictIdsOf).find((id) => common.has(id));
+    if (clash) throw fail(`variant "${variant.slug}" repeats the common review verdict id "${clash}"`);
   }
 }

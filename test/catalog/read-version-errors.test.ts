@@ -166,4 +166,11 @@ describe('readVersion on broken versions', () => {
     expect((await failure(item('domains = ["core"]\nfailure_cap = "meh"'))).message).toContain('"failure_cap" must be one of');
     expect((await failure(item('domains = ["ghost"]\nfailure_cap = "broken"'))).message).toContain('undeclared domain "ghost"');
   });
+
+  it('refuses a variant reusing a common review verdict id, and a review item naming an unknown view', async () => {
+    const item = (id: string, extra = '') => `[[review_item]]\nid = "${id}"\ntitle = "T"\ntext = "T"\n${extra}`;
+    const clash = await failure(readMini({ manifest: item('fits'), files: { 'variants/base.toml': `slug = "base"\n${item('fits')}` } }));
+    expect(clash.message).toContain('variant "base" repeats the common review verdict id "fits"');
+    expect((await failure(readMini({ manifest: item('menu', 'reference = "title"') }))).message).toContain('names reference view "title"');
+  });
 });
