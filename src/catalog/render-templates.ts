@@ -127,7 +127,7 @@ export async function renderVariantSpecs(
   const context = specContext(record, variant, engineFor(record, engine));
   return Promise.all(
     seededSpecs(record, variant).map(async (spec) => {
-      const text = await readFile(await resolveInside(sourceDir, spec.source), 'utf8');
+      const text = await readFile(await resolveInside(sourceDir, spec.source, { fromUrl: false }), 'utf8');
       return { ...spec, body: spec.template ? renderTemplate(text, context, spec.source) : text };
     }),
   );

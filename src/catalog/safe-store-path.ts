@@ -3,19 +3,21 @@ import { isAbsolute, join, relative } from 'node:path';
 import { notFound } from '../errors.js';
 
 /**
- * Resolves a key taken from a URL (`artifacts/{path...}`, `references/{scope}/{file}`)
- * to a file inside `versionDir`, or throws 404. Refused, all alike so a probe learns
- * nothing: `..` (also once percent-decoded, e.g. `%2e%2e`), absolute paths, backslashes,
- * empty or `.` segments, NUL bytes, folders, and symlinks whose real path leaves the
- * version folder.
+ * Resolves a key to a file inside `versionDir`, or throws 404. Refused, all alike so a
+ * probe learns nothing: `..`, absolute paths, backslashes, empty or `.` segments, NUL
+ * bytes, folders, and symlinks whose real path leaves the version folder.
+ *
+ * A key from a URL (`artifacts/{path...}`, the default) is percent-decoded once more than
+ * the router did, so `%2e%2e` and double-encoded separators are caught too; a key from a
+ * stored record (`fromUrl: false`) is used as written.
  */
-export async function resolveInside(versionDir: string, key: string): Promise<string> {
+export async function resolveInside(versionDir: string, key: string, options: { fromUrl?: boolean } = {}): Promise<string> {
   const missing = () => notFound(`No artifact "${key.slice(0, 200)}" in this version.`);
-  const decoded = decodeOnce(key);
-  if (decoded === undefined) throw missing();
+  const decoded = options.fromUrl === false ? key : decodeOnce(key);
   for (const form of [key, decoded]) {
+    if (form.includes('\0') || form.includes('\\')) throw missing();
     // Still encoded after one decode means the caller double-encoded a separator or a dot.
-    if (form.includes('\0') || form.includes('\\') || /%(2e|2f|5c|00)/i.test(decoded)) throw missing();
+    if (options.fromUrl !== false && /%(2e|2f|5c|00)/i.test(decoded)) throw missing();
     if (form.startsWith('/') || isAbsolute(form)) throw missing();
     if (form.split('/').some((part) => part === '' || part === '.' || part === '..')) throw missing();
   }
@@ -33,10 +35,12 @@ export async function resolveInside(versionDir: string, key: string): Promise<st
   return real;
 }
 
-function decodeOnce(key: string): string | undefined {
+// A key that is not valid percent-encoding (`100%.md`) cannot hide a `%2e` either: it is
+// looked up as written.
+function decodeOnce(key: string): string {
   try {
     return decodeURIComponent(key);
   } catch {
-    return undefined;
+    return key;
   }
 }

@@ -11,7 +11,7 @@ export async function storedReferencePath(versionDir: string, stored: StoredVers
     (reference) => reference.scope === scope && reference.outFile === file,
   );
   if (!known) throw notFound(`No reference "${scope}/${file}" in ${stored.slug} ${stored.version}.`);
-  return resolveInside(versionDir, `references/${scope}/${file}`);
+  return resolveInside(versionDir, `references/${scope}/${file}`, { fromUrl: false });
 }
 
 /** `showcase/{variant}/{file}`: only files the variant's stored carousel lists. */
@@ -19,5 +19,5 @@ export async function storedShowcasePath(versionDir: string, stored: StoredVersi
   const dir = stored.showcaseDirs[variant];
   const listed = stored.resolved.variants.find((candidate) => candidate.slug === variant)?.showcase?.media.some((media) => media.file === file);
   if (dir === undefined || !listed) throw notFound(`No showcase file "${variant}/${file}" in ${stored.slug} ${stored.version}.`);
-  return resolveInside(storeLayout(versionDir).sourceDir, `${dir}/${file}`);
+  return resolveInside(storeLayout(versionDir).sourceDir, `${dir}/${file}`, { fromUrl: false });
 }

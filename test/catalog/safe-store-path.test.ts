@@ -40,6 +40,16 @@ describe('resolveInside', () => {
     }
   });
 
+  it('takes a key from a stored record as written, still refusing traversal', async () => {
+    const { dir } = await versionDir();
+    await writeFiles(dir, { 'source/100%25.md': 'literal', 'source/100%.md': 'percent' });
+    expect(await resolveInside(dir, 'source/100%25.md', { fromUrl: false })).toBe(join(dir, 'source/100%25.md'));
+    // From a URL the same key means `100%.md`; a malformed escape is looked up as written.
+    expect(await resolveInside(dir, 'source/100%25.md')).toBe(join(dir, 'source/100%.md'));
+    expect(await resolveInside(dir, 'source/100%.md')).toBe(join(dir, 'source/100%.md'));
+    await expect(resolveInside(dir, '../secret.txt', { fromUrl: false })).rejects.toBeInstanceOf(HttpError);
+  });
+
   it('answers 404 for unknown keys, folders and malformed escapes', async () => {
     const { dir } = await versionDir();
     expect(await statusFor(dir, 'source/specs/nope.md')).toBe(404);
