@@ -1,2 +1,7 @@
-/** Format of the resolved records this build writes into and reads from the definition store. */
+/**
+ * Version of the on-disk shape of `resolved.json` in the definition store. Bump it when a
+ * change to the resolved record or its store-side metadata means an older build could
+ * misread a stored version: the index then reports the store as another record format and
+ * the next scan re-ingests everything (http-interface, Versioning rule 4).
+ */
 export const RESOLVED_RECORD_FORMAT = 1;

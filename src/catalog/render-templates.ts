@@ -1,0 +1,141 @@
+import { readFile } from 'node:fs/promises';
+import Handlebars from 'handlebars';
+import { badRequest } from '../errors.js';
+import { CatalogFileError } from './catalog-file-error.js';
+import { KNOWN_ENGINES, NO_ENGINE } from './known-engines.js';
+import type { ResolvedVariant, ResolvedVersion, SpecEntry } from './resolved-version.js';
+import { resolveInside } from './safe-store-path.js';
+
+/** The run workspace inside the container; templates receive it as `workspace`. */
+export const WORKSPACE_DIR = '/work';
+
+export interface EngineContext {
+  slug: string;
+  name: string;
+  /** Where the engine's own documentation is seeded in the run; null for `none`. */
+  docs: string | null;
+}
+
+export interface RenderedSpec extends SpecEntry {
+  /** The seeded text: a template rendered for the variant and engine, else the file as is. */
+  body: string;
+}
+
+type Template = (context: object) => string;
+
+// Compiling a large prompt costs milliseconds; routes render the same few templates again
+// and again with `?engine=`, so keep the most recent ones.
+const MAX_CACHED_TEMPLATES = 64;
+const cache = new Map<string, Template>();
+let instance: typeof Handlebars | undefined;
+
+function handlebars(): typeof Handlebars {
+  if (!instance) {
+    instance = Handlebars.create();
+    instance.registerHelper('eq', (left: unknown, right: unknown) => left === right);
+  }
+  return instance;
+}
+
+/**
+ * Renders one template in strict mode (an unknown variable is an error) without HTML
+ * escaping (prompts and specs are plain text). Errors name `file`.
+ */
+export function renderTemplate(source: string, context: object, file: string): string {
+  try {
+    let template = cache.get(source);
+    if (!template) {
+      template = handlebars().compile(source, { strict: true, noEscape: true });
+      if (cache.size >= MAX_CACHED_TEMPLATES) cache.delete(cache.keys().next().value!);
+      cache.set(source, template);
+    }
+    return template(context);
+  } catch (cause) {
+    const message = cause instanceof Error ? cause.message.split('\n')[0] : String(cause);
+    throw new CatalogFileError(file, `template error: ${message}`, { cause });
+  }
+}
+
+/**
+ * The engine a request names: absent means `none`. An engine this deployment does not
+ * know, or one the version does not support, is the caller's mistake (400).
+ */
+export function engineFor(record: ResolvedVersion, slug: string | undefined): EngineContext {
+  const chosen = slug ?? NO_ENGINE;
+  const known = KNOWN_ENGINES.get(chosen);
+  if (!known) throw badRequest(`Unknown engine "${chosen}".`);
+  if (!record.engines.some((engine) => engine.slug === chosen)) {
+    throw badRequest(`Test case ${record.slug} ${record.version} does not support engine "${chosen}".`);
+  }
+  return { slug: chosen, name: known.name, docs: chosen === NO_ENGINE ? null : `${WORKSPACE_DIR}/engine` };
+}
+
+export function variantOf(record: ResolvedVersion, slug: string): ResolvedVariant {
+  const variant = record.variants.find((candidate) => candidate.slug === slug);
+  if (!variant) throw badRequest(`Test case ${record.slug} ${record.version} has no variant "${slug}".`);
+  return variant;
+}
+
+/** A variant's seeded specs in seed order: the common specs, then the variant's own. */
+export function seededSpecs(record: ResolvedVersion, variant: ResolvedVariant): SpecEntry[] {
+  return [...record.commonSpecs, ...variant.specs];
+}
+
+function variantContext(variant: ResolvedVariant) {
+  return { slug: variant.slug, name: variant.name, description: variant.description };
+}
+
+/** The context a prompt template sees. */
+export function promptContext(record: ResolvedVersion, variant: ResolvedVariant, engine: EngineContext): object {
+  const context: Record<string, unknown> = {
+    workspace: WORKSPACE_DIR,
+    variant: variantContext(variant),
+    specs: seededSpecs(record, variant).map((spec) => ({
+      dest: spec.dest,
+      path: `${WORKSPACE_DIR}/${spec.dest}`,
+      name: fileStem(spec.dest),
+    })),
+    engine,
+  };
+  // A jam's prompt states its time budget; no other test type has one to state.
+  if (record.testType === 'game-jam') context['time_limit_hours'] = record.maxRuntimeSeconds / 3600;
+  return context;
+}
+
+/** The context a `.hbs` spec sees. */
+export function specContext(record: ResolvedVersion, variant: ResolvedVariant, engine: EngineContext): object {
+  return { version: record.version, variant: variantContext(variant), engine };
+}
+
+/** A variant's prompt, as a run on `engine` (default `none`) receives it. */
+export function renderVariantPrompt(record: ResolvedVersion, variantSlug: string, engine?: string): string {
+  const variant = variantOf(record, variantSlug);
+  return renderTemplate(record.promptTemplate, promptContext(record, variant, engineFor(record, engine)), `prompt of ${record.slug} ${record.version}`);
+}
+
+/**
+ * A variant's full seeded spec set for `engine`, read from the stored copy of the version
+ * folder (`sourceDir`), in seed order.
+ */
+export async function renderVariantSpecs(
+  record: ResolvedVersion,
+  sourceDir: string,
+  variantSlug: string,
+  engine?: string,
+): Promise<RenderedSpec[]> {
+  const variant = variantOf(record, variantSlug);
+  const context = specContext(record, variant, engineFor(record, engine));
+  return Promise.all(
+    seededSpecs(record, variant).map(async (spec) => {
+      const text = await readFile(await resolveInside(sourceDir, spec.source, { fromUrl: false }), 'utf8');
+      return { ...spec, body: spec.template ? renderTemplate(text, context, spec.source) : text };
+    }),
+  );
+}
+
+/** `specs/overview.md` → `overview`: the last name without its last extension. */
+function fileStem(path: string): string {
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? name.slice(0, dot) : name;
+}

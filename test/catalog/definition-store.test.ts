@@ -1,0 +1,102 @@
+import { readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DefinitionStore, readStoredVersion, storeLayout } from '../../src/catalog/definition-store.js';
+import { readVersion } from '../../src/catalog/read-version.js';
+import { RESOLVED_RECORD_FORMAT } from '../../src/catalog/record-format.js';
+import { contentHash, statFingerprint } from '../../src/catalog/version-hash.js';
+import { CAROM, copyOfFixture, FIXTURE, FLOE, minimalCase, tempDir, writeVersion } from './catalog-test-helpers.js';
+
+async function stageFixture(store: DefinitionStore, relDir: string, checkoutRoot = FIXTURE) {
+  const sourceDir = join(checkoutRoot, relDir);
+  const read = await readVersion(checkoutRoot, sourceDir);
+  return store.stage({
+    read,
+    sourceDir,
+    checkoutRoot,
+    contentHash: await contentHash(sourceDir, checkoutRoot),
+    fingerprint: await statFingerprint(sourceDir, checkoutRoot),
+  });
+}
+
+describe('DefinitionStore', () => {
+  it('stages a copy with resolved.json and render targets, then commits it under a fresh name', async () => {
+    const store = new DefinitionStore(await tempDir('store-'));
+    const staged = await stageFixture(store, CAROM);
+    expect(staged.dir).toMatch(/pong\/v1\.1\.0\/\.staging-[0-9a-f]{8}$/);
+    expect(staged.renderTargets[2]).toEqual({
+      view: 'title',
+      scope: 'base',
+      htmlFile: join(staged.dir, 'source/reference/menu-base.html'),
+      outFile: join(staged.dir, 'references/base/title.png'),
+      viewport: null,
+    });
+    // The renderer writes its PNGs before the commit makes the directory visible.
+    for (const target of staged.renderTargets) await writeFile(target.outFile, 'png');
+    const dir = await staged.commit();
+    expect(dir).toMatch(/pong\/v1\.1\.0\/[0-9a-f]{16}-[0-9a-f]{8}$/);
+    const layout = storeLayout(dir);
+    expect(await readFile(join(layout.sourceDir, 'specs/flow.md'), 'utf8')).toBe(await readFile(join(FIXTURE, CAROM, 'specs/flow.md'), 'utf8'));
+    expect(await readFile(layout.referenceFile('gyre', 'title.png'), 'utf8')).toBe('png');
+    const stored = await readStoredVersion(dir);
+    expect(stored).toMatchObject({ recordFormat: RESOLVED_RECORD_FORMAT, slug: 'pong', version: 'v1.1.0' });
+    expect(stored.resolved.variants.map((variant) => variant.slug)).toEqual(['base', 'multi', 'gyre']);
+    expect(stored.contentHash).toBe(await contentHash(join(FIXTURE, CAROM), FIXTURE));
+  });
+
+  it('copies the whole folder: ~700 floe files, byte for byte', async () => {
+    const store = new DefinitionStore(await tempDir('store-'));
+    const dir = await (await stageFixture(store, FLOE)).commit();
+    const copied = await contentHash(storeLayout(dir).sourceDir, storeLayout(dir).sourceDir);
+    expect(copied).toBe(await contentHash(join(FIXTURE, FLOE), FIXTURE));
+  });
+
+  it('keeps the previous directory intact when a write fails midway, and leaves no staging behind', async () => {
+    const store = new DefinitionStore(await tempDir('store-'));
+    const root = await copyOfFixture(CAROM);
+    const previous = await (await stageFixture(store, CAROM, root)).commit();
+    const before = await contentHash(previous, previous);
+
+    // A symlink out of the checkout is refused while copying: the write aborts.
+    await symlink('/etc/hostname', join(root, CAROM, 'specs/zz-leak.md'));
+    await expect(stageFixture(store, CAROM, root)).rejects.toThrow(/zz-leak\.md: is a symlink that leaves the checkout/);
+    expect(await readdir(store.versionRoot('pong', 'v1.1.0'))).toEqual([previous.split('/').at(-1)]);
+    expect(await contentHash(previous, previous)).toBe(before);
+  });
+
+  it('discards a staged version whose rendering failed, and the previous one stays current', async () => {
+    const store = new DefinitionStore(await tempDir('store-'));
+    const previous = await (await stageFixture(store, CAROM)).commit();
+    const staged = await stageFixture(store, CAROM);
+    await staged.discard();
+    expect(await readdir(store.versionRoot('pong', 'v1.1.0'))).toEqual([previous.split('/').at(-1)]);
+  });
+
+  it('removes stale directories and crash leftovers, keeping the current one', async () => {
+    const store = new DefinitionStore(await tempDir('store-'));
+    const root = await tempDir();
+    const dir = await writeVersion(root, 'test-cases/mini/v1.0.0', minimalCase('mini'));
+    const input = async () => ({
+      read: await readVersion(root, dir), sourceDir: dir, checkoutRoot: root,
+      contentHash: await contentHash(dir, root), fingerprint: await statFingerprint(dir, root),
+    });
+    const old = await store.writeVersion(await input());
+    await stageFixture(store, 'test-cases/mini/v1.0.0', root); // never committed: a crashed scan
+    const current = await store.writeVersion(await input());
+    expect(old).not.toBe(current);
+    expect(await readdir(store.versionRoot('mini', 'v1.0.0'))).toHaveLength(3);
+    const removed = await store.removeStaleDirs('mini', 'v1.0.0', current);
+    expect(removed).toHaveLength(2);
+    expect(await readdir(store.versionRoot('mini', 'v1.0.0'))).toEqual([current.split('/').at(-1)]);
+    expect((await stat(join(current, 'resolved.json'))).isFile()).toBe(true);
+    await store.removeVersion('mini', 'v1.0.0');
+    await expect(stat(store.versionRoot('mini', 'v1.0.0'))).rejects.toThrow();
+  });
+
+  it('refuses slugs and versions that could escape the store', () => {
+    const store = new DefinitionStore('/store');
+    expect(() => store.versionRoot('../etc', 'v1.0.0')).toThrow();
+    expect(() => store.versionRoot('pong', '../../v1')).toThrow();
+    expect(store.versionRoot('pong', 'v1.1.0')).toBe('/store/pong/v1.1.0');
+  });
+});

@@ -1,0 +1,62 @@
+import { appendFile, readFile, rename, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CatalogFileError } from '../../src/catalog/catalog-file-error.js';
+import { contentHash, statFingerprint } from '../../src/catalog/version-hash.js';
+import { CAROM, copyOfFixture, FIXTURE, tempDir, writeFiles } from './catalog-test-helpers.js';
+
+describe('contentHash', () => {
+  it('is stable for an unchanged folder and follows a one-byte change', async () => {
+    const root = await copyOfFixture(CAROM);
+    const dir = join(root, CAROM);
+    const before = await contentHash(dir, root);
+    expect(await contentHash(dir, root)).toBe(before);
+    expect(before).toBe(await contentHash(join(FIXTURE, CAROM), FIXTURE));
+    const spec = join(dir, 'specs/flow.md');
+    const text = await readFile(spec, 'utf8');
+    await writeFile(spec, text.replace(/.$/s, (last) => (last === 'x' ? 'y' : 'x')));
+    expect(await contentHash(dir, root)).not.toBe(before);
+  });
+
+  it('changes when a file is renamed, even with the same bytes', async () => {
+    const root = await copyOfFixture(CAROM);
+    const dir = join(root, CAROM);
+    const before = await contentHash(dir, root);
+    await rename(join(dir, 'specs/flow.md'), join(dir, 'specs/flow2.md'));
+    expect(await contentHash(dir, root)).not.toBe(before);
+  });
+
+  it('refuses a symlink that leaves the checkout', async () => {
+    const root = await copyOfFixture(CAROM);
+    await symlink('/etc/hostname', join(root, CAROM, 'specs/leak.md'));
+    const error = await contentHash(join(root, CAROM), root).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CatalogFileError);
+    expect((error as Error).message).toBe(`${CAROM}/specs/leak.md: is a symlink that leaves the checkout (or is broken)`);
+  });
+
+  it('follows a symlink to a file inside the checkout like a copy of it', async () => {
+    const root = await tempDir();
+    const plain = await tempDir();
+    await writeFiles(plain, { 'v/a.md': 'same' });
+    await writeFiles(root, { 'shared.md': 'same', 'v/.keep': '' });
+    await rm(join(root, 'v/.keep'));
+    await symlink(join(root, 'shared.md'), join(root, 'v/a.md'));
+    // Same key and bytes as the plain folder, so the same hash: the store copy is identical.
+    expect(await contentHash(join(root, 'v'), root)).toBe(await contentHash(join(plain, 'v'), plain));
+  });
+});
+
+describe('statFingerprint', () => {
+  it('moves with size or mtime, not with a read', async () => {
+    const root = await copyOfFixture(CAROM);
+    const dir = join(root, CAROM);
+    const before = await statFingerprint(dir, root);
+    await readFile(join(dir, 'specs/flow.md'));
+    expect(await statFingerprint(dir, root)).toBe(before);
+    await utimes(join(dir, 'specs/flow.md'), new Date(), new Date(Date.now() + 5000));
+    const touched = await statFingerprint(dir, root);
+    expect(touched).not.toBe(before);
+    await appendFile(join(dir, 'specs/flow.md'), '\n');
+    expect(await statFingerprint(dir, root)).not.toBe(touched);
+  });
+});
