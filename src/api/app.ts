@@ -6,15 +6,18 @@ import { tokenVerifier } from '../accounts/verify-token.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/open-database.js';
 import authenticate from './plugins/authenticate.js';
+import catalog from './plugins/catalog.js';
 import errorEnvelope from './plugins/error-envelope.js';
 import models from './plugins/models.js';
 import store from './plugins/store.js';
 import healthRoutes from './routes/health/index.js';
+import ingestRoutes from './routes/ingest/index.js';
 import modelRoutes from './routes/models/index.js';
+import testCaseRoutes from './routes/test-cases/index.js';
 
 export interface AppOptions {
   /** `authUrl` must be resolved (the bundled auth service's address when the deployment names none). */
-  config: Config & { authUrl: string };
+  config: Config & { authUrl: string; redisUrl: string };
   db: Database;
 }
 
@@ -27,8 +30,11 @@ async function app(instance: FastifyInstance, { config, db }: AppOptions) {
     serviceToken: config.serviceToken,
   });
   await instance.register(models);
+  await instance.register(catalog);
   await instance.register(healthRoutes);
   await instance.register(modelRoutes);
+  await instance.register(ingestRoutes);
+  await instance.register(testCaseRoutes);
 }
 
 export default fp(app, { name: 'app', fastify: '5.x' });

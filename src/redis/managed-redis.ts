@@ -123,3 +123,8 @@ export function redisOptionsFromUrl(url: string): { path?: string; host?: string
     ...(parsed.protocol === 'rediss:' ? { tls: {} } : {}),
   };
 }
+
+/** BullMQ connection options: its blocking commands need `maxRetriesPerRequest: null`. */
+export function bullConnection(url: string) {
+  return { ...redisOptionsFromUrl(url), maxRetriesPerRequest: null };
+}

@@ -13,7 +13,7 @@ export interface TestBackend {
   app: FastifyInstance;
   db: Database;
   auth: TestAuth;
-  config: Config & { authUrl: string };
+  config: Config & { authUrl: string; redisUrl: string };
   dataDir: string;
   close(): Promise<void>;
 }
@@ -35,6 +35,7 @@ export async function startTestBackend(env: Env = {}): Promise<TestBackend> {
       ...env,
     }),
     authUrl: env.AUTH_URL ?? auth.url,
+    redisUrl: env.REDIS_URL ?? inject('redisUrl'),
   };
   const db = openDatabase(join(dataDir, 'backend.sqlite'));
   const app = await buildApp({ config, db });

@@ -1,0 +1,45 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { ProgressEntry } from '../../../catalog/ingest-queue.js';
+import { HttpError, notFound } from '../../../errors.js';
+import { errorResponses } from '../../schemas/common.js';
+import { IngestBody, IngestReportOut } from '../../schemas/ingest.js';
+
+const NDJSON = 'application/x-ndjson';
+
+const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post('/ingest', { schema: { body: IngestBody, response: { 200: IngestReportOut, ...errorResponses(400, 404) } } }, async (request, reply) => {
+    const progress = app.ingest.follow(request.body ?? {});
+    // The first entry decides the status: a request naming unknown cases is refused before any 200.
+    const first = (await progress.next()).value as ProgressEntry;
+    if (first.event === 'error') {
+      await progress.return(undefined);
+      if ('status' in first && first.status === 404) throw notFound(first.message);
+      throw new HttpError('internal', `The ingest scan failed: ${first.message}`);
+    }
+
+    if (!(request.headers.accept ?? '').includes(NDJSON)) {
+      let entry: ProgressEntry = first;
+      for await (entry of progress) if (entry.event === 'report' || entry.event === 'error') break;
+      if (entry.event === 'report') return entry.report;
+      throw new HttpError('internal', `The ingest scan failed: ${entry.event === 'error' ? entry.message : 'no report'}`);
+    }
+
+    // Each line is flushed as its version finishes; a late failure is a closing error line.
+    reply.hijack();
+    const out = reply.raw;
+    out.writeHead(200, { 'content-type': NDJSON, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+    let gone = false;
+    out.on('close', () => {
+      gone = true;
+    });
+    out.write(`${JSON.stringify(first)}\n`);
+    for await (const entry of progress) {
+      if (gone) break;
+      if (entry.event === 'report') break;
+      out.write(`${JSON.stringify(entry)}\n`);
+    }
+    out.end();
+  });
+};
+
+export default ingestRoutes;

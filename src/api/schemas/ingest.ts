@@ -1,0 +1,29 @@
+import { Type } from '@sinclair/typebox';
+
+export const IngestBody = Type.Optional(
+  Type.Object(
+    {
+      force: Type.Optional(Type.Boolean({ description: 're-ingest and re-render versions already stored (development only)' })),
+      catalogVersion: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'opaque content token of a whole-catalog ingest' })),
+      testCases: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 10_000, description: 'case ids (slug or folder) or id@version' })),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+const VersionLine = Type.Object({
+  slug: Type.String(),
+  version: Type.String(),
+  ingested: Type.Boolean(),
+  renderedReferences: Type.Integer(),
+  error: Type.Optional(Type.String({ description: 'why the version could not be ingested; its previous stored copy is kept' })),
+});
+
+export const IngestReportOut = Type.Object({
+  testCaseVersions: Type.Array(VersionLine),
+  total: Type.Integer(),
+  ingested: Type.Integer(),
+  skipped: Type.Integer(),
+  failed: Type.Integer({ description: 'versions that could not be ingested (counted in skipped too)' }),
+  pruned: Type.Array(Type.Object({ slug: Type.String(), version: Type.String() })),
+});

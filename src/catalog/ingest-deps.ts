@@ -1,0 +1,35 @@
+import { join } from 'node:path';
+import type { Queue } from 'bullmq';
+import type { Config } from '../config.js';
+import type { Database } from '../db/open-database.js';
+import { storeMeta } from '../db/store-meta.js';
+import { findChromium } from '../render/find-chromium.js';
+import { createRenderPool, type RenderPool } from '../render/render-pool.js';
+import { requestSnapshotRefresh } from '../snapshot/snapshot-queue.js';
+import { catalogIndex } from './catalog-index.js';
+import { DefinitionStore } from './definition-store.js';
+import type { IngestDeps } from './ingest-scan.js';
+
+export const definitionStoreRoot = (config: Config) => join(config.dataDir, 'definitions');
+
+/**
+ * What an ingest worker needs, for whichever process runs it. The render pool (and its
+ * Chromium) starts on the first mockup, so a process that never ingests never launches one.
+ */
+export function ingestDeps(config: Config, db: Database, snapshotQueue: Queue): IngestDeps & { close(): Promise<void> } {
+  let pool: RenderPool | null = null;
+  return {
+    catalogDir: config.catalogDir,
+    index: catalogIndex(db),
+    meta: storeMeta(db),
+    store: new DefinitionStore(definitionStoreRoot(config)),
+    async render(target, rootDir) {
+      pool ??= createRenderPool({ chromiumPath: findChromium(config.chromiumPath ?? undefined), threads: config.renderThreads });
+      await pool.render({ htmlPath: target.htmlFile, rootDir, outPath: target.outFile, ...(target.viewport ? { viewport: target.viewport } : {}) });
+    },
+    onReingested: () => requestSnapshotRefresh(snapshotQueue),
+    async close() {
+      await pool?.close();
+    },
+  };
+}

@@ -1,0 +1,87 @@
+import { Queue, UnrecoverableError, Worker, type ConnectionOptions } from 'bullmq';
+import { Redis } from 'ioredis';
+import { HOUR, SECOND } from '../time.js';
+import { runIngestScan, UnknownSelectorError, type IngestDeps, type IngestEvent, type IngestReport, type IngestRequest } from './ingest-scan.js';
+
+export const INGEST_QUEUE = 'ingest';
+
+/** Progress of one scan: a capped Redis stream, so a reader that subscribes late misses nothing. */
+const progressKey = (prefix: string, jobId: string) => `${prefix}:ingest-progress:${jobId}`;
+const PROGRESS_TTL_SECONDS = HOUR / SECOND;
+const PROGRESS_MAX_LINES = 100_000;
+
+/** Lines in the progress stream: the NDJSON events, then the report (never sent as NDJSON). */
+export type ProgressEntry = IngestEvent | { event: 'report'; report: IngestReport } | { event: 'error'; message: string; status?: number };
+
+export interface IngestQueueOptions {
+  connection: ConnectionOptions;
+  prefix: string;
+}
+
+export function createIngestQueue({ connection, prefix }: IngestQueueOptions) {
+  return new Queue<IngestRequest, IngestReport>(INGEST_QUEUE, {
+    connection,
+    prefix,
+    defaultJobOptions: { removeOnComplete: { age: HOUR / SECOND }, removeOnFail: { age: 24 * HOUR / SECOND }, attempts: 1 },
+  });
+}
+
+/**
+ * The ingest worker: one scan at a time, whichever process runs it. A request made while
+ * another scan runs waits in the queue for its turn.
+ */
+export function startIngestWorker({ connection, prefix }: IngestQueueOptions, deps: IngestDeps, redis: Redis) {
+  return new Worker<IngestRequest, IngestReport>(
+    INGEST_QUEUE,
+    async (job) => {
+      const key = progressKey(prefix, job.id!);
+      const write = async (entry: ProgressEntry) => {
+        await redis.multi().xadd(key, 'MAXLEN', '~', PROGRESS_MAX_LINES, '*', 'line', JSON.stringify(entry)).expire(key, PROGRESS_TTL_SECONDS).exec();
+      };
+      // Lines are written in order; a scan waits for none of them.
+      let chain = Promise.resolve();
+      const emit = (event: IngestEvent) => {
+        chain = chain.then(() => write(event));
+      };
+      try {
+        const report = await runIngestScan(deps, job.data, emit);
+        await chain;
+        await write({ event: 'report', report });
+        return report;
+      } catch (error) {
+        await chain;
+        const message = error instanceof Error ? error.message : String(error);
+        await write({ event: 'error', message, ...(error instanceof UnknownSelectorError ? { status: 404 } : {}) });
+        throw new UnrecoverableError(message);
+      }
+    },
+    { connection, prefix, concurrency: 1, lockDuration: 5 * 60 * SECOND },
+  );
+}
+
+/**
+ * Queues a scan and yields its progress entries as they are written, ending after the
+ * closing `report` or `error`. `reader` must be a connection of its own: it blocks.
+ */
+export async function* followIngest(queue: Queue<IngestRequest, IngestReport>, reader: Redis, prefix: string, request: IngestRequest): AsyncGenerator<ProgressEntry> {
+  const job = await queue.add('scan', request);
+  const key = progressKey(prefix, job.id!);
+  let lastId = '0-0';
+  for (;;) {
+    const reply = (await reader.xread('BLOCK', 15 * SECOND, 'STREAMS', key, lastId)) as Array<[string, Array<[string, string[]]>]> | null;
+    if (!reply) {
+      const state = await job.getState();
+      if (state === 'failed' || state === 'unknown') {
+        yield { event: 'error', message: `The ingest scan ended without a report (state ${state}).` };
+        return;
+      }
+      continue;
+    }
+    for (const [id, fields] of reply[0]![1]) {
+      lastId = id;
+      const entry = JSON.parse(fields[1]!) as ProgressEntry;
+      yield entry;
+      if (entry.event === 'report' || entry.event === 'error') return;
+    }
+  }
+}

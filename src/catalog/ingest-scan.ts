@@ -1,0 +1,174 @@
+import type { CatalogIndex } from './catalog-index.js';
+import { CatalogFileError } from './catalog-file-error.js';
+import type { DefinitionStore, RenderTarget } from './definition-store.js';
+import { readGroups } from './read-groups.js';
+import { readVersion } from './read-version.js';
+import { RESOLVED_RECORD_FORMAT } from './record-format.js';
+import { scanCheckout, type FoundVersion } from './scan-checkout.js';
+import { selectVersions } from './select-versions.js';
+import { contentHash, statFingerprint } from './version-hash.js';
+import type { StoreMeta } from '../db/store-meta.js';
+
+export interface IngestRequest {
+  force?: boolean;
+  catalogVersion?: string;
+  testCases?: string[];
+}
+
+/** One line of the NDJSON progress stream. */
+export type IngestEvent =
+  | { event: 'start'; total: number }
+  | { event: 'version'; index: number; total: number; slug: string; version: string; ingested: boolean; renderedReferences: number; error?: string }
+  | { event: 'done'; total: number; ingested: number; skipped: number }
+  | { event: 'error'; message: string };
+
+export interface IngestReport {
+  testCaseVersions: Array<{ slug: string; version: string; ingested: boolean; renderedReferences: number; error?: string }>;
+  total: number;
+  ingested: number;
+  skipped: number;
+  failed: number;
+  pruned: Array<{ slug: string; version: string }>;
+}
+
+/** Selectors that name nothing in the checkout: the request is wrong, not the catalog. */
+export class UnknownSelectorError extends Error {
+  constructor(readonly selectors: string[]) {
+    super(`testCases names nothing in the catalog: ${selectors.join(', ')}.`);
+    this.name = 'UnknownSelectorError';
+  }
+}
+
+export interface IngestDeps {
+  catalogDir: string;
+  index: CatalogIndex;
+  meta: StoreMeta;
+  store: DefinitionStore;
+  /** Renders one mockup into `target.outFile`; `rootDir` bounds what the page may load. */
+  render(target: RenderTarget, rootDir: string): Promise<void>;
+  /** Called once when the scan re-ingested anything (queues the snapshot refresh). */
+  onReingested(): Promise<void>;
+}
+
+/**
+ * One ingest scan, as the contract's Ingest rules say: copy new or changed versions into the
+ * store and render their references, prune what a whole-catalog scan no longer finds (unless
+ * a run references it), keep the `catalogVersion` marker, and promote a scan over a store of
+ * another record format to a forced whole-catalog scan.
+ */
+export async function runIngestScan(deps: IngestDeps, request: IngestRequest, emit: (event: IngestEvent) => void): Promise<IngestReport> {
+  const { index, meta, store } = deps;
+  const stamped = meta.get('record_format');
+  const otherFormat = (stamped !== null && Number(stamped) !== RESOLVED_RECORD_FORMAT) || index.hasOtherFormats(RESOLVED_RECORD_FORMAT);
+  const whole = otherFormat || !request.testCases;
+  const marker = meta.get('catalog_version');
+  const tokenGiven = whole && request.catalogVersion !== undefined;
+  let force = Boolean(request.force) || otherFormat;
+
+  if (tokenGiven && !force && request.catalogVersion === marker) return reuseStore(index, emit);
+  // A changed or first-seen token means a different catalog: re-ingest all of it.
+  if (tokenGiven && request.catalogVersion !== marker) force = true;
+
+  const scan = await scanCheckout(deps.catalogDir);
+  let selected: FoundVersion[] = scan.versions;
+  if (!whole) {
+    const selection = selectVersions(scan.versions, request.testCases!);
+    if (selection.unknown.length > 0) throw new UnknownSelectorError(selection.unknown);
+    selected = selection.selected;
+  }
+
+  const total = selected.length;
+  emit({ event: 'start', total });
+  const report: IngestReport = { testCaseVersions: [], total, ingested: 0, skipped: 0, failed: 0, pruned: [] };
+  for (const [position, found] of selected.entries()) {
+    let line: IngestReport['testCaseVersions'][number];
+    try {
+      const renderedReferences = await ingestVersion(deps, found, force);
+      line = { slug: found.slug, version: found.version, ingested: renderedReferences !== null, renderedReferences: renderedReferences ?? 0 };
+    } catch (error) {
+      const message = error instanceof CatalogFileError || error instanceof Error ? error.message : String(error);
+      line = { slug: found.slug, version: found.version, ingested: false, renderedReferences: 0, error: message };
+      report.failed++;
+    }
+    if (line.ingested) report.ingested++;
+    else report.skipped++;
+    report.testCaseVersions.push(line);
+    emit({ event: 'version', index: position, total, ...line });
+  }
+
+  if (whole) {
+    report.pruned = await prune(deps, new Set(scan.versions.map((found) => `${found.slug}@${found.version}`)));
+    index.replaceGroups((await readGroups(deps.catalogDir)).groups);
+    if (request.catalogVersion !== undefined) meta.set('catalog_version', request.catalogVersion);
+    meta.set('record_format', String(RESOLVED_RECORD_FORMAT));
+  } else if (stamped === null) {
+    meta.set('record_format', String(RESOLVED_RECORD_FORMAT));
+  }
+  if (report.ingested > 0 || report.pruned.length > 0) await deps.onReingested();
+  emit({ event: 'done', total, ingested: report.ingested, skipped: report.skipped });
+  return report;
+}
+
+/** Ingests one version; null when it was unchanged (a no-op), else the number of rendered references. */
+async function ingestVersion(deps: IngestDeps, found: FoundVersion, force: boolean): Promise<number | null> {
+  const { index, store } = deps;
+  const stored = index.get(found.slug, found.version);
+  const current = stored !== null && stored.recordFormat === RESOLVED_RECORD_FORMAT;
+  const fingerprint = await statFingerprint(found.dir, deps.catalogDir);
+  if (!force && current && stored.fingerprint === fingerprint) return null;
+  const hash = await contentHash(found.dir, deps.catalogDir);
+  if (!force && current && stored.contentHash === hash) {
+    // Touched but not changed (a fresh checkout resets mtimes): remember the new fingerprint.
+    index.setFingerprint(found.slug, found.version, fingerprint);
+    return null;
+  }
+
+  const read = await readVersion(deps.catalogDir, found.dir);
+  const staged = await store.stage({ read, sourceDir: found.dir, checkoutRoot: deps.catalogDir, contentHash: hash, fingerprint });
+  let dir: string;
+  try {
+    await Promise.all(staged.renderTargets.map((target) => deps.render(target, staged.dir)));
+    dir = await staged.commit();
+  } catch (error) {
+    await staged.discard();
+    throw error;
+  }
+  index.put({
+    slug: read.record.slug,
+    version: read.record.version,
+    recordFormat: RESOLVED_RECORD_FORMAT,
+    storeDir: dir,
+    fingerprint,
+    contentHash: hash,
+    experimental: read.record.experimental === true,
+    ingestedAt: new Date().toISOString(),
+  });
+  await store.removeStaleDirs(read.record.slug, read.record.version, dir);
+  return staged.renderTargets.length;
+}
+
+async function prune(deps: IngestDeps, declared: Set<string>): Promise<IngestReport['pruned']> {
+  const pruned: IngestReport['pruned'] = [];
+  for (const version of deps.index.all()) {
+    if (declared.has(`${version.slug}@${version.version}`)) continue;
+    if (deps.index.isReferencedByRuns(version.slug, version.version)) continue;
+    deps.index.remove(version.slug, version.version);
+    await deps.store.removeVersion(version.slug, version.version);
+    pruned.push({ slug: version.slug, version: version.version });
+  }
+  return pruned;
+}
+
+/** Rule 3: the marker says the store already holds this catalog; answer from the index alone. */
+function reuseStore(index: CatalogIndex, emit: (event: IngestEvent) => void): IngestReport {
+  const versions = index.all();
+  const total = versions.length;
+  emit({ event: 'start', total });
+  const lines = versions.map((version, position) => {
+    const line = { slug: version.slug, version: version.version, ingested: false, renderedReferences: 0 };
+    emit({ event: 'version', index: position, total, ...line });
+    return line;
+  });
+  emit({ event: 'done', total, ingested: 0, skipped: total });
+  return { testCaseVersions: lines, total, ingested: 0, skipped: total, failed: 0, pruned: [] };
+}

@@ -1,0 +1,46 @@
+import { readStoredVersion, storeLayout, type StoredVersion } from './definition-store.js';
+import type { CatalogIndex, IndexedVersion } from './catalog-index.js';
+
+const CACHE_LIMIT = 512;
+
+export interface LoadedVersion {
+  indexed: IndexedVersion;
+  stored: StoredVersion;
+  /** The stored version's directory and its `source/` copy of the version folder. */
+  dir: string;
+  sourceDir: string;
+}
+
+/**
+ * Reads stored versions through the index. A store directory is never rewritten once
+ * committed (a re-ingest writes a new one), so its parsed `resolved.json` is cached by path.
+ */
+export function storedVersions(index: CatalogIndex) {
+  const cache = new Map<string, StoredVersion>();
+
+  async function load(indexed: IndexedVersion): Promise<LoadedVersion> {
+    let stored = cache.get(indexed.storeDir);
+    if (!stored) {
+      stored = await readStoredVersion(indexed.storeDir);
+      if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+      cache.set(indexed.storeDir, stored);
+    }
+    return { indexed, stored, dir: indexed.storeDir, sourceDir: storeLayout(indexed.storeDir).sourceDir };
+  }
+
+  return {
+    /** Null when the version was never ingested. */
+    async get(slug: string, version: string): Promise<LoadedVersion | null> {
+      const indexed = index.get(slug, version);
+      return indexed ? load(indexed) : null;
+    },
+    load,
+    /** Every version of a case whose stored copy can be read; unreadable ones are left out. */
+    async versionsOf(slug: string): Promise<LoadedVersion[]> {
+      const loaded = await Promise.allSettled(index.versionsOf(slug).map(load));
+      return loaded.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    },
+  };
+}
+
+export type StoredVersions = ReturnType<typeof storedVersions>;
