@@ -1,0 +1,134 @@
+import type { Browser, BrowserContext, Dialog, HTTPRequest, Page } from 'puppeteer-core';
+import { isRequestAllowed } from './request-guard.js';
+import type { Viewport } from './viewport.js';
+
+/** The tab's renderer process died (out of memory, killed, a Chromium bug). */
+export class PageCrashedError extends Error {
+  constructor(cause?: unknown) {
+    super('The browser tab rendering the mockup crashed.', { cause });
+    this.name = 'PageCrashedError';
+  }
+}
+
+export interface Shot {
+  /** `file:` URL of the mockup's HTML. */
+  url: string;
+  /** Real path of the folder the mockup may load files from. */
+  rootReal: string;
+  viewport: Viewport;
+  /** Budget for the whole shot, in milliseconds. */
+  timeoutMs: number;
+}
+
+// Runs in the page after `load`: reading offsetHeight forces layout, and layout is what
+// starts the downloads of the web fonts the page uses; fonts.ready then waits for them.
+const FONTS_SETTLED = 'void document.documentElement.offsetHeight, document.fonts.ready.then(() => true)';
+
+/**
+ * One browser tab that renders mockup after mockup. Its request filter and dialog handler
+ * are installed once and read the current task from the instance, so nothing piles up or
+ * leaks from one task to the next. Each tab has its own browser context: no cookies or
+ * storage are shared with tabs rendering other mockups at the same time, and Puppeteer (which
+ * takes screenshots one at a time per context) lets the tabs capture in parallel.
+ */
+export class MockupPage {
+  /** Root of the task in progress; null between tasks, when every file is refused. */
+  #rootReal: string | null = null;
+  #viewport: Viewport | null = null;
+  /** Why the tab was closed under a running shot, so the shot can say so. */
+  #abandoned: 'timeout' | 'crash' | null = null;
+
+  private constructor(
+    private readonly context: BrowserContext,
+    private readonly page: Page,
+  ) {}
+
+  static async open(browser: Browser): Promise<MockupPage> {
+    const context = await browser.createBrowserContext();
+    try {
+      const page = await context.newPage();
+      const mockupPage = new MockupPage(context, page);
+      await page.setRequestInterception(true);
+      page.on('request', (request) => mockupPage.#filter(request));
+      page.on('dialog', dismiss);
+      // A crashed tab answers nothing more; closing it fails the running shot at once instead
+      // of at its deadline.
+      page.on('error', () => mockupPage.#abandon('crash'));
+      return mockupPage;
+    } catch (error) {
+      await context.close().catch(() => {});
+      throw error;
+    }
+  }
+
+  /**
+   * Loads the mockup, waits for its fonts and returns Chromium's PNG of the viewport. After a
+   * failure the tab may be in any state: close it rather than reuse it.
+   */
+  async shoot(shot: Shot): Promise<Uint8Array> {
+    this.#rootReal = shot.rootReal;
+    // Closing the tab is the one thing that fails every pending protocol call at once,
+    // whatever the page is stuck in (a script loop, a font that never settles).
+    const deadline = setTimeout(() => this.#abandon('timeout'), shot.timeoutMs);
+    try {
+      return await this.#load(shot);
+    } catch (error) {
+      if (this.#abandoned === 'crash') throw new PageCrashedError(error);
+      if (this.#abandoned === 'timeout') {
+        throw new Error(`The mockup took longer than ${shot.timeoutMs} ms to load and render.`, { cause: error });
+      }
+      throw error;
+    } finally {
+      clearTimeout(deadline);
+      this.#rootReal = null;
+    }
+  }
+
+  async #load(shot: Shot): Promise<Uint8Array> {
+    const { width, height } = shot.viewport;
+    // Changing the viewport costs a relayout; tasks of one batch share their size.
+    if (this.#viewport?.width !== width || this.#viewport.height !== height) {
+      await this.page.setViewport({ width, height, deviceScaleFactor: 1 });
+      this.#viewport = { width, height };
+    }
+    await this.page.goto(shot.url, { waitUntil: 'load', timeout: shot.timeoutMs });
+    await this.page.evaluate(FONTS_SETTLED);
+    return await this.page.screenshot({
+      type: 'png',
+      // Chromium's fastest zlib setting: the PNG is decoded and re-encoded by sharp anyway.
+      optimizeForSpeed: true,
+      // The default would resize the page to its full scroll height and back, a second
+      // layout per shot; mockups are judged by what fits the viewport.
+      captureBeyondViewport: false,
+    });
+  }
+
+  /** False once the tab crashed, timed out or was closed. */
+  get isUsable(): boolean {
+    return this.#abandoned === null && !this.page.isClosed();
+  }
+
+  async close(): Promise<void> {
+    await this.context.close().catch(() => {});
+  }
+
+  #abandon(reason: 'timeout' | 'crash'): void {
+    this.#abandoned ??= reason;
+    void this.close();
+  }
+
+  #filter(request: HTTPRequest): void {
+    const settled = isRequestAllowed(request.url(), this.#rootReal)
+      ? request.continue()
+      : request.abort('blockedbyclient');
+    // Rejects only when the page or browser went away meanwhile, which the task sees itself.
+    settled.catch(() => {});
+  }
+}
+
+function dismiss(dialog: Dialog): void {
+  // alert() or confirm() would block the page until answered. Accepting "leave this page?"
+  // lets the next navigation go ahead.
+  const answered = dialog.type() === 'beforeunload' ? dialog.accept() : dialog.dismiss();
+  answered.catch(() => {});
+}

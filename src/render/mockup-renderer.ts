@@ -1,0 +1,185 @@
+import { toError } from '../errors.js';
+import { SECOND } from '../time.js';
+import { launchBrowser, type LaunchedBrowser } from './launch-browser.js';
+import { MockupPage, PageCrashedError, type Shot } from './mockup-page.js';
+import { resolveMockup } from './resolve-mockup.js';
+import { assertViewport, type Viewport } from './viewport.js';
+
+export interface MockupRendererOptions {
+  chromiumPath: string;
+  /** Folder for the browser's throwaway profile (default: `os.tmpdir()`). */
+  tempDir?: string;
+  /** Tabs rendering at the same time (default 3). Further renders wait for a free tab. */
+  pages?: number;
+  /** Time one render may take from navigation to screenshot (default 30 s). */
+  timeoutMs?: number;
+}
+
+export interface MockupToRender {
+  htmlPath: string;
+  rootDir: string;
+  viewport: Viewport;
+}
+
+interface Tab {
+  page: MockupPage;
+  /** The browser the tab lives in; a tab outlives its browser only as garbage. */
+  owner: LaunchedBrowser;
+}
+
+/** The browser or the tab went away under a render; the render itself may be fine. */
+class RendererGoneError extends Error {
+  constructor(cause: unknown) {
+    super('The browser went away during the render.', { cause });
+    this.name = 'RendererGoneError';
+  }
+}
+
+/**
+ * One Chromium, started on first use, with a few tabs that are reused from mockup to mockup.
+ * A browser that dies is replaced on the next render, and a render it took down with it is
+ * tried once more on the new one.
+ */
+export class MockupRenderer {
+  readonly #options: Required<Omit<MockupRendererOptions, 'tempDir'>> & { tempDir?: string };
+  #browser: LaunchedBrowser | null = null;
+  #launching: Promise<LaunchedBrowser> | null = null;
+  /** Browsers being shut down (replaced or closed); `close()` waits for them. */
+  readonly #retiring = new Set<Promise<void>>();
+  #idleTabs: Tab[] = [];
+  /** Tabs of the current browser, idle or busy or being opened. */
+  #tabCount = 0;
+  #tabWaiters: Array<() => void> = [];
+  #closed = false;
+
+  constructor(options: MockupRendererOptions) {
+    this.#options = { pages: 3, timeoutMs: 30 * SECOND, ...options };
+  }
+
+  /** Renders the mockup and returns Chromium's PNG of the viewport. Errors name the HTML file. */
+  async render(mockup: MockupToRender): Promise<Uint8Array> {
+    try {
+      assertViewport(mockup.viewport);
+      const { url, rootReal } = await resolveMockup(mockup.htmlPath, mockup.rootDir);
+      const shot: Shot = { url, rootReal, viewport: mockup.viewport, timeoutMs: this.#options.timeoutMs };
+      try {
+        return await this.#shoot(shot);
+      } catch (error) {
+        if (!(error instanceof RendererGoneError)) throw error;
+        // Once only: a mockup that itself crashes its tab would otherwise take down browser
+        // after browser.
+        return await this.#shoot(shot);
+      }
+    } catch (error) {
+      throw new Error(`Could not render ${mockup.htmlPath}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  /** Closes the tabs and the browser and waits until its process is gone. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#wakeTabWaiters();
+    const launching = this.#launching;
+    if (launching) await launching.catch(() => {});
+    if (this.#browser) this.#retire(this.#browser);
+    await Promise.all(this.#retiring);
+  }
+
+  async #shoot(shot: Shot): Promise<Uint8Array> {
+    const tab = await this.#acquireTab();
+    try {
+      const png = await tab.page.shoot(shot);
+      this.#releaseTab(tab);
+      return png;
+    } catch (error) {
+      this.#discardTab(tab);
+      if (error instanceof PageCrashedError || !tab.owner.browser.connected) throw new RendererGoneError(error);
+      throw error;
+    }
+  }
+
+  async #acquireTab(): Promise<Tab> {
+    for (;;) {
+      if (this.#closed) throw new Error('The mockup renderer is closed.');
+      const owner = await this.#currentBrowser();
+      const idle = this.#idleTabs.pop();
+      if (idle) return idle;
+      if (this.#tabCount < this.#options.pages) {
+        this.#tabCount += 1;
+        try {
+          return { page: await MockupPage.open(owner.browser), owner };
+        } catch (error) {
+          if (owner === this.#browser) this.#tabCount -= 1;
+          this.#wakeTabWaiters();
+          if (!owner.browser.connected) throw new RendererGoneError(error);
+          throw error;
+        }
+      }
+      await new Promise<void>((resolve) => this.#tabWaiters.push(resolve));
+    }
+  }
+
+  #releaseTab(tab: Tab): void {
+    if (tab.owner !== this.#browser || !tab.page.isUsable) {
+      this.#discardTab(tab);
+      return;
+    }
+    this.#idleTabs.push(tab);
+    this.#tabWaiters.shift()?.();
+  }
+
+  #discardTab(tab: Tab): void {
+    void tab.page.close();
+    // Tabs of a replaced browser were written off with it.
+    if (tab.owner === this.#browser) this.#tabCount -= 1;
+    this.#tabWaiters.shift()?.();
+  }
+
+  #wakeTabWaiters(): void {
+    for (const wake of this.#tabWaiters.splice(0)) wake();
+  }
+
+  #currentBrowser(): Promise<LaunchedBrowser> {
+    // Normally the 'disconnected' handler has already retired a dead browser; this covers a
+    // render that notices first.
+    if (this.#browser && !this.#browser.browser.connected) this.#retire(this.#browser);
+    if (this.#browser) return Promise.resolve(this.#browser);
+    this.#launching ??= this.#launch().finally(() => {
+      this.#launching = null;
+    });
+    return this.#launching;
+  }
+
+  async #launch(): Promise<LaunchedBrowser> {
+    const launched = await launchBrowser({ chromiumPath: this.#options.chromiumPath, tempDir: this.#options.tempDir });
+    if (this.#closed) {
+      await launched.close();
+      throw new Error('The mockup renderer is closed.');
+    }
+    this.#browser = launched;
+    this.#idleTabs = [];
+    this.#tabCount = 0;
+    launched.browser.once('disconnected', () => {
+      if (this.#browser !== launched) return;
+      this.#retire(launched);
+      // Renders waiting for a tab go on to start the next browser.
+      this.#wakeTabWaiters();
+    });
+    return launched;
+  }
+
+  #retire(launched: LaunchedBrowser): void {
+    if (this.#browser === launched) {
+      this.#browser = null;
+      this.#idleTabs = [];
+      this.#tabCount = 0;
+    }
+    // Reaps a crashed browser's process and removes its profile folder either way. Nothing
+    // waits on a replaced browser, so a failure to clean up is reported, not thrown.
+    const closing = launched
+      .close()
+      .catch((error: unknown) => process.emitWarning(toError(error, `Closing Chromium ${launched.pid} failed`)))
+      .finally(() => this.#retiring.delete(closing));
+    this.#retiring.add(closing);
+  }
+}

@@ -1,0 +1,35 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import sharp from 'sharp';
+
+export interface WrittenPng {
+  outPath: string;
+  width: number;
+  height: number;
+  /** Size of the file on disk. */
+  bytes: number;
+}
+
+// zlib level 1 of 9: a third of the time of sharp's default 6 for files about 15% larger.
+// Screenshots are mostly flat colour, which even level 1 squeezes well.
+const COMPRESSION_LEVEL = 1;
+
+/**
+ * Re-encodes a PNG from Chromium with sharp, which drops every metadata chunk, and moves it
+ * into place only once complete: readers of `outPath` see the old file or the new one,
+ * never half of one. The folder is created when missing.
+ */
+export async function writePng(png: Uint8Array, outPath: string): Promise<WrittenPng> {
+  await mkdir(dirname(outPath), { recursive: true });
+  // Beside the target, so the rename stays on one file system and is atomic.
+  const tempPath = `${outPath}.${randomUUID()}.tmp`;
+  try {
+    const info = await sharp(png).png({ compressionLevel: COMPRESSION_LEVEL }).toFile(tempPath);
+    await rename(tempPath, outPath);
+    return { outPath, width: info.width, height: info.height, bytes: info.size };
+  } catch (error) {
+    await rm(tempPath, { force: true });
+    throw error;
+  }
+}
