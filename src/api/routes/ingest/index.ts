@@ -7,7 +7,13 @@ import { IngestBody, IngestReportOut } from '../../schemas/ingest.js';
 const NDJSON = 'application/x-ndjson';
 
 const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.post('/ingest', { schema: { body: IngestBody, response: { 200: IngestReportOut, ...errorResponses(400, 404) } } }, async (request, reply) => {
+  app.post('/ingest', {
+    schema: { body: IngestBody, response: { 200: IngestReportOut, ...errorResponses(400, 404) } },
+    // The body is optional: a bare `curl -X POST /ingest` scans the whole catalog.
+    preValidation: async (request) => {
+      request.body ??= {};
+    },
+  }, async (request, reply) => {
     const progress = app.ingest.follow(request.body ?? {});
     // The first entry decides the status: a request naming unknown cases is refused before any 200.
     const first = (await progress.next()).value as ProgressEntry;
