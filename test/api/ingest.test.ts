@@ -1,0 +1,159 @@
+import { appendFileSync, cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Queue } from 'bullmq';
+import { storeMeta } from '../../src/db/store-meta.js';
+import { bullConnection } from '../../src/redis/managed-redis.js';
+import { SNAPSHOT_QUEUE } from '../../src/snapshot/snapshot-queue.js';
+import { CAROM, COIN_SPIN, copyFixtureCatalog, FLOE } from '../helpers/fixture-catalog.js';
+import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
+
+let backend: TestBackend;
+let catalog: string;
+let baseUrl: string;
+
+beforeAll(async () => {
+  catalog = copyFixtureCatalog();
+  backend = await startTestBackend({ CATALOG_DIR: catalog });
+  baseUrl = await backend.app.listen({ host: '127.0.0.1', port: 0 });
+});
+afterAll(() => backend.close());
+
+type Line = { slug: string; version: string; ingested: boolean; renderedReferences: number; error?: string };
+const ingest = async (body?: object) => {
+  const response = await backend.app.inject({ method: 'POST', url: '/ingest', ...(body ? { payload: body } : {}) });
+  return { status: response.statusCode, json: response.json() };
+};
+const bySlug = (lines: Line[]) => Object.fromEntries(lines.map((line) => [line.slug, line]));
+
+describe('POST /ingest', () => {
+  it('ingests the fixture catalog unchanged, renders its mockups and turns /readyz ready', async () => {
+    expect((await backend.app.inject('/readyz')).statusCode).toBe(503);
+    const { status, json } = await ingest();
+    expect(status).toBe(200);
+    expect(json).toMatchObject({ total: 4, ingested: 4, skipped: 0, failed: 0, pruned: [] });
+    expect(bySlug(json.testCaseVersions)).toMatchObject({
+      pong: { version: 'v1.1.0', ingested: true, renderedReferences: 5 },
+      floe: { version: 'v3.0.0', ingested: true },
+      'coin-spin': { ingested: true },
+      'grace-period': { ingested: true },
+    });
+    expect((await backend.app.inject('/readyz')).json()).toEqual({ status: 'ready', storeReady: true });
+  });
+
+  it('serves rendered references as real images of the mockup', async () => {
+    const response = await fetch(`${baseUrl}/test-cases/pong/versions/v1.1.0/references/base/title.png`);
+    expect(response.headers.get('content-type')).toBe('image/png');
+    const png = Buffer.from(await response.arrayBuffer());
+    const image = sharp(png);
+    expect(await image.metadata()).toMatchObject({ format: 'png', width: 1280, height: 720 });
+    const { channels } = await image.stats();
+    // A blank page has no variation in any channel.
+    expect(Math.max(...channels.map((channel) => channel.stdev))).toBeGreaterThan(5);
+  });
+
+  it('treats unchanged versions as no-ops', async () => {
+    const { json } = await ingest();
+    expect(json).toMatchObject({ total: 4, ingested: 0, skipped: 4 });
+  });
+
+  it('streams NDJSON progress with the identical scan when Accept asks for it', async () => {
+    appendFileSync(join(catalog, FLOE, 'changelog.md'), '\nA line added by the test.\n');
+    const response = await fetch(`${baseUrl}/ingest`, { method: 'POST', headers: { accept: 'application/x-ndjson' } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/x-ndjson');
+    const lines = (await response.text()).trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines[0]).toEqual({ event: 'start', total: 4 });
+    expect(lines.slice(1, 5).map((line) => [line.event, line.index, line.slug, line.ingested])).toEqual([
+      ['version', 0, 'grace-period', false],
+      ['version', 1, 'coin-spin', false],
+      ['version', 2, 'pong', false],
+      ['version', 3, 'floe', true],
+    ]);
+    expect(lines[5]).toEqual({ event: 'done', total: 4, ingested: 1, skipped: 3 });
+    expect(lines).toHaveLength(6);
+  });
+
+  it('keeps the catalogVersion marker: a new token re-ingests all, the same token reuses the store', async () => {
+    const meta = storeMeta(backend.db);
+    expect((await ingest({ catalogVersion: 'c1' })).json).toMatchObject({ ingested: 4 });
+    expect(meta.get('catalog_version')).toBe('c1');
+    const reused = (await ingest({ catalogVersion: 'c1' })).json;
+    expect(reused).toMatchObject({ total: 4, ingested: 0, skipped: 4 });
+    // A partial scan ignores the token and leaves the marker alone.
+    expect((await ingest({ catalogVersion: 'c2', testCases: ['floe'] })).json).toMatchObject({ total: 1 });
+    expect(meta.get('catalog_version')).toBe('c1');
+  });
+
+  it('selects by slug, folder name or id@version, and answers 404 for a selector naming nothing', async () => {
+    expect((await ingest({ testCases: ['carom'], force: true })).json.testCaseVersions).toEqual([
+      { slug: 'pong', version: 'v1.1.0', ingested: true, renderedReferences: 5 },
+    ]);
+    expect((await ingest({ testCases: ['pong@v1.1.0', 'floe'] })).json.total).toBe(2);
+    const unknown = await ingest({ testCases: ['pong@v9.9.9', 'ghost'] });
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.error.message).toBe('testCases names nothing in the catalog: pong@v9.9.9, ghost.');
+    expect((await ingest({ testCases: [] })).status).toBe(400);
+  });
+
+  it('keeps the previous copy of a version that fails, reports the file, and goes on', async () => {
+    const manifest = join(catalog, CAROM, 'test-case.toml');
+    const original = readFileSync(manifest, 'utf8');
+    writeFileSync(manifest, `${original}\n[[reference]\nbroken =\n`);
+    try {
+      const { status, json } = await ingest({ force: true });
+      expect(status).toBe(200);
+      const pong = json.testCaseVersions.find((line: Line) => line.version === 'v1.1.0' && line.slug !== 'floe');
+      expect(pong.ingested).toBe(false);
+      expect(pong.error).toContain(`${CAROM}/test-case.toml`);
+      expect(json).toMatchObject({ failed: 1, ingested: 3 });
+      const stillServed = await backend.app.inject('/test-cases/pong/versions/v1.1.0');
+      expect(stillServed.statusCode).toBe(200);
+    } finally {
+      writeFileSync(manifest, original);
+    }
+  });
+
+  it('prunes versions a whole scan no longer finds, except those a stored run references', async () => {
+    const now = new Date().toISOString();
+    backend.db.prepare(
+      `INSERT INTO runs (id, record, record_format, state, test_case_slug, test_case_version, variant, harness, model_id, created_at, updated_at)
+       VALUES ('jam-run', '{}', 1, 'completed', 'grace-period', 'v1.0.0', 'base', 'claude', 'acme/m', ?, ?)`,
+    ).run(now, now);
+    const saved = join(catalog, '..', 'coin-spin-saved');
+    cpSync(join(catalog, COIN_SPIN), saved, { recursive: true });
+    rmSync(join(catalog, COIN_SPIN), { recursive: true });
+    rmSync(join(catalog, 'game-jams'), { recursive: true });
+    try {
+      const { json } = await ingest();
+      expect(json.pruned).toEqual([{ slug: 'coin-spin', version: 'v1.0.0' }]);
+      expect((await backend.app.inject('/test-cases/coin-spin/versions')).statusCode).toBe(404);
+      expect((await backend.app.inject('/test-cases/grace-period/versions/v1.0.0')).statusCode).toBe(200);
+    } finally {
+      cpSync(saved, join(catalog, COIN_SPIN), { recursive: true });
+    }
+  });
+
+  it('promotes a scan over a store of another record format to a forced whole-catalog scan', async () => {
+    storeMeta(backend.db).set('record_format', '999');
+    const { json } = await ingest({ testCases: ['floe'] });
+    expect(json.total).toBe(3);
+    expect(json.ingested).toBe(3);
+    expect(storeMeta(backend.db).get('record_format')).toBe('1');
+  });
+
+  it('queues one coalesced snapshot refresh after a scan that re-ingested something', async () => {
+    const queue = new Queue(SNAPSHOT_QUEUE, { connection: bullConnection(backend.config.redisUrl), prefix: backend.config.redisPrefix });
+    try {
+      await queue.obliterate({ force: true });
+      await ingest();
+      expect((await queue.getJobCounts('waiting')).waiting).toBe(0);
+      await ingest({ force: true, testCases: ['floe'] });
+      await ingest({ force: true, testCases: ['floe'] });
+      expect((await queue.getJobCounts('waiting')).waiting).toBe(1);
+    } finally {
+      await queue.close();
+    }
+  });
+});
