@@ -1,8 +1,12 @@
 /** `npm run bench`: every benchmark in one run, each printing its own baseline and ratios. */
 import benchFloors from './floors.js';
+import benchIngestRescan from './ingest-rescan.js';
 
 const only = process.argv[2];
-const benches: Array<[string, () => Promise<unknown>]> = [['floors', benchFloors]];
+const benches: Array<[string, () => Promise<unknown>]> = [
+  ['floors', benchFloors],
+  ['ingest-rescan', benchIngestRescan],
+];
 
 for (const [name, run] of benches) {
   if (only && only !== name) continue;

@@ -1,0 +1,29 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/api/app.js';
+import { loadConfig, type Env } from '../../src/config.js';
+import { openDatabase } from '../../src/db/open-database.js';
+
+/** The real app on a throwaway data dir, listening on loopback; the auth service is not started (benchmarks use open routes or pass tokens they mint elsewhere). */
+export async function startBenchBackend(redisUrl: string, env: Env = {}): Promise<{ app: FastifyInstance; url: string; close(): Promise<void> }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'evb-bench-'));
+  const config = {
+    ...loadConfig({ DATA_DIR: dataDir, REDIS_URL: redisUrl, REDIS_PREFIX: `bench${process.pid}`, LOG_LEVEL: 'silent', ...env }),
+    authUrl: env.AUTH_URL ?? 'http://127.0.0.1:9',
+    redisUrl,
+  };
+  const db = openDatabase(join(dataDir, 'backend.sqlite'));
+  const app = await buildApp({ config, db });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    app,
+    url,
+    async close() {
+      await app.close();
+      db.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
