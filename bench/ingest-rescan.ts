@@ -21,13 +21,13 @@ export default async function benchIngestRescan(): Promise<void> {
   const backend = await startBenchBackend(redis.url, { CATALOG_DIR: catalogDir() });
   const client = keepAliveClient(backend.url);
   try {
-    const catalogDir = backend.app.config.catalogDir;
+    const scanned = backend.app.config.catalogDir;
     const first = await client.send('POST', '/ingest', JSON.stringify({ catalogVersion: 'bench-1' }));
-    if (first.status !== 200) throw new Error(`first ingest of ${catalogDir} failed: ${first.status} ${first.body}`);
+    if (first.status !== 200) throw new Error(`first ingest of ${scanned} failed: ${first.status} ${first.body}`);
     const sameToken = await timeSequential(50, 5, () => client.send('POST', '/ingest', JSON.stringify({ catalogVersion: 'bench-1' })));
     const fingerprinted = await timeSequential(30, 3, () => client.send('POST', '/ingest', '{}'));
     const floors = await measureFloors(redis.url, 2000);
-    printTable(`Unchanged re-ingest of ${catalogDir} over HTTP (target p50 < ${TARGET_MS} ms)`, [
+    printTable(`Unchanged re-ingest of ${scanned} over HTTP (target p50 < ${TARGET_MS} ms)`, [
       { measure: 'no-op POST floor', p50: ms(floors.noopPost.p50), p99: ms(floors.noopPost.p99), 'ratio to floor': '1.0x' },
       { measure: 'same catalogVersion', p50: ms(sameToken.p50), p99: ms(sameToken.p99), 'ratio to floor': `${(sameToken.p50 / floors.noopPost.p50).toFixed(1)}x` },
       { measure: 'no token (fingerprint scan)', p50: ms(fingerprinted.p50), p99: ms(fingerprinted.p99), 'ratio to floor': `${(fingerprinted.p50 / floors.noopPost.p50).toFixed(1)}x` },
