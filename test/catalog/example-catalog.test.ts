@@ -219,7 +219,7 @@ describe('tugline, the engine-format case', () => {
       validation: { script: 'surface/surface-present.test.ts', outputs: [{ id: 'posed', kind: 'image' }] },
     });
     expect(record.commonReviewItems.find((item) => item.id === 'harbor.push')!.validation!.outputs).toEqual([
-      { id: 'shove', name: 'The tug pushing a barge north', kind: 'replay' },
+      { id: 'shove', name: 'The barge after a full-throttle shove', kind: 'image' },
     ]);
   });
 

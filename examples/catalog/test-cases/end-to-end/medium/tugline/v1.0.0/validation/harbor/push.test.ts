@@ -21,4 +21,5 @@ it('pushes the barge ahead of it without tunnelling', async () => {
   const barge = (await harbor.snapshot()).barges.find((candidate) => candidate.id === id)!;
   expect(barge.y).toBeLessThan(300);
   await harbor.call('release', 'ahead');
+  await harbor.page.screenshot({ path: 'outputs/shove.png' });
 });
