@@ -285,7 +285,7 @@ describe('low-tide, the game jam', () => {
     expect(record.difficulty).toBe('');
     expect(record.maxRuntimeSeconds).toBe(4 * 3600);
     expect(record.variants.map((variant) => variant.slug)).toEqual(['base']);
-    expect(record.variants[0]!.prompt).toContain('about **4 hours** of wall-clock time');
+    expect(record.variants[0]!.prompt).toContain('The session is stopped **4 hours** after it starts');
     expect(record.commonSpecs).toEqual([]);
     expect(record.commonReviewItems).toEqual([]);
   });
