@@ -1,0 +1,326 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import sharp from 'sharp';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  buildCatalogEntry, listValidationFiles, readGroups, readVersion, renderVariantPrompt, renderVariantSpecs,
+  scanCheckout, verdictIdsOf, type ReadVersionResult, type ScanResult,
+} from '../../src/catalog/index.js';
+import { FUNCTIONAL_TIERS } from '../../src/catalog/catalog-vocabulary.js';
+import { createRenderPool } from '../../src/render/render-pool.js';
+import { tempDir } from './catalog-test-helpers.js';
+
+/**
+ * The example catalog the service ingests by default (CATALOG_DIR=./examples/catalog).
+ * A new user's first `POST /ingest` reads it, so every version must read cleanly with the
+ * real reader, every template must render, and every mockup must render on its own.
+ */
+const ROOT = resolve(__dirname, '../../examples/catalog');
+
+const BEACON_V1_0 = 'test-cases/end-to-end/easy/beacon/v1.0.0';
+const BEACON_V1_1 = 'test-cases/end-to-end/easy/beacon/v1.1.0';
+const TUGLINE = 'test-cases/end-to-end/medium/tugline/v1.0.0';
+const LOW_TIDE = 'game-jams/low-tide/v1.0.0';
+
+let scan: ScanResult;
+const reads = new Map<string, ReadVersionResult>();
+const read = (relDir: string) => reads.get(relDir)!;
+
+beforeAll(async () => {
+  scan = await scanCheckout(ROOT);
+  // readVersion throws a CatalogFileError naming the file on any problem, so a broken
+  // manifest fails here with a message that says where.
+  for (const found of scan.versions) reads.set(found.relDir, await readVersion(ROOT, found.dir));
+});
+
+describe('the example catalog', () => {
+  it('holds exactly the expected versions, with no problems', () => {
+    expect(scan.problems).toEqual([]);
+    expect(scan.versions.map(({ slug, version, kind, relDir }) => ({ slug, version, kind, relDir }))).toEqual([
+      { slug: 'low-tide', version: 'v1.0.0', kind: 'game-jam', relDir: LOW_TIDE },
+      { slug: 'beacon', version: 'v1.0.0', kind: 'test-case', relDir: BEACON_V1_0 },
+      { slug: 'beacon', version: 'v1.1.0', kind: 'test-case', relDir: BEACON_V1_1 },
+      { slug: 'tugline', version: 'v1.0.0', kind: 'test-case', relDir: TUGLINE },
+    ]);
+    expect(scan.groupFiles).toEqual(['test-case-groups/harbor-lights/test-case-group.toml']);
+  });
+
+  it('reads every version without error, keyed by its manifest slug and folder version', () => {
+    expect([...reads.values()].map(({ record }) => `${record.slug}@${record.version}:${record.testType}`)).toEqual([
+      'low-tide@v1.0.0:game-jam', 'beacon@v1.0.0:end-to-end', 'beacon@v1.1.0:end-to-end', 'tugline@v1.0.0:end-to-end',
+    ]);
+    for (const { record } of reads.values()) {
+      expect(record.summary).not.toBe('');
+      expect(record.description).not.toBe('');
+      expect(record.changelog).not.toBe('');
+      expect(record.build).toEqual({ install: 'npm ci', build: 'npm run build' });
+    }
+  });
+
+  it('renders every prompt and every spec for every variant and every engine, with nothing left unfilled', async () => {
+    let rendered = 0;
+    for (const [relDir, { record }] of reads) {
+      for (const engine of record.engines) {
+        for (const variant of record.variants) {
+          const prompt = renderVariantPrompt(record, variant.slug, engine.slug);
+          expect(prompt).not.toMatch(/\{\{|\}\}/);
+          expect(prompt).toContain('`/work');
+          for (const spec of await renderVariantSpecs(record, join(ROOT, relDir), variant.slug, engine.slug)) {
+            expect(spec.body, `${relDir} ${spec.dest} (${variant.slug}, ${engine.slug})`).not.toMatch(/\{\{|\}\}/);
+          }
+          rendered += 1;
+        }
+      }
+    }
+    // beacon 2 + 3 variants, tugline 3 engines, low-tide 1 implicit variant.
+    expect(rendered).toBe(2 + 3 + 3 + 1);
+  });
+
+  it('groups its three cases under one ranked group, all of which the checkout holds', async () => {
+    const { groups, problems } = await readGroups(ROOT);
+    expect(problems).toEqual([]);
+    expect(groups).toEqual([{
+      slug: 'harbor-lights',
+      name: 'Harbor Lights',
+      summary: expect.any(String),
+      cases: ['beacon', 'tugline', 'low-tide'],
+    }]);
+    const slugs = new Set(scan.versions.map((found) => found.slug));
+    expect(groups[0]!.cases.every((slug) => slugs.has(slug))).toBe(true);
+  });
+});
+
+describe('beacon, the legacy-checklist case', () => {
+  it('has two versions, listed oldest first, each with its own changelog', () => {
+    const entry = buildCatalogEntry([read(BEACON_V1_1).record, read(BEACON_V1_0).record], { includeExperimental: false });
+    expect(entry).toMatchObject({ slug: 'beacon', versions: ['v1.0.0', 'v1.1.0'], name: 'Beacon', difficulty: 'easy', showcase: null });
+    expect(read(BEACON_V1_0).record.changelog.trim()).toBe('Introduced.');
+    expect(read(BEACON_V1_1).record.changelog).toContain('Fog Bank');
+    expect(read(BEACON_V1_1).record.maxRuntimeSeconds).toBe(4500);
+  });
+
+  it('adds the fog variant in v1.1.0 and records v1.0.0\'s docking ambiguity as an erratum resolved there', () => {
+    expect(read(BEACON_V1_0).record.variants.map((variant) => variant.slug)).toEqual(['base', 'squall']);
+    expect(read(BEACON_V1_1).record.variants.map((variant) => [variant.slug, variant.name])).toEqual([
+      ['base', 'Clear Night'], ['squall', 'Squall'], ['fog', 'Fog Bank'],
+    ]);
+    expect(read(BEACON_V1_0).record.errata).toEqual([expect.objectContaining({
+      id: 'docking-rule', severity: 'minor', affectsScoring: true, resolvedIn: 'v1.1.0', variant: null,
+    })]);
+    expect(read(BEACON_V1_1).record.errata).toEqual([]);
+  });
+
+  it('seeds a templated overview and a per-variant weather spec to one stable path', () => {
+    const { record } = read(BEACON_V1_1);
+    expect(record.commonSpecs[0]).toEqual({ source: 'specs/overview.md.hbs', dest: 'specs/overview.md', template: true, kind: 'spec' });
+    expect(record.variants.map((variant) => variant.specs)).toEqual(['clear', 'squall', 'fog'].map((weather) => [
+      { source: `specs/weather-${weather}.md`, dest: 'specs/weather.md', template: false, kind: 'spec' },
+    ]));
+    expect(record.workspaces).toEqual([{ engine: null, source: 'workspaces/base' }]);
+    expect(record.engines).toEqual([{ slug: 'none' }]);
+  });
+
+  it('names each variant in its prompt and its rendered overview', async () => {
+    const { record } = read(BEACON_V1_1);
+    for (const variant of record.variants) {
+      expect(variant.prompt).toContain(`the **${variant.name}** variant`);
+      const [overview] = await renderVariantSpecs(record, join(ROOT, BEACON_V1_1), variant.slug);
+      expect(overview!.body).toContain(`Specification v1.1.0, as seeded for the **${variant.name}** variant`);
+    }
+    expect(record.variants[2]!.prompt).toContain('gameplay under the fog bank');
+    expect(record.variants[0]!.prompt).not.toContain('fog bank');
+  });
+
+  it('lists its HTML mockups to render, common and per variant, at the declared 1280x720 viewport', () => {
+    const viewport = { width: 1280, height: 720 };
+    expect(read(BEACON_V1_1).referencesToRender).toEqual([
+      { view: 'title', scope: '_common', htmlPath: 'reference/title.html', outFile: 'title.png', viewport },
+      { view: 'gameplay', scope: '_common', htmlPath: 'reference/gameplay.html', outFile: 'gameplay.png', viewport },
+      { view: 'game-over', scope: '_common', htmlPath: 'reference/game-over.html', outFile: 'game-over.png', viewport },
+      { view: 'fog-gameplay', scope: 'fog', htmlPath: 'reference/fog-gameplay.html', outFile: 'fog-gameplay.png', viewport },
+    ]);
+    expect(read(BEACON_V1_0).referencesToRender.map((reference) => reference.view)).toEqual(['title', 'gameplay']);
+    const { record } = read(BEACON_V1_1);
+    expect(record.commonReferences.map((reference) => reference.mediaUrl)).toEqual([
+      '/test-cases/beacon/versions/v1.1.0/references/_common/title.png',
+      '/test-cases/beacon/versions/v1.1.0/references/_common/gameplay.png',
+      '/test-cases/beacon/versions/v1.1.0/references/_common/game-over.png',
+    ]);
+    expect(record.variants[2]!.references).toEqual([
+      { view: 'fog-gameplay', kind: 'rendered', mediaUrl: '/test-cases/beacon/versions/v1.1.0/references/fog/fog-gameplay.png' },
+    ]);
+    expect(read(BEACON_V1_1).staticReferences).toEqual([]);
+  });
+
+  it('keeps every mockup self-contained: only local files from its own folder, all of which exist', async () => {
+    for (const relDir of [BEACON_V1_0, BEACON_V1_1]) {
+      for (const reference of read(relDir).referencesToRender) {
+        const htmlPath = join(ROOT, relDir, reference.htmlPath);
+        const html = await readFile(htmlPath, 'utf8');
+        expect(html, reference.htmlPath).not.toMatch(/https?:|\/\/[a-z]|@import|url\(\s*["']?(?!#)[a-z]+:/i);
+        const linked = [...html.matchAll(/(?:href|src)="([^"]+)"/g)].map((match) => match[1]!);
+        expect(linked).toEqual(expect.arrayContaining(['theme.css']));
+        for (const file of linked) expect(existsSync(join(dirname(htmlPath), file)), `${relDir}/${reference.htmlPath} -> ${file}`).toBe(true);
+      }
+      const css = await readFile(join(ROOT, relDir, 'reference/theme.css'), 'utf8');
+      expect(css).not.toMatch(/https?:|@import|@font-face/);
+    }
+  });
+
+  it('declares checks that use all four action types and name declared reference views', () => {
+    const { record } = read(BEACON_V1_1);
+    expect(record.checks.map((check) => [check.view, check.referenceView])).toEqual([
+      ['title', 'title'], ['gameplay', 'gameplay'], ['gameplay-clicked', 'gameplay'],
+    ]);
+    expect(new Set(record.checks.flatMap((check) => check.actions.map((action) => action.type)))).toEqual(new Set(['wait', 'key', 'hold', 'click']));
+    expect(record.checks[1]!.actions).toContainEqual({ type: 'hold', key: 'ArrowRight', ms: 300 });
+    expect(record.checks[2]!.actions[0]).toEqual({ type: 'click', x: 890, y: 374 });
+  });
+
+  it('grades a legacy checklist with sub items, domains, references and proofs', () => {
+    const { record } = read(BEACON_V1_1);
+    expect(record.engineFormat).toBe(false);
+    expect(record.domains.map((domain) => domain.id)).toEqual(['steering', 'night']);
+    const steers = record.commonReviewItems.find((item) => item.id === 'beam-steers')!;
+    expect(steers).toMatchObject({ domain: 'steering', reference: 'gameplay', proof: 'night', weight: 2 });
+    expect(verdictIdsOf(steers)).toEqual(['beam-steers.turns', 'beam-steers.holds']);
+    expect(steers.subItems.map((sub) => sub.weight)).toEqual([1, 1]);
+    expect(record.commonReviewItems.every((item) => !('failureCap' in item) && !('domains' in item))).toBe(true);
+    expect(record.commonReviewItems.find((item) => item.id === 'night-lost')).toMatchObject({ reference: 'game-over', proof: 'night-over' });
+    expect(record.variants.map((variant) => variant.reviewItems.flatMap(verdictIdsOf))).toEqual([
+      ['clear-rocks-visible'],
+      ['squall-gusts.push', 'squall-gusts.warning'],
+      ['fog-hidden-rocks.beam-reveals', 'fog-hidden-rocks.lantern-reveals', 'fog-hidden-rocks.still-solid'],
+    ]);
+    expect(record.commonProofs.map((proof) => [proof.id, proof.kind])).toEqual([
+      ['title', 'image'], ['gameplay', 'image'], ['night-over', 'image'], ['night', 'video'],
+    ]);
+  });
+});
+
+describe('tugline, the engine-format case', () => {
+  it('is served as engine format, every item carrying domains and a failure cap', () => {
+    const { record } = read(TUGLINE);
+    expect(record.engineFormat).toBe(true);
+    expect(record.domains.map((domain) => domain.id)).toEqual(['helm', 'harbor', 'run']);
+    expect(record.commonReviewItems.map((item) => item.id)).toEqual([
+      'surface.present', 'helm.thrust', 'helm.rudder-needs-way', 'harbor.current', 'harbor.push', 'harbor.mooring',
+      'run.shift-ends', 'run.arrivals',
+    ]);
+    for (const item of record.commonReviewItems) {
+      expect(item.domains!.length, item.id).toBeGreaterThan(0);
+      expect(FUNCTIONAL_TIERS, item.id).toContain(item.failureCap);
+      expect(item.category?.id).toBe(item.id.split('.')[0]);
+    }
+    expect(record.commonReviewItems[0]).toMatchObject({
+      domains: ['helm', 'harbor', 'run'],
+      failureCap: 'broken',
+      validation: { script: 'surface/surface-present.test.ts', outputs: [{ id: 'posed', kind: 'image' }] },
+    });
+    expect(record.commonReviewItems.find((item) => item.id === 'harbor.push')!.validation!.outputs).toEqual([
+      { id: 'shove', name: 'The barge after a full-throttle shove', kind: 'image' },
+    ]);
+  });
+
+  it('supports none plus two pinned engines, each with its own starter project', () => {
+    const { record } = read(TUGLINE);
+    expect(record.engines).toEqual([
+      { slug: 'none' },
+      { slug: 'simple-2d', minVersion: '1.2.0' },
+      { slug: 'decoupled-2d', minVersion: '0.4.0', maxVersion: '0.9.9' },
+    ]);
+    expect(record.workspaces).toEqual([
+      { engine: 'none', source: 'workspaces/none' },
+      { engine: 'simple-2d', source: 'workspaces/simple-2d' },
+      { engine: 'decoupled-2d', source: 'workspaces/decoupled-2d' },
+    ]);
+    expect(record['toolchain']).toEqual({ typecheck: 'npx tsc --noEmit', test: 'npx vitest run' });
+    expect(record['instrumentation']).toEqual({ handle: '__tugline' });
+  });
+
+  it('renders its specs differently for each engine', async () => {
+    const { record } = read(TUGLINE);
+    const overviews = await Promise.all(record.engines.map(async (engine) => {
+      const specs = await renderVariantSpecs(record, join(ROOT, TUGLINE), 'base', engine.slug);
+      expect(specs.map((spec) => spec.dest)).toEqual([
+        'specs/overview.md', 'specs/helm.md', 'specs/harbor.md', 'specs/shift.md', 'specs/debug-surface.md',
+      ]);
+      return specs[0]!.body;
+    }));
+    expect(overviews[0]).toContain('This run builds on\n**no engine**');
+    expect(overviews[1]).toContain('the **Simple 2D** engine');
+    expect(overviews[2]).toContain('the **Decoupled 2D** engine');
+    expect(overviews[2]).toContain('vendored at `/work/engine`');
+    expect(renderVariantPrompt(record, 'base', 'simple-2d')).toContain('on the **Simple 2D** engine');
+  });
+
+  it('lists its validation files recursively', async () => {
+    expect(await listValidationFiles(join(ROOT, TUGLINE))).toEqual([
+      'validation/harbor/mooring.test.ts',
+      'validation/harbor/push.test.ts',
+      'validation/helm/thrust.test.ts',
+      'validation/run/shift-ends.test.ts',
+      'validation/support/harness.ts',
+      'validation/support/serve-build.ts',
+      'validation/surface/surface-present.test.ts',
+    ]);
+  });
+
+  it('has a showcase, which the catalog entry previews', () => {
+    const result = read(TUGLINE);
+    const media = [
+      { file: 'harbor.svg', name: expect.stringContaining('barge 3'), kind: 'image' },
+      { file: 'badge.png', name: 'The Tugline badge', kind: 'image' },
+    ];
+    expect(result.record.variants[0]!.showcase).toEqual({ description: expect.stringContaining('four berths'), media });
+    expect(result.showcaseDirs).toEqual({ base: 'showcase/base' });
+    expect(buildCatalogEntry([result.record], { includeExperimental: false })!.showcase).toEqual({ version: 'v1.0.0', variant: 'base', media });
+  });
+});
+
+describe('low-tide, the game jam', () => {
+  it('runs one implicit variant and states its time budget in the prompt', () => {
+    const { record } = read(LOW_TIDE);
+    expect(record.difficulty).toBe('');
+    expect(record.maxRuntimeSeconds).toBe(4 * 3600);
+    expect(record.variants.map((variant) => variant.slug)).toEqual(['base']);
+    expect(record.variants[0]!.prompt).toContain('The session is stopped **4 hours** after it starts');
+    expect(record.commonSpecs).toEqual([]);
+    expect(record.commonReviewItems).toEqual([]);
+  });
+});
+
+// Rendering goes through the real pool, whose worker threads load the compiled worker from
+// dist/ (`npm test` builds it first) and drive the system Chromium.
+const renderWorker = resolve(__dirname, '../../dist/src/workers/render-mockup.js');
+const chromium = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((path) => existsSync(path));
+
+describe.skipIf(!existsSync(renderWorker) || !chromium)('the example mockups, rendered', () => {
+  it('render to full-size night scenes, their stylesheet and sprite loaded from the version folder', async () => {
+    const out = await tempDir('example-renders-');
+    const tasks = [BEACON_V1_0, BEACON_V1_1].flatMap((relDir) => read(relDir).referencesToRender.map((reference) => ({
+      htmlPath: join(ROOT, relDir, reference.htmlPath),
+      rootDir: join(ROOT, relDir),
+      outPath: join(out, relDir.replaceAll('/', '_'), reference.scope, reference.outFile),
+      viewport: reference.viewport!,
+    })));
+    const pool = createRenderPool({ chromiumPath: chromium! });
+    try {
+      const results = await pool.renderAll(tasks);
+      for (const result of results) {
+        expect(result).toMatchObject({ width: 1280, height: 720 });
+        // Every scene is set at night (mean level 23 to 88 of 255). Unstyled HTML, from a
+        // stylesheet the request guard refused or a broken link, renders black text on
+        // white (about 254), which this tells apart at once.
+        const { channels } = await sharp(result.outPath).stats();
+        const mean = channels.slice(0, 3).reduce((sum, channel) => sum + channel.mean, 0) / 3;
+        const spread = channels.slice(0, 3).reduce((sum, channel) => sum + channel.stdev, 0) / 3;
+        expect(mean, result.outPath).toBeLessThan(140);
+        expect(spread, result.outPath).toBeGreaterThan(8);
+      }
+    } finally {
+      await pool.close();
+    }
+  }, 90_000);
+});
