@@ -72,7 +72,8 @@ export function jobsTable(db: Database) {
     /** Inserts new jobs in one transaction; returns each one's `seq` (enqueue order). */
     insert: (rows: NewJobRow[]): number[] => insertAll(rows),
     get: (id: string): JobRow | null => byId.get(id) ?? null,
-    tokenHash: (id: string): string | null => tokenOf.get(id) ?? null,
+    /** undefined: no such job; null: not claimed yet. */
+    tokenHash: (id: string): string | null | undefined => tokenOf.get(id),
     /** Non-terminal jobs in queue order. */
     inFlight: (): JobRow[] => inFlight.all(),
     markDispatched: (id: string, tokenHash: string, at: string) => void dispatched.run(tokenHash, at, id),

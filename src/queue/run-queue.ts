@@ -136,6 +136,19 @@ export class RunQueue {
     await this.bull.addBulk(runs.map((run) => ({ name: 'run', data: run.request, opts: { jobId: run.id } })));
   }
 
+  /** Re-queues jobs Redis lost (reconcile): drops any stale BullMQ hash first, since BullMQ skips an id it already holds. */
+  async requeue(runs: QueuedRun[]): Promise<void> {
+    if (runs.length === 0) return;
+    await this.redis.del(...runs.map((run) => this.keys.bullJobPrefix + run.id));
+    await this.add(runs);
+  }
+
+  /** Harness caps as Redis enforces them. */
+  async caps(): Promise<Map<string, number>> {
+    const raw = await this.redis.hgetall(this.keys.caps);
+    return new Map(Object.entries(raw).map(([slug, cap]) => [slug, Number(cap)]));
+  }
+
   async claim(tokenHash: string): Promise<ClaimResult> {
     const [id, data, subject, origin, ...held] = (await this.call('claimNextJob', [tokenHash, this.maxHoldsPerClaim])) as string[];
     return { claimed: id ? { id, requestJson: data!, subjectJson: subject!, origin: origin || null } : null, held: moved(held) };

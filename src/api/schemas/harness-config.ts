@@ -1,0 +1,13 @@
+import { Type } from '@sinclair/typebox';
+import { Nullable } from './common.js';
+
+export const HarnessConfigEntry = Type.Object({
+  slug: Type.String(),
+  maxParallelism: Nullable(Type.Integer({ minimum: 1, description: 'in-flight runs allowed; null is uncapped' })),
+});
+export const HarnessConfigList = Type.Object({ harnesses: Type.Array(HarnessConfigEntry) });
+export const HarnessConfigBody = Type.Object(
+  { maxParallelism: Nullable(Type.Integer({ minimum: 1, maximum: 10_000 })) },
+  { additionalProperties: false },
+);
+export const HarnessParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 100 }) });

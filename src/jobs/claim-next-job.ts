@@ -1,0 +1,21 @@
+import { randomBytes } from 'node:crypto';
+import { runEventJson } from '../events/run-events.js';
+import { announceWaiting, sha256Hex, type JobsContext } from './jobs-context.js';
+
+/**
+ * `POST /jobs/next`: one Redis script claims the oldest claimable job (holding capped and
+ * jammed ones on the way), then one prepared SQLite update records it. Answers the claimed
+ * job as JSON text spliced around the stored launch body, which is never re-parsed; null
+ * when nothing is claimable.
+ */
+export async function claimNextJob(ctx: JobsContext): Promise<string | null> {
+  const jobToken = randomBytes(24).toString('base64url');
+  const tokenHash = sha256Hex(jobToken);
+  const { claimed, held } = await ctx.queue.claim(tokenHash);
+  announceWaiting(ctx, held, 'pending');
+  if (!claimed) return null;
+  ctx.jobs.markDispatched(claimed.id, tokenHash, new Date().toISOString());
+  ctx.bus.publishRun(runEventJson('state-changed', 'dispatched', claimed.subjectJson));
+  const origin = claimed.origin === null ? 'null' : JSON.stringify(claimed.origin);
+  return `{"jobId":"${claimed.id}","jobToken":"${jobToken}","request":${claimed.requestJson},"origin":${origin}}`;
+}
