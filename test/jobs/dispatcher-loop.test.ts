@@ -50,15 +50,15 @@ describe('a dispatcher loop over HTTP', () => {
 
     expect((await post(`/jobs/${jobId}/status`, token, { state: 'starting' })).status).toBe(204);
     expect((await post(`/jobs/${jobId}/status`, token, { state: 'running' })).status).toBe(204);
-    const active = await (await fetch(`${base}/jobs/active`)).json();
+    const active = (await (await fetch(`${base}/jobs/active`)).json()) as { jobs: Array<{ startedAt: string }> };
     expect(active.jobs).toEqual([expect.objectContaining({ runId: jobId, state: 'running', harnessSlug: 'claude', engine: 'none', origin: null })]);
-    expect(active.jobs[0].startedAt).toEqual(expect.any(String));
+    expect(active.jobs[0]!.startedAt).toEqual(expect.any(String));
 
     expect((await post(`/jobs/${jobId}/events`, token, [{ type: 'log', line: 'hello' }, { type: 'progress', step: 2 }])).status).toBe(204);
     const record = { id: 'run-123', status: { state: 'completed' }, subject: { testCaseSlug: 'carom' } };
     expect((await post(`/jobs/${jobId}/status`, token, { state: 'succeeded', record })).status).toBe(204);
 
-    const status = await (await fetch(`${base}/jobs/${jobId}`)).json();
+    const status: unknown = await (await fetch(`${base}/jobs/${jobId}`)).json();
     expect(status).toEqual({ id: jobId, state: 'succeeded', recordId: 'run-123', detail: null });
     const stored = backend.db.prepare('SELECT job_id AS jobId, record, events FROM job_records WHERE id = ?').get('run-123') as { jobId: string; record: string; events: string };
     expect(stored.jobId).toBe(jobId);
@@ -75,7 +75,7 @@ describe('a dispatcher loop over HTTP', () => {
 
     const job = await backend.app.runJobs.queue.bull.getJob(jobId);
     expect(await job!.getState()).toBe('completed');
-    expect((await fetch(`${base}/jobs/active`).then((r) => r.json())).jobs).toEqual([]);
+    expect(((await fetch(`${base}/jobs/active`).then((r) => r.json())) as { jobs: unknown[] }).jobs).toEqual([]);
   });
 
   it('answers 204 at once when nothing is claimable', async () => {
@@ -113,7 +113,7 @@ describe('a dispatcher loop over HTTP', () => {
     expect((await report({ state: 'running' })).status).toBe(409);
     const notification = await console_.next((frame) => frame.event === 'notification' && JSON.parse(frame.data).jobId === jobId);
     expect(JSON.parse(notification.data)).toMatchObject({ outcome: 'failed', recordId: jobId, message: 'container image missing' });
-    const status = await (await fetch(`${base}/jobs/${jobId}`)).json();
+    const status: unknown = await (await fetch(`${base}/jobs/${jobId}`)).json();
     expect(status).toEqual({ id: jobId, state: 'failed', recordId: null, detail: 'container image missing' });
   });
 });

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable } from './common.js';
+import { NullableInteger } from './jobs.js';
 
 const SlotModels = Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.String({ minLength: 1, maxLength: 300 }), {
   description: 'a model per launch slot, keyed by slot name',
@@ -34,8 +35,8 @@ export const GgRunBody = Type.Object(
     presetId: Type.Optional(Nullable(Type.String({ maxLength: 100, description: 'saved gg configuration of the account' }))),
     capabilitySet: Type.Optional(Nullable(CapabilitySet)),
     slotModels: Type.Optional(Nullable(SlotModels)),
-    maxRuntimeSeconds: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 7 * 24 * 3600 }))),
-    retryCount: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 10 }))),
+    maxRuntimeSeconds: Type.Optional(NullableInteger({ minimum: 1, maximum: 7 * 24 * 3600 })),
+    retryCount: Type.Optional(NullableInteger({ minimum: 0, maximum: 10 })),
   },
   { additionalProperties: false },
 );

@@ -1,5 +1,22 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Kind, Type, TypeRegistry, type Static } from '@sinclair/typebox';
 import { Nullable } from './common.js';
+
+interface IntegerBounds {
+  minimum: number;
+  maximum: number;
+  description?: string;
+}
+
+// The same rule for TypeBox's compiler (batch entries are checked one by one with it).
+TypeRegistry.Set<IntegerBounds>('NullableInteger', (schema, value) =>
+  value === null || (Number.isInteger(value) && (value as number) >= schema.minimum && (value as number) <= schema.maximum));
+
+/**
+ * An integer or null as one `type: ['integer', 'null']` schema. A union would let Ajv's
+ * type coercion turn `0` into `null` when the integer branch's bound rejects it.
+ */
+export const NullableInteger = (bounds: IntegerBounds) =>
+  Type.Unsafe<number | null>({ ...bounds, [Kind]: 'NullableInteger', type: ['integer', 'null'] });
 
 export const HARNESS_SLUGS = ['claude', 'codex', 'cline', 'antigravity', 'goose', 'kilo', 'opencode', 'pi'] as const;
 /** The eight catalogue harnesses plus `gg`, the project's own. */
@@ -23,10 +40,10 @@ export const LaunchBody = Type.Object(
     provider: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
     engine: Type.Optional(Nullable(Type.String({ maxLength: 100, description: 'engine slug; absent means none' }))),
     orchestrator: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
-    maxRuntimeSeconds: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 7 * 24 * 3600 }))),
+    maxRuntimeSeconds: Type.Optional(NullableInteger({ minimum: 1, maximum: 7 * 24 * 3600 })),
     presetId: Type.Optional(Nullable(Type.String({ maxLength: 100, description: 'saved gg configuration id (gg harness)' }))),
     authMode: Type.Optional(Nullable(Type.Union([Type.Literal('auto'), Type.Literal('subscription'), Type.Literal('api-key')]))),
-    retryCount: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 10 }))),
+    retryCount: Type.Optional(NullableInteger({ minimum: 0, maximum: 10 })),
     ggCapabilitySet: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true }))),
   },
   { additionalProperties: false, $id: 'LaunchBody', title: 'Launch body' },
