@@ -34,7 +34,8 @@ export class ConsoleStream {
     });
     res.on('close', () => this.close());
     res.on('drain', () => this.flush());
-    this.keepAlive = setInterval(() => this.write(': keep-alive\n\n'), options.heartbeatMs);
+    // A comment only matters to a proxy on an idle socket; a backed-up one is not idle.
+    this.keepAlive = setInterval(() => !this.blocked && this.write(': keep-alive\n\n'), options.heartbeatMs);
     this.idleTimer = this.armHeartbeat();
     this.frame('stream', JSON.stringify({ streamId: this.id }));
   }
@@ -86,12 +87,14 @@ export class ConsoleStream {
 
   private flush(): void {
     this.blocked = false;
+    const pending = this.buffered;
+    this.buffered = [];
     if (this.dropped > 0) {
       const dropped = this.dropped;
       this.dropped = 0;
-      this.buffered = [];
       this.write(`event: resync\ndata: ${JSON.stringify({ dropped })}\n\n`);
     }
-    while (this.buffered.length > 0 && !this.blocked) this.write(this.buffered.shift()!);
+    // Frames buffered after the drop are newer than it: they follow the resync.
+    for (const text of pending) this.write(text);
   }
 }

@@ -42,6 +42,8 @@ export function allowListModels(allowed: string[]): LaunchModels {
 
 export interface SseClient {
   frames: EventSourceMessage[];
+  /** SSE comment lines (keep-alives). */
+  comments: string[];
   /** Resolves with the first frame (already received or upcoming) that matches. */
   next(match: (frame: EventSourceMessage) => boolean, timeoutMs?: number): Promise<EventSourceMessage>;
   streamId: Promise<string>;
@@ -54,8 +56,10 @@ export async function openConsole(baseUrl: string): Promise<SseClient> {
   const response = await fetch(`${baseUrl}/notifications`, { signal: controller.signal });
   if (response.status !== 200) throw new Error(`GET /notifications answered ${response.status}`);
   const frames: EventSourceMessage[] = [];
+  const comments: string[] = [];
   const waiters = new Set<() => void>();
   const parser = createParser({
+    onComment: (comment) => comments.push(comment),
     onEvent(frame) {
       frames.push(frame);
       for (const wake of waiters) wake();
@@ -91,6 +95,7 @@ export async function openConsole(baseUrl: string): Promise<SseClient> {
     });
   return {
     frames,
+    comments,
     next,
     streamId: next((frame) => frame.event === 'stream').then((frame) => (JSON.parse(frame.data) as { streamId: string }).streamId),
     close: () => controller.abort(),
