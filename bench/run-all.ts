@@ -1,8 +1,9 @@
 /** `npm run bench`: every benchmark in one run, each printing its own baseline and ratios. */
+import benchClaim from './claim.js';
 import benchFloors from './floors.js';
 
 const only = process.argv[2];
-const benches: Array<[string, () => Promise<unknown>]> = [['floors', benchFloors]];
+const benches: Array<[string, () => Promise<unknown>]> = [['floors', benchFloors], ['claim', benchClaim]];
 
 for (const [name, run] of benches) {
   if (only && only !== name) continue;

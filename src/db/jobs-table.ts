@@ -64,6 +64,9 @@ export function jobsTable(db: Database) {
   const setStates = db.transaction((ids: string[], state: JobState) => {
     for (const id of ids) waitingState.run(state, id);
   });
+  const dispatchAll = db.transaction((claims: Array<{ id: string; tokenHash: string }>, at: string) => {
+    for (const claim of claims) dispatched.run(claim.tokenHash, at, claim.id);
+  });
   const finishAll = db.transaction((ids: string[], state: JobState, detail: string | null, at: string) => {
     for (const id of ids) finished.run(state, detail, null, at, id);
   });
@@ -77,6 +80,7 @@ export function jobsTable(db: Database) {
     /** Non-terminal jobs in queue order. */
     inFlight: (): JobRow[] => inFlight.all(),
     markDispatched: (id: string, tokenHash: string, at: string) => void dispatched.run(tokenHash, at, id),
+    markAllDispatched: (claims: Array<{ id: string; tokenHash: string }>, at: string) => void dispatchAll(claims, at),
     /** queued <-> pending moves, many at once. */
     markWaiting: (ids: string[], state: 'queued' | 'pending') => void (ids.length > 0 && setStates(ids, state)),
     markStarted: (id: string, state: 'starting' | 'running', at: string) => void started.run(state, at, id),

@@ -4,7 +4,8 @@ import { announceWaiting, sha256Hex, type JobsContext } from './jobs-context.js'
 
 /**
  * `POST /jobs/next`: one Redis script claims the oldest claimable job (holding capped and
- * jammed ones on the way), then one prepared SQLite update records it. Answers the claimed
+ * jammed ones on the way), then a prepared SQLite update records it, committed together
+ * with the other claims of the same event-loop turn. Answers the claimed
  * job as JSON text spliced around the stored launch body, which is never re-parsed; null
  * when nothing is claimable.
  */
@@ -14,8 +15,8 @@ export async function claimNextJob(ctx: JobsContext): Promise<string | null> {
   const { claimed, held } = await ctx.queue.claim(tokenHash);
   announceWaiting(ctx, held, 'pending');
   if (!claimed) return null;
-  ctx.jobs.markDispatched(claimed.id, tokenHash, new Date().toISOString());
   ctx.bus.publishRun(runEventJson('state-changed', 'dispatched', claimed.subjectJson));
+  await ctx.recordDispatch(claimed.id, tokenHash);
   const origin = claimed.origin === null ? 'null' : JSON.stringify(claimed.origin);
   return `{"jobId":"${claimed.id}","jobToken":"${jobToken}","request":${claimed.requestJson},"origin":${origin}}`;
 }

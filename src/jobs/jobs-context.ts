@@ -23,6 +23,8 @@ export interface JobsContext {
   catalog: LaunchCatalog;
   models: LaunchModels;
   records: RunRecordSink;
+  /** Records a claim in SQLite (batched per event-loop turn); resolves once committed. */
+  recordDispatch: (id: string, tokenHash: string) => Promise<void>;
   log: JobsLog;
 }
 

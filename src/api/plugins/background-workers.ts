@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { startBackgroundWorkers } from '../../queue/background-workers.js';
+import '../../queue/register-background-processors.js';
 import { redisOptionsFromUrl } from '../../redis/managed-redis.js';
 
 /** RUN_WORKERS: runs the registered background queue workers inside the API process. */

@@ -8,6 +8,7 @@ import { jobsTable } from '../../db/jobs-table.js';
 import { ConsoleEventBus } from '../../events/console-event-bus.js';
 import { ConsoleStreams } from '../../events/console-streams.js';
 import type { HarnessConfigTable } from '../../jobs/harness-caps.js';
+import { dispatchRecorder } from '../../jobs/dispatch-recorder.js';
 import type { JobsContext } from '../../jobs/jobs-context.js';
 import { sqliteLaunchCatalog, type LaunchCatalog } from '../../jobs/launch-catalog.js';
 import { admitEveryModel, type LaunchModels } from '../../jobs/launch-models.js';
@@ -70,14 +71,16 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
   });
 
   await bus.start();
+  const jobs = jobsTable(db);
   const ctx: JobsContext = {
-    jobs: jobsTable(db),
+    jobs,
     ggConfigs: ggConfigsTable(db),
     queue,
     bus,
     catalog: options.catalog ?? sqliteLaunchCatalog(db),
     models: options.models ?? admitEveryModel,
     records: options.records ?? sqliteRunRecordSink(db),
+    recordDispatch: dispatchRecorder(jobs),
     log,
   };
   const harnessConfig = harnessConfigTable(db);
