@@ -2,19 +2,26 @@ import type { ServerResponse } from 'node:http';
 import type { ConsoleEventBus, ConsoleTopic } from './console-event-bus.js';
 import { ConsoleStream, type ConsoleStreamOptions } from './console-stream.js';
 
-/** The console streams this process serves, fed by the event bus. */
+/** The console streams this process serves, fed by the event bus while any is open. */
 export class ConsoleStreams {
   private readonly streams = new Map<string, ConsoleStream>();
-  private readonly unlisten: () => void;
+  private unlisten: Promise<() => void> | null = null;
 
-  constructor(bus: ConsoleEventBus, private readonly options: ConsoleStreamOptions) {
-    this.unlisten = bus.listen((topic, json) => {
+  constructor(private readonly bus: ConsoleEventBus, private readonly options: ConsoleStreamOptions) {}
+
+  /** Opens a stream once this process is subscribed, so its first frame precedes anything it could miss. */
+  async open(res: ServerResponse): Promise<ConsoleStream> {
+    this.unlisten ??= this.bus.listen((topic, json) => {
       for (const stream of this.streams.values()) stream.deliver(topic, json);
     });
-  }
-
-  open(res: ServerResponse): ConsoleStream {
-    const stream: ConsoleStream = new ConsoleStream(res, this.options, () => this.streams.delete(stream.id));
+    await this.unlisten;
+    const stream: ConsoleStream = new ConsoleStream(res, this.options, () => {
+      this.streams.delete(stream.id);
+      if (this.streams.size === 0 && this.unlisten) {
+        void this.unlisten.then((stop) => stop());
+        this.unlisten = null;
+      }
+    });
     this.streams.set(stream.id, stream);
     return stream;
   }
@@ -32,7 +39,6 @@ export class ConsoleStreams {
   }
 
   closeAll(): void {
-    this.unlisten();
     for (const stream of [...this.streams.values()]) stream.close();
   }
 }

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { runEventJson } from '../events/run-events.js';
 import { announceWaiting, sha256Hex, type JobsContext } from './jobs-context.js';
 
 /**
@@ -9,14 +8,23 @@ import { announceWaiting, sha256Hex, type JobsContext } from './jobs-context.js'
  * job as JSON text spliced around the stored launch body, which is never re-parsed; null
  * when nothing is claimable.
  */
+let claimsInFlight = 0;
+
 export async function claimNextJob(ctx: JobsContext): Promise<string | null> {
   const jobToken = randomBytes(24).toString('base64url');
   const tokenHash = sha256Hex(jobToken);
-  const { claimed, held } = await ctx.queue.claim(tokenHash);
-  announceWaiting(ctx, held, 'pending');
+  claimsInFlight += 1;
+  let answer;
+  try {
+    answer = await ctx.queue.claim(tokenHash);
+  } finally {
+    claimsInFlight -= 1;
+  }
+  const { claimed, held } = answer;
+  // The script published the holds' and the claim's run events with the moves themselves.
+  announceWaiting(ctx, held, 'pending', true);
   if (!claimed) return null;
-  ctx.bus.publishRun(runEventJson('state-changed', 'dispatched', claimed.subjectJson));
-  await ctx.recordDispatch(claimed.id, tokenHash);
+  await ctx.recordDispatch(claimed.id, tokenHash, claimsInFlight);
   const origin = claimed.origin === null ? 'null' : JSON.stringify(claimed.origin);
   return `{"jobId":"${claimed.id}","jobToken":"${jobToken}","request":${claimed.requestJson},"origin":${origin}}`;
 }

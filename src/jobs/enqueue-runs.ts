@@ -138,9 +138,10 @@ export async function prepareLaunch(
 }
 
 /**
- * Inserts the jobs in one SQLite transaction (the durable record first), then queues them
- * in Redis and announces `enqueued`. If Redis refuses, the rows are failed so nothing
- * claims to be queued that is not.
+ * Inserts the jobs in one SQLite transaction (the durable record first), announces
+ * `enqueued`, then queues them in Redis. Announcing first keeps `enqueued` ahead of the
+ * `dispatched` a claim publishes the moment a job is in Redis. If Redis refuses, the rows
+ * are failed (and announced so) so nothing claims to be queued that is not.
  */
 export async function enqueuePrepared(ctx: JobsContext, launches: PreparedLaunch[], origin: string | null): Promise<string[]> {
   if (launches.length === 0) return [];
@@ -154,13 +155,15 @@ export async function enqueuePrepared(ctx: JobsContext, launches: PreparedLaunch
     subjectJson: runSubjectJson(row),
     origin,
   }));
+  for (const run of runs) ctx.bus.publishRun(runEventJson('enqueued', 'queued', run.subjectJson));
   try {
     await ctx.queue.add(runs);
   } catch (error) {
-    ctx.jobs.markAllFinished(runs.map((run) => run.id), 'failed', 'The job could not be queued.', new Date().toISOString());
+    const detail = 'The job could not be queued.';
+    ctx.jobs.markAllFinished(runs.map((run) => run.id), 'failed', detail, new Date().toISOString());
+    for (const run of runs) ctx.bus.publishRun(runEventJson('finished', 'failed', run.subjectJson, { recordId: null, detail }));
     throw error;
   }
-  for (const run of runs) ctx.bus.publishRun(runEventJson('enqueued', 'queued', run.subjectJson));
   return runs.map((run) => run.id);
 }
 

@@ -23,16 +23,19 @@ export interface JobsContext {
   catalog: LaunchCatalog;
   models: LaunchModels;
   records: RunRecordSink;
-  /** Records a claim in SQLite (batched per event-loop turn); resolves once committed. */
-  recordDispatch: (id: string, tokenHash: string) => Promise<void>;
+  /** Records a claim in SQLite (batched per event-loop turn while claims overlap); resolves once committed. */
+  recordDispatch: (id: string, tokenHash: string, othersInFlight: number) => Promise<void>;
   log: JobsLog;
 }
 
 export const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/** Records queued <-> pending moves a script made and announces each as `state-changed`. */
-export function announceWaiting(ctx: JobsContext, moved: MovedJob[], state: 'queued' | 'pending'): void {
+/**
+ * Records queued <-> pending moves a script made and announces each as `state-changed`
+ * (unless the script published them itself, as the claim script does).
+ */
+export function announceWaiting(ctx: JobsContext, moved: MovedJob[], state: 'queued' | 'pending', published = false): void {
   if (moved.length === 0) return;
   ctx.jobs.markWaiting(moved.map((job) => job.id), state);
-  for (const job of moved) ctx.bus.publishRun(runEventJson('state-changed', state, job.subjectJson));
+  if (!published) for (const job of moved) ctx.bus.publishRun(runEventJson('state-changed', state, job.subjectJson));
 }

@@ -19,7 +19,7 @@ export interface MovedJob {
 
 /** What the claim script hands back: the BullMQ job data and run subject stay raw JSON text. */
 export interface ClaimResult {
-  /** Null when nothing was claimable. */
+  /** Null when nothing was claimable. The script already published the `state-changed` events. */
   claimed: { id: string; requestJson: string; subjectJson: string; origin: string | null } | null;
   /** Jobs this claim moved to `pending` on its way to a claimable one. */
   held: MovedJob[];
@@ -150,7 +150,7 @@ export class RunQueue {
   }
 
   async claim(tokenHash: string): Promise<ClaimResult> {
-    const [id, data, subject, origin, ...held] = (await this.call('claimNextJob', [tokenHash, this.maxHoldsPerClaim])) as string[];
+    const [id, data, subject, origin, ...held] = (await this.call('claimNextJob', [tokenHash, this.maxHoldsPerClaim, this.keys.consoleChannel])) as string[];
     return { claimed: id ? { id, requestJson: data!, subjectJson: subject!, origin: origin || null } : null, held: moved(held) };
   }
 

@@ -70,7 +70,7 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
     await redis.quit().catch(() => redis.disconnect());
   });
 
-  await bus.start();
+  bus.start();
   const jobs = jobsTable(db);
   const ctx: JobsContext = {
     jobs,

@@ -7,6 +7,9 @@
   KEYS[1..8], ARGV[1..8]: the shared run-queue context (run-queue-context.lua).
   ARGV[9]  sha256 of the per-job token minted for this claim
   ARGV[10] most jobs this call may hold before it gives up (bounds the script's run time)
+  ARGV[11] console pub/sub channel: each hold and the claim publish their `state-changed`
+           run event here ('r' + JSON), atomically with the move, so the hot path makes no
+           second round trip
 
   Returns { claimedId | '', BullMQ job data | '', run subject | '', origin | '', heldId, heldSubject, ... }
 ]]
@@ -36,6 +39,7 @@ for _ = 1, tonumber(ARGV[10]) do
         rcall('HSET', runKey, 'state', 'pending', 'heldBy', group)
         held[#held + 1] = id
         held[#held + 1] = run[5] or ''
+        rcall('PUBLISH', ARGV[11], 'r{"kind":"state-changed","state":"pending",' .. (run[5] or '') .. '}')
       else
         rcall('LPUSH', ctx.active, id)
         rcall('SADD', ctx.inflightPrefix .. 'h:' .. run[2], id)
@@ -45,6 +49,7 @@ for _ = 1, tonumber(ARGV[10]) do
         rcall('HSET', jobKey, 'processedOn', ctx.now)
         rcall('HINCRBY', jobKey, 'ats', 1)
         rcall('XADD', ctx.bullEvents, 'MAXLEN', '~', 10000, '*', 'event', 'active', 'jobId', id, 'prev', 'waiting')
+        rcall('PUBLISH', ARGV[11], 'r{"kind":"state-changed","state":"dispatched",' .. (run[5] or '') .. '}')
         return { id, rcall('HGET', jobKey, 'data') or 'null', run[5] or '', run[6] or '', unpack(held) }
       end
     end

@@ -9,7 +9,7 @@ const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { response: { 200: Type.String({ description: 'text/event-stream of named frames' }), ...errorResponses() } },
   }, async (_request, reply) => {
     reply.hijack();
-    app.consoleStreams.open(reply.raw);
+    await app.consoleStreams.open(reply.raw);
   });
 
   app.put('/notifications/:stream/topics', {
