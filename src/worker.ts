@@ -6,6 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { startBackgroundWorkers } from './queue/background-workers.js';
 import './queue/register-background-processors.js';
@@ -30,6 +31,17 @@ async function main() {
   if (!redisUrl) {
     console.error(`REDIS_URL is not set and no managed redis-server socket exists at ${managedSocket}: point REDIS_URL at the deployment's Redis.`);
     process.exit(2);
+  }
+  const probe = new Redis({ ...redisOptionsFromUrl(redisUrl), lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  probe.on('error', () => {});
+  try {
+    await probe.connect();
+    await probe.ping();
+  } catch (error) {
+    console.error(`Redis at ${redisUrl} could not be reached: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  } finally {
+    probe.disconnect();
   }
   const workers = await startBackgroundWorkers({ ...redisOptionsFromUrl(redisUrl), maxRetriesPerRequest: null }, config.redisPrefix, (queue, error) =>
     console.error(`background worker for ${queue} failed:`, error.message),
