@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -101,6 +101,9 @@ export default async function benchClaim(): Promise<boolean> {
   };
   const app = await buildApp({ config, db, jobs: { catalog, models: admitEveryModel } });
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
+  const load = () => loadavg().map((x) => x.toFixed(1)).join(' ');
+  // Ratios hold up on a busy machine; absolute rates do not. Say how busy it was.
+  console.log(`\nLoad average at start (1, 5, 15 min): ${load()}`);
   try {
     const floors = await measureFloors(redis.url);
     const rawClaim = await measureRawClaim(redis.url, LATENCY_CLAIMS);
@@ -168,6 +171,7 @@ export default async function benchClaim(): Promise<boolean> {
       result: verdict(run.claimed.length === CORRECTNESS_JOBS && doubles === 0 && lost === 0 && strangers === 0 && run.errors === 0 && recorded === expectedDispatched),
     });
     printTable('Targets', checks);
+    console.log(`Load average at end (1, 5, 15 min): ${load()}`);
     return checks.every((check) => check.result === 'PASS');
   } finally {
     await app.close();
