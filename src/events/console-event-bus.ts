@@ -1,11 +1,14 @@
 import type { Redis } from 'ioredis';
 
 export type ConsoleTopic = 'runs' | 'notifications';
+/** `control` carries topic changes for a stream another process holds. */
+type Tag = ConsoleTopic | 'control';
 
 /** One console message as it crosses Redis: the topic and the frame's JSON text, never re-parsed. */
-export type ConsoleListener = (topic: ConsoleTopic, json: string) => void;
+export type ConsoleListener = (topic: Tag, json: string) => void;
 
-const TAG: Record<ConsoleTopic, string> = { runs: 'r', notifications: 'n' };
+const TAG: Record<Tag, string> = { runs: 'r', notifications: 'n', control: 'c' };
+const TOPIC_OF: Record<string, Tag> = { r: 'runs', n: 'notifications', c: 'control' };
 
 /**
  * Fans run events and notifications out to every process over Redis pub/sub, so a
@@ -28,13 +31,14 @@ export class ConsoleEventBus {
   start(): void {
     this.subscriber.on('message', (channel: string, message: string) => {
       if (channel !== this.channel) return;
-      const topic: ConsoleTopic = message[0] === 'r' ? 'runs' : 'notifications';
+      const topic = TOPIC_OF[message[0] ?? ''];
+      if (!topic) return;
       const json = message.slice(1);
       for (const listener of this.listeners) listener(topic, json);
     });
   }
 
-  publish(topic: ConsoleTopic, json: string): void {
+  publish(topic: Tag, json: string): void {
     this.publisher.publish(this.channel, TAG[topic] + json).catch(this.onError);
   }
 
@@ -44,6 +48,22 @@ export class ConsoleEventBus {
 
   publishNotification(notification: object): void {
     this.publish('notifications', JSON.stringify(notification));
+  }
+
+  /** Registers a stream this process holds, so a topic change made on any process can find it. */
+  async registerStream(streamId: string, streamsKey: string): Promise<void> {
+    await this.publisher.hset(streamsKey, streamId, '1');
+  }
+
+  unregisterStream(streamId: string, streamsKey: string): void {
+    this.publisher.hdel(streamsKey, streamId).catch(this.onError);
+  }
+
+  /** Forwards a topic change to whichever process holds the stream; false when no process does. */
+  async forwardTopics(streamId: string, change: object, streamsKey: string): Promise<boolean> {
+    if ((await this.publisher.hexists(streamsKey, streamId)) === 0) return false;
+    await this.publisher.publish(this.channel, TAG.control + JSON.stringify({ streamId, change }));
+    return true;
   }
 
   /** Resolves once this process receives the channel's messages. */

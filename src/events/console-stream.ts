@@ -40,7 +40,7 @@ export class ConsoleStream {
     this.frame('stream', JSON.stringify({ streamId: this.id }));
   }
 
-  /** Delivers a topic message if the client subscribed to it; the change applies from the next message. */
+  /** Delivers a topic message if the client subscribed to it; a topic change applies from the next message. */
   deliver(topic: ConsoleTopic, json: string): void {
     if (this.topics[topic]) this.frame(topic === 'runs' ? 'run' : 'notification', json);
   }

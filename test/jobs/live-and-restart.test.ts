@@ -158,7 +158,10 @@ describe('several processes', () => {
     const b = await start({ REDIS_PREFIX: a.backend.config.redisPrefix });
     const console_ = await openConsole(a.base);
     cleanups.push(async () => console_.close());
-    await a.http.put(`/notifications/${await console_.streamId}/topics`, undefined, { runs: true });
+    // The topic change reaches the other process, which forwards it to the one holding the stream.
+    expect((await b.http.put(`/notifications/${await console_.streamId}/topics`, undefined, { runs: true })).status).toBe(204);
+    expect((await b.http.put('/notifications/gone/topics', undefined, { runs: true })).status).toBe(404);
+    // No wait: b's publishes reach a in order, so the change applies before b's next event.
     const { jobId } = (await b.http.post('/jobs', b.operator, launch)).body;
     const frame = await console_.next((f) => f.event === 'run' && JSON.parse(f.data).runId === jobId);
     expect(JSON.parse(frame.data)).toMatchObject({ kind: 'enqueued', state: 'queued' });

@@ -56,7 +56,7 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
   const queue = new RunQueue({ redis, prefix: config.redisPrefix });
   const bus = new ConsoleEventBus(redis, subscriber, queue.keys.consoleChannel, (error) => log.warn({ err: error }, 'console event not published'));
   const heartbeatMs = options.heartbeatMs ?? 15 * SECOND;
-  const streams = new ConsoleStreams(bus, { heartbeatMs, maxBuffered: options.consoleBufferFrames ?? 1000 });
+  const streams = new ConsoleStreams(bus, { heartbeatMs, maxBuffered: options.consoleBufferFrames ?? 1000 }, queue.keys.consoleStreams);
   const live = { heartbeatMs, open: new Set<ServerResponse>() };
 
   app.addHook('preClose', async () => {

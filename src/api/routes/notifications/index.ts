@@ -15,7 +15,7 @@ const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put('/notifications/:stream/topics', {
     schema: { params: StreamParams, body: StreamTopicsBody, response: { 204: NoContent, ...errorResponses(400, 404) } },
   }, async (request, reply) => {
-    if (!app.consoleStreams.setTopics(request.params.stream, request.body)) {
+    if (!(await app.consoleStreams.setTopics(request.params.stream, request.body))) {
       throw notFound(`No stream ${request.params.stream} is connected; wait for the next stream frame and apply the topics again.`);
     }
     return reply.code(204).send(null);
