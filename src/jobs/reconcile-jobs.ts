@@ -1,6 +1,7 @@
 import type { JobRow } from '../db/jobs-table.js';
 import { runSubjectJson } from '../events/run-events.js';
 import { isTerminal, type JobState, type QueuedRun } from '../queue/run-queue.js';
+import { MINUTE } from '../time.js';
 import type { HarnessConfigTable } from './harness-caps.js';
 import { announceWaiting, type JobsContext } from './jobs-context.js';
 import { reportJobStatus } from './report-job-status.js';
@@ -9,6 +10,17 @@ const CHUNK = 1000;
 const LOST = 'The job was lost from Redis while in flight.';
 const INTERRUPTED = 'The claim was interrupted before the dispatcher received the job.';
 export const REAPED = 'The service restarted while the job was in flight.';
+
+export interface ReconcileOptions {
+  /**
+   * True when no other process uses this Redis and SQLite (single box, REAP_ORPHANED_JOBS).
+   * Otherwise a job another process is enqueuing or claiming right now looks half done, so
+   * only jobs enqueued more than `graceMs` ago are repaired.
+   */
+  exclusive: boolean;
+  /** Default 1 minute. */
+  graceMs?: number;
+}
 
 export interface ReconcileReport {
   /** SQLite rows brought up to the state Redis decided. */
@@ -25,7 +37,9 @@ export interface ReconcileReport {
  * insert and the Redis add) is queued again; an in-flight job it lost is failed. Harness
  * caps are copied from SQLite, their source of truth.
  */
-export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConfigTable): Promise<ReconcileReport> {
+export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConfigTable, options: ReconcileOptions): Promise<ReconcileReport> {
+  const settledBefore = options.exclusive ? Infinity : Date.now() - (options.graceMs ?? MINUTE);
+  const settled = (row: JobRow) => Date.parse(row.enqueuedAt) < settledBefore;
   const caps = harnessConfig.caps();
   for (const slug of (await ctx.queue.caps()).keys()) if (!caps.has(slug)) announceWaiting(ctx, await ctx.queue.setCap(slug, null), 'queued');
   for (const [slug, cap] of caps) announceWaiting(ctx, await ctx.queue.setCap(slug, cap), 'queued');
@@ -42,12 +56,14 @@ export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConf
     const lost: string[] = [];
     chunk.forEach((row, j) => {
       const redis = states[j];
-      if (!redis || orphans.has(row.id)) {
+      // An orphan already left the wait list without state: whatever its age, only this repairs it.
+      if (orphans.has(row.id) || (!redis && settled(row))) {
         if (row.state === 'queued' || row.state === 'pending') requeue.push(queuedRun(row));
         else lost.push(row.id);
         return;
       }
-      if (redis.state === 'dispatched' && !row.tokenHash) interrupted.push(row.id);
+      if (!redis) return;
+      if (redis.state === 'dispatched' && !row.tokenHash && options.exclusive) interrupted.push(row.id);
       if (redis.state === row.state) return;
       report.updated += 1;
       copyState(ctx, row, redis.state, redis.detail || null, redis.recordId || null, now);

@@ -130,6 +130,18 @@ describe('restarts', () => {
     expect((await again.http.post('/jobs/next', SERVICE)).body.jobId).toBe(lost);
   });
 
+  it('leaves a fresh half-enqueued job to its own process when several processes share Redis', async () => {
+    const { backend, http, operator } = await start();
+    const { jobId } = (await http.post('/jobs', operator, launch)).body;
+    const queue = backend.app.runJobs.queue;
+    // As if another process had inserted the row and not yet added the job to Redis.
+    await backend.app.jobsRedis.lrem(queue.keys.wait, 0, jobId);
+    await backend.app.jobsRedis.del(queue.keys.run(jobId), queue.keys.bullJobPrefix + jobId);
+    const again = await restart(backend, { reapOrphanedJobs: false });
+    expect((await again.http.get(`/jobs/${jobId}`)).body.state).toBe('queued');
+    expect(await again.app.runJobs.queue.bull.getJob(jobId)).toBeUndefined();
+  });
+
   it('keeps queued jobs across a restart of Redis (append-only file)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'evb-aof-'));
     let redis = await startManagedRedis({ dir });

@@ -84,7 +84,8 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
     log,
   };
   const harnessConfig = harnessConfigTable(db);
-  const reconciled = await reconcileJobs(ctx, harnessConfig);
+  // Several API processes (no reaping) means another may be mid-enqueue or mid-claim now.
+  const reconciled = await reconcileJobs(ctx, harnessConfig, { exclusive: config.reapOrphanedJobs });
   if (reconciled.updated + reconciled.requeued + reconciled.lost > 0) log.info(reconciled, 'reconciled jobs with Redis');
   if (config.reapOrphanedJobs) {
     const reaped = await reapOrphanedJobs(ctx);
