@@ -1,4 +1,5 @@
 /** `npm run bench`: every benchmark in one run, each printing its own baseline and ratios. */
+import benchClaim from './claim.js';
 import benchFloors from './floors.js';
 import benchIngestRescan from './ingest-rescan.js';
 
@@ -6,6 +7,7 @@ const only = process.argv[2];
 const benches: Array<[string, () => Promise<unknown>]> = [
   ['floors', benchFloors],
   ['ingest-rescan', benchIngestRescan],
+  ['claim', benchClaim],
 ];
 
 for (const [name, run] of benches) {

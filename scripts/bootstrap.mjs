@@ -13,6 +13,7 @@ const [command = 'start', ...rest] = process.argv.slice(2);
 const COMMANDS = {
   start: { system: ['redis', 'chromium'], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/src/api/server.js', ...rest]] },
   auth: { system: [], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/src/auth/server.js', ...rest]] },
+  worker: { system: ['chromium'], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/src/worker.js', ...rest]] },
   bench: { system: ['redis', 'chromium'], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/bench/run-all.js', ...rest]] },
   test: { system: ['redis', 'chromium'], tsconfig: 'tsconfig.json', run: ['node', ['node_modules/vitest/vitest.mjs', 'run', ...rest]] },
   build: { system: [], tsconfig: 'tsconfig.build.json', run: null },

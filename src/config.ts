@@ -181,3 +181,6 @@ class EnvReader {
     }
   }
 }
+
+/** The configuration a running service uses: the bundled services' addresses resolved. */
+export type ServiceConfig = Config & { authUrl: string; redisUrl: string };

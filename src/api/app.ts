@@ -3,38 +3,58 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { tokenVerifier } from '../accounts/verify-token.js';
-import type { Config } from '../config.js';
+import type { ServiceConfig } from '../config.js';
+import { jobsTable } from '../db/jobs-table.js';
 import type { Database } from '../db/open-database.js';
 import authenticate from './plugins/authenticate.js';
+import backgroundWorkers from './plugins/background-workers.js';
 import catalog from './plugins/catalog.js';
 import errorEnvelope from './plugins/error-envelope.js';
 import models from './plugins/models.js';
+import runJobs, { type RunJobsOptions } from './plugins/run-jobs.js';
 import store from './plugins/store.js';
+import ggRoutes from './routes/gg/index.js';
+import harnessConfigRoutes from './routes/harness-config/index.js';
 import healthRoutes from './routes/health/index.js';
 import ingestRoutes from './routes/ingest/index.js';
+import jobsRoutes from './routes/jobs/index.js';
 import modelRoutes from './routes/models/index.js';
+import notificationRoutes from './routes/notifications/index.js';
 import testCaseRoutes from './routes/test-cases/index.js';
 
 export interface AppOptions {
-  /** `authUrl` must be resolved (the bundled auth service's address when the deployment names none). */
-  config: Config & { authUrl: string; redisUrl: string };
+  /** `authUrl` and `redisUrl` must be resolved (the bundled services' addresses when the deployment names none). */
+  config: ServiceConfig;
   db: Database;
+  /**
+   * Other areas' modules the run queue integrates through (catalog, model rule, record
+   * store) and stream timings; tests pass their own, the server the defaults.
+   */
+  jobs?: RunJobsOptions;
 }
 
 /** The whole HTTP app as one plugin: the server and the tests build the same thing. */
-async function app(instance: FastifyInstance, { config, db }: AppOptions) {
+async function app(instance: FastifyInstance, { config, db, jobs = {} }: AppOptions) {
   await instance.register(errorEnvelope);
   await instance.register(store, { config, db });
+  const tokenHashes = jobsTable(db);
   await instance.register(authenticate, {
     verifier: tokenVerifier({ authUrl: config.authUrl, cacheMs: config.authCacheMs }),
     serviceToken: config.serviceToken,
+    jobTokenHash: (jobId) => tokenHashes.tokenHash(jobId),
   });
   await instance.register(models);
   await instance.register(catalog);
+  await instance.register(runJobs, jobs);
+  if (config.runWorkers) await instance.register(backgroundWorkers);
   await instance.register(healthRoutes);
   await instance.register(modelRoutes);
   await instance.register(ingestRoutes);
   await instance.register(testCaseRoutes);
+  await instance.register(jobsRoutes);
+  await instance.register(notificationRoutes);
+  await instance.register(ggRoutes);
+  await instance.register(harnessConfigRoutes);
 }
 
 export default fp(app, { name: 'app', fastify: '5.x' });

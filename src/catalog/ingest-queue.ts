@@ -1,9 +1,9 @@
-import { Queue, UnrecoverableError, Worker, type ConnectionOptions } from 'bullmq';
+import { Queue, type ConnectionOptions } from 'bullmq';
 import { Redis } from 'ioredis';
+import { BACKGROUND_QUEUES } from '../queue/queue-keys.js';
 import { HOUR, SECOND } from '../time.js';
-import { runIngestScan, UnknownSelectorError, type IngestDeps, type IngestEvent, type IngestReport, type IngestRequest } from './ingest-scan.js';
+import type { IngestEvent, IngestReport, IngestRequest } from './ingest-scan.js';
 
-export const INGEST_QUEUE = 'ingest';
 
 /** Progress of one scan: a capped Redis stream, so a reader that subscribes late misses nothing. */
 const progressKey = (prefix: string, jobId: string) => `${prefix}:ingest-progress:${jobId}`;
@@ -19,44 +19,17 @@ export interface IngestQueueOptions {
 }
 
 export function createIngestQueue({ connection, prefix }: IngestQueueOptions) {
-  return new Queue<IngestRequest, IngestReport>(INGEST_QUEUE, {
+  return new Queue<IngestRequest, IngestReport>(BACKGROUND_QUEUES.ingest, {
     connection,
     prefix,
     defaultJobOptions: { removeOnComplete: { age: HOUR / SECOND }, removeOnFail: { age: 24 * HOUR / SECOND }, attempts: 1 },
   });
 }
 
-/**
- * The ingest worker: one scan at a time, whichever process runs it. A request made while
- * another scan runs waits in the queue for its turn.
- */
-export function startIngestWorker({ connection, prefix }: IngestQueueOptions, deps: IngestDeps, redis: Redis) {
-  return new Worker<IngestRequest, IngestReport>(
-    INGEST_QUEUE,
-    async (job) => {
-      const key = progressKey(prefix, job.id!);
-      const write = async (entry: ProgressEntry) => {
-        await redis.multi().xadd(key, 'MAXLEN', '~', PROGRESS_MAX_LINES, '*', 'line', JSON.stringify(entry)).expire(key, PROGRESS_TTL_SECONDS).exec();
-      };
-      // Lines are written in order; a scan waits for none of them.
-      let chain = Promise.resolve();
-      const emit = (event: IngestEvent) => {
-        chain = chain.then(() => write(event));
-      };
-      try {
-        const report = await runIngestScan(deps, job.data, emit);
-        await chain;
-        await write({ event: 'report', report });
-        return report;
-      } catch (error) {
-        await chain;
-        const message = error instanceof Error ? error.message : String(error);
-        await write({ event: 'error', message, ...(error instanceof UnknownSelectorError ? { status: 404 } : {}) });
-        throw new UnrecoverableError(message);
-      }
-    },
-    { connection, prefix, concurrency: 1, lockDuration: 5 * 60 * SECOND },
-  );
+/** Appends one progress line for the scan `jobId`; the stream expires an hour after its last line. */
+export async function writeIngestProgress(redis: Redis, prefix: string, jobId: string, entry: ProgressEntry): Promise<void> {
+  const key = progressKey(prefix, jobId);
+  await redis.multi().xadd(key, 'MAXLEN', '~', PROGRESS_MAX_LINES, '*', 'line', JSON.stringify(entry)).expire(key, PROGRESS_TTL_SECONDS).exec();
 }
 
 /**

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { inject } from 'vitest';
-import { buildApp } from '../../src/api/app.js';
-import { loadConfig, type Config, type Env } from '../../src/config.js';
+import { buildApp, type AppOptions } from '../../src/api/app.js';
+import { loadConfig, type Env, type ServiceConfig } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/db/open-database.js';
 import { startTestAuth, type TestAuth } from './test-auth.js';
 
@@ -13,7 +13,7 @@ export interface TestBackend {
   app: FastifyInstance;
   db: Database;
   auth: TestAuth;
-  config: Config & { authUrl: string; redisUrl: string };
+  config: ServiceConfig;
   dataDir: string;
   close(): Promise<void>;
 }
@@ -22,7 +22,7 @@ export interface TestBackend {
  * The real app on a fresh SQLite file, the shared real Redis under a fresh key prefix,
  * and its own real auth service. `env` overrides configuration as the environment would.
  */
-export async function startTestBackend(env: Env = {}): Promise<TestBackend> {
+export async function startTestBackend(env: Env = {}, options: Pick<AppOptions, 'jobs'> = {}): Promise<TestBackend> {
   const dataDir = mkdtempSync(join(tmpdir(), 'evb-data-'));
   const auth = await startTestAuth();
   const config = {
@@ -38,7 +38,7 @@ export async function startTestBackend(env: Env = {}): Promise<TestBackend> {
     redisUrl: env.REDIS_URL ?? inject('redisUrl'),
   };
   const db = openDatabase(join(dataDir, 'backend.sqlite'));
-  const app = await buildApp({ config, db });
+  const app = await buildApp({ config, db, ...options });
   return {
     app,
     db,

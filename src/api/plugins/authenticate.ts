@@ -2,15 +2,17 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Account, TokenVerifier } from '../../accounts/verify-token.js';
-import { unauthorized } from '../../errors.js';
+import { createHash } from 'node:crypto';
+import { notFound, unauthorized } from '../../errors.js';
 
 /**
  * What a route needs from the caller, declared in its options as `config: { auth }`:
  * - `account`: an account bearer token verified by the auth service;
  * - `service`: the dispatcher service token (SERVICE_TOKEN);
+ * - `job`: the per-job token minted when the job in the `:id` path parameter was claimed.
  * Routes without `auth` are open.
  */
-export type AuthRequirement = 'account' | 'service';
+export type AuthRequirement = 'account' | 'service' | 'job';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -24,6 +26,8 @@ declare module 'fastify' {
 export interface AuthenticateOptions {
   verifier: TokenVerifier;
   serviceToken: string | null;
+  /** sha256 (hex) of a job's per-job token; undefined for an unknown job, null before its claim. */
+  jobTokenHash?: (jobId: string) => string | null | undefined;
 }
 
 export function bearerToken(request: FastifyRequest): string | null {
@@ -39,7 +43,7 @@ export function sameSecret(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-async function authenticate(app: FastifyInstance, { verifier, serviceToken }: AuthenticateOptions) {
+async function authenticate(app: FastifyInstance, { verifier, serviceToken, jobTokenHash }: AuthenticateOptions) {
   app.decorateRequest('account', null);
   app.addHook('onRequest', async (request) => {
     const requirement = request.routeOptions.config.auth;
@@ -49,6 +53,14 @@ async function authenticate(app: FastifyInstance, { verifier, serviceToken }: Au
     if (requirement === 'service') {
       if (!serviceToken) throw unauthorized('Dispatcher claims are disabled: SERVICE_TOKEN is not configured.');
       if (!sameSecret(token, serviceToken)) throw unauthorized('The service token is not valid.');
+      return;
+    }
+    if (requirement === 'job') {
+      const jobId = (request.params as { id?: string }).id ?? '';
+      const expected = jobTokenHash?.(jobId);
+      if (expected === undefined) throw notFound(`No job ${jobId}.`);
+      const given = createHash('sha256').update(token).digest('hex');
+      if (expected === null || !sameSecret(given, expected)) throw unauthorized(`The token is not the job token of job ${jobId}.`);
       return;
     }
     request.account = await verifier.verify(token);

@@ -1,19 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { storeReadiness, type StoreReadiness } from '../../catalog/store-readiness.js';
-import type { Config } from '../../config.js';
+import type { ServiceConfig } from '../../config.js';
 import type { Database } from '../../db/open-database.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    config: Config;
+    config: ServiceConfig;
     db: Database;
     readiness: StoreReadiness;
   }
 }
 
 export interface StoreOptions {
-  config: Config;
+  config: ServiceConfig;
   db: Database;
 }
 

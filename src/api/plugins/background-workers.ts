@@ -1,0 +1,15 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { BACKGROUND_PROCESSORS } from '../../queue/background-processors.js';
+import { startBackgroundWorkers } from '../../queue/background-workers.js';
+
+/** RUN_WORKERS: runs the background queue workers inside the API process. */
+async function backgroundWorkers(app: FastifyInstance) {
+  const workers = await startBackgroundWorkers(BACKGROUND_PROCESSORS, { config: app.config, db: app.db }, (queue, error) =>
+    app.log.error({ err: error, queue }, 'background worker error'),
+  );
+  app.log.info({ queues: workers.queues }, 'background workers started');
+  app.addHook('onClose', () => workers.close());
+}
+
+export default fp(backgroundWorkers, { name: 'background-workers', fastify: '5.x', dependencies: ['run-jobs', 'catalog'] });

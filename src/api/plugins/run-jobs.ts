@@ -1,0 +1,102 @@
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { Redis } from 'ioredis';
+import { ggConfigsTable } from '../../db/gg-configs-table.js';
+import { harnessConfigTable } from '../../db/harness-config-table.js';
+import { jobsTable } from '../../db/jobs-table.js';
+import { ConsoleEventBus } from '../../events/console-event-bus.js';
+import { ConsoleStreams } from '../../events/console-streams.js';
+import type { HarnessConfigTable } from '../../jobs/harness-caps.js';
+import { dispatchRecorder } from '../../jobs/dispatch-recorder.js';
+import type { JobsContext } from '../../jobs/jobs-context.js';
+import { sqliteLaunchCatalog, type LaunchCatalog } from '../../jobs/launch-catalog.js';
+import { admitEveryModel, type LaunchModels } from '../../jobs/launch-models.js';
+import { reapOrphanedJobs, reconcileJobs } from '../../jobs/reconcile-jobs.js';
+import { sqliteRunRecordSink, type RunRecordSink } from '../../jobs/run-record-sink.js';
+import { RunQueue } from '../../queue/run-queue.js';
+import { redisOptionsFromUrl } from '../../redis/managed-redis.js';
+import { SECOND } from '../../time.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    runJobs: JobsContext;
+    consoleStreams: ConsoleStreams;
+    harnessConfig: HarnessConfigTable;
+    /** Live job streams follow with a blocking read on a duplicate of this connection. */
+    jobsRedis: Redis;
+    liveStreams: { heartbeatMs: number; open: Set<ServerResponse> };
+  }
+}
+
+export interface RunJobsOptions {
+  /** Defaults to reading ingested versions from SQLite and the definition store. */
+  catalog?: LaunchCatalog;
+  /** Defaults to admitting every model until the model catalog provides the rule. */
+  models?: LaunchModels;
+  /** Defaults to the `job_records` table. */
+  records?: RunRecordSink;
+  /** Idle heartbeat of the console and job live streams (default 15 s, ms). */
+  heartbeatMs?: number;
+  /** Frames a console stream holds for a slow client before it resyncs it (default 1000). */
+  consoleBufferFrames?: number;
+}
+
+/**
+ * The run job queue and its live streams: Redis connections, the BullMQ-backed queue, the
+ * console event bus. Reconciles SQLite with Redis and reaps orphaned jobs while the app
+ * boots, so nothing is served before the two agree.
+ */
+async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
+  const { config, db } = app;
+  if (!config.redisUrl) throw new Error('REDIS_URL must be resolved (the managed redis-server\'s address) before the app is built.');
+  const redis = new Redis({ ...redisOptionsFromUrl(config.redisUrl), enableAutoPipelining: true });
+  const subscriber = redis.duplicate();
+  const log = app.log.child({ area: 'jobs' });
+  const queue = new RunQueue({ redis, prefix: config.redisPrefix });
+  const bus = new ConsoleEventBus(redis, subscriber, queue.keys.consoleChannel, (error) => log.warn({ err: error }, 'console event not published'));
+  const heartbeatMs = options.heartbeatMs ?? 15 * SECOND;
+  const streams = new ConsoleStreams(bus, { heartbeatMs, maxBuffered: options.consoleBufferFrames ?? 1000 }, queue.keys.consoleStreams);
+  const live = { heartbeatMs, open: new Set<ServerResponse>() };
+
+  app.addHook('preClose', async () => {
+    // Open streams would hold the server open; end them so shutdown finishes.
+    streams.closeAll();
+    for (const res of live.open) res.end();
+  });
+  app.addHook('onClose', async () => {
+    await bus.close();
+    await queue.close();
+    await redis.quit().catch(() => redis.disconnect());
+  });
+
+  bus.start();
+  const jobs = jobsTable(db);
+  const ctx: JobsContext = {
+    jobs,
+    ggConfigs: ggConfigsTable(db),
+    queue,
+    bus,
+    catalog: options.catalog ?? sqliteLaunchCatalog(db),
+    models: options.models ?? admitEveryModel,
+    records: options.records ?? sqliteRunRecordSink(db),
+    recordDispatch: dispatchRecorder(jobs),
+    log,
+  };
+  const harnessConfig = harnessConfigTable(db);
+  // Several API processes (no reaping) means another may be mid-enqueue or mid-claim now.
+  const reconciled = await reconcileJobs(ctx, harnessConfig, { exclusive: config.reapOrphanedJobs });
+  if (reconciled.updated + reconciled.requeued + reconciled.lost > 0) log.info(reconciled, 'reconciled jobs with Redis');
+  if (config.reapOrphanedJobs) {
+    const reaped = await reapOrphanedJobs(ctx);
+    if (reaped > 0) log.info({ reaped }, 'failed jobs a previous process left in flight');
+  }
+
+  app.decorate('runJobs', ctx);
+  app.decorate('consoleStreams', streams);
+  app.decorate('harnessConfig', harnessConfig);
+  app.decorate('jobsRedis', redis);
+  app.decorate('liveStreams', live);
+}
+
+export default fp(runJobs, { name: 'run-jobs', fastify: '5.x', dependencies: ['store'] });

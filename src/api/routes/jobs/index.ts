@@ -1,0 +1,106 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { notFound } from '../../../errors.js';
+import { cancelJob, cancelSweep, type Sweep } from '../../../jobs/cancel-jobs.js';
+import { claimNextJob } from '../../../jobs/claim-next-job.js';
+import { enqueueRun, enqueueRuns, launchAck } from '../../../jobs/enqueue-runs.js';
+import { followJobLive } from '../../../jobs/follow-job-live.js';
+import { relayJobEvents } from '../../../jobs/relay-job-events.js';
+import { reportJobStatus } from '../../../jobs/report-job-status.js';
+import { errorResponses, NoContent } from '../../schemas/common.js';
+import {
+  ActiveJobs, CancelSweep, ClaimedJob, JobIdParams, JobStatus, LaunchAck, LaunchBatchAck, LaunchBatchBody, LaunchBody,
+  RelayedEvents, StatusUpdate,
+} from '../../schemas/jobs.js';
+
+const jobsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const ctx = app.runJobs;
+
+  app.post('/jobs', {
+    config: { auth: 'account' },
+    schema: { body: LaunchBody, response: { 202: LaunchAck, ...errorResponses(400, 401, 404, 422, 502) } },
+  }, async (request, reply) => reply.code(202).send(launchAck(await enqueueRun(ctx, request.account!.id, request.body))));
+
+  app.post('/jobs/batch', {
+    config: { auth: 'account' },
+    schema: { body: LaunchBatchBody, response: { 200: LaunchBatchAck, ...errorResponses(400, 401, 502) } },
+  }, async (request) => ({ jobs: await enqueueRuns(ctx, request.account!.id, request.body.runs) }));
+
+  app.post('/jobs/next', {
+    config: { auth: 'service' },
+    schema: { response: { 200: ClaimedJob, 204: NoContent, ...errorResponses(401) } },
+  }, async (_request, reply) => {
+    const claimed = await claimNextJob(ctx);
+    if (claimed === null) return reply.code(204).send(null);
+    // Already JSON text (the stored launch body spliced in, never parsed again); Fastify sends
+    // a string with a JSON content type as is, so the cast only quiets the schema's typing.
+    return reply.type('application/json; charset=utf-8').send(claimed as never);
+  });
+
+  app.get('/jobs/active', { schema: { response: { 200: ActiveJobs, ...errorResponses() } } }, async () => ({
+    jobs: ctx.jobs.inFlight().map((job) => ({
+      runId: job.id,
+      state: job.state,
+      testCaseSlug: job.testCaseSlug,
+      testCaseVersion: job.testCaseVersion,
+      variant: job.variant,
+      harnessSlug: job.harnessSlug,
+      modelId: job.modelId,
+      engine: job.engine ?? 'none',
+      ggPreset: job.ggPreset,
+      origin: job.origin,
+      enqueuedAt: job.enqueuedAt,
+      startedAt: job.startedAt,
+    })),
+  }));
+
+  app.get('/jobs/:id', { schema: { params: JobIdParams, response: { 200: JobStatus, ...errorResponses(404) } } }, async (request) => {
+    const job = ctx.jobs.get(request.params.id);
+    if (!job) throw notFound(`No job ${request.params.id}.`);
+    return { id: job.id, state: job.state, recordId: job.recordId, detail: job.detail };
+  });
+
+  app.post('/jobs/:id/status', {
+    config: { auth: 'job' },
+    schema: { params: JobIdParams, body: StatusUpdate, response: { 204: NoContent, ...errorResponses(400, 401, 404, 409, 422) } },
+  }, async (request, reply) => {
+    await reportJobStatus(ctx, request.params.id, request.body);
+    return reply.code(204).send(null);
+  });
+
+  app.post('/jobs/:id/events', {
+    config: { auth: 'job' },
+    bodyLimit: 8 * 1024 * 1024,
+    schema: { params: JobIdParams, body: RelayedEvents, response: { 204: NoContent, ...errorResponses(400, 401, 404) } },
+  }, async (request, reply) => {
+    await relayJobEvents(ctx, request.params.id, request.body);
+    return reply.code(204).send(null);
+  });
+
+  app.post('/jobs/:id/cancel', {
+    config: { auth: 'account' },
+    schema: { params: JobIdParams, response: { 200: JobStatus, ...errorResponses(401, 404, 409, 502) } },
+  }, async (request) => cancelJob(ctx, request.params.id, request.account!.username));
+
+  for (const sweep of ['cancel-waiting', 'cancel-active', 'cancel-all'] as Sweep[]) {
+    app.post(`/jobs/${sweep}`, {
+      config: { auth: 'account' },
+      schema: { response: { 200: CancelSweep, ...errorResponses(401, 502) } },
+    }, async (request) => cancelSweep(ctx, sweep, request.account!.username));
+  }
+
+  app.get('/jobs/:id/live', {
+    schema: { params: JobIdParams, response: { 200: Type.String({ description: 'NDJSON: one relayed event per line' }), ...errorResponses(404) } },
+  }, async (request, reply) => {
+    if (!ctx.jobs.get(request.params.id)) throw notFound(`No job ${request.params.id}.`);
+    reply.hijack();
+    app.liveStreams.open.add(reply.raw);
+    try {
+      await followJobLive(ctx, app.jobsRedis, request.params.id, reply.raw, app.liveStreams.heartbeatMs);
+    } finally {
+      app.liveStreams.open.delete(reply.raw);
+    }
+  });
+};
+
+export default jobsRoutes;

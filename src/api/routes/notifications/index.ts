@@ -1,0 +1,25 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { notFound } from '../../../errors.js';
+import { errorResponses, NoContent } from '../../schemas/common.js';
+import { StreamParams, StreamTopicsBody } from '../../schemas/notifications.js';
+
+const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/notifications', {
+    schema: { response: { 200: Type.String({ description: 'text/event-stream of named frames' }), ...errorResponses() } },
+  }, async (_request, reply) => {
+    reply.hijack();
+    await app.consoleStreams.open(reply.raw);
+  });
+
+  app.put('/notifications/:stream/topics', {
+    schema: { params: StreamParams, body: StreamTopicsBody, response: { 204: NoContent, ...errorResponses(400, 404) } },
+  }, async (request, reply) => {
+    if (!(await app.consoleStreams.setTopics(request.params.stream, request.body))) {
+      throw notFound(`No stream ${request.params.stream} is connected; wait for the next stream frame and apply the topics again.`);
+    }
+    return reply.code(204).send(null);
+  });
+};
+
+export default notificationRoutes;

@@ -1,0 +1,95 @@
+import type { Database } from './open-database.js';
+import type { JobState } from '../queue/run-queue.js';
+
+/** A run job as the `jobs` table keeps it. */
+export interface JobRow {
+  seq: number;
+  id: string;
+  accountId: string;
+  origin: string | null;
+  testCaseSlug: string;
+  testCaseVersion: string;
+  variant: string;
+  harnessSlug: string;
+  modelId: string;
+  provider: string | null;
+  engine: string | null;
+  testType: string;
+  ggConfigId: string | null;
+  ggPreset: string | null;
+  request: string;
+  state: JobState;
+  tokenHash: string | null;
+  recordId: string | null;
+  detail: string | null;
+  enqueuedAt: string;
+  dispatchedAt: string | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+export type NewJobRow = Omit<JobRow, 'seq' | 'state' | 'tokenHash' | 'recordId' | 'detail' | 'dispatchedAt' | 'startedAt' | 'finishedAt'>;
+
+const COLUMNS = `seq, id, account_id AS accountId, origin, test_case_slug AS testCaseSlug,
+  test_case_version AS testCaseVersion, variant, harness_slug AS harnessSlug, model_id AS modelId,
+  provider, engine, test_type AS testType, gg_config_id AS ggConfigId, gg_preset AS ggPreset, request,
+  state, token_hash AS tokenHash, record_id AS recordId, detail, enqueued_at AS enqueuedAt,
+  dispatched_at AS dispatchedAt, started_at AS startedAt, finished_at AS finishedAt`;
+
+const IN_FLIGHT = `state IN ('queued', 'pending', 'dispatched', 'starting', 'running')`;
+
+/** Prepared statements over `jobs`; every write is one statement or one transaction. */
+export function jobsTable(db: Database) {
+  const insert = db.prepare(
+    `INSERT INTO jobs (id, account_id, origin, test_case_slug, test_case_version, variant, harness_slug, model_id,
+       provider, engine, test_type, gg_config_id, gg_preset, request, state, enqueued_at)
+     VALUES (@id, @accountId, @origin, @testCaseSlug, @testCaseVersion, @variant, @harnessSlug, @modelId,
+       @provider, @engine, @testType, @ggConfigId, @ggPreset, @request, 'queued', @enqueuedAt)`,
+  );
+  const insertAll = db.transaction((rows: NewJobRow[]) => rows.map((row) => Number(insert.run(row).lastInsertRowid)));
+  const byId = db.prepare<[string], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`);
+  const tokenOf = db.prepare<[string], string | null>('SELECT token_hash FROM jobs WHERE id = ?').pluck();
+  const inFlight = db.prepare<[], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${IN_FLIGHT} ORDER BY seq`);
+  const dispatched = db.prepare<[string, string, string]>(
+    `UPDATE jobs SET state = 'dispatched', token_hash = ?, dispatched_at = ? WHERE id = ?`,
+  );
+  const waitingState = db.prepare<[JobState, string]>('UPDATE jobs SET state = ? WHERE id = ?');
+  const started = db.prepare<[JobState, string, string]>(
+    'UPDATE jobs SET state = ?, started_at = COALESCE(started_at, ?) WHERE id = ?',
+  );
+  const finished = db.prepare<[JobState, string | null, string | null, string, string]>(
+    'UPDATE jobs SET state = ?, detail = ?, record_id = COALESCE(?, record_id), finished_at = COALESCE(finished_at, ?) WHERE id = ?',
+  );
+  const attachRecord = db.prepare<[string, string]>('UPDATE jobs SET record_id = ? WHERE id = ?');
+  const setStates = db.transaction((ids: string[], state: JobState) => {
+    for (const id of ids) waitingState.run(state, id);
+  });
+  const dispatchAll = db.transaction((claims: Array<{ id: string; tokenHash: string }>, at: string) => {
+    for (const claim of claims) dispatched.run(claim.tokenHash, at, claim.id);
+  });
+  const finishAll = db.transaction((ids: string[], state: JobState, detail: string | null, at: string) => {
+    for (const id of ids) finished.run(state, detail, null, at, id);
+  });
+
+  return {
+    /** Inserts new jobs in one transaction; returns each one's `seq` (enqueue order). */
+    insert: (rows: NewJobRow[]): number[] => insertAll(rows),
+    get: (id: string): JobRow | null => byId.get(id) ?? null,
+    /** undefined: no such job; null: not claimed yet. */
+    tokenHash: (id: string): string | null | undefined => tokenOf.get(id),
+    /** Non-terminal jobs in queue order. */
+    inFlight: (): JobRow[] => inFlight.all(),
+    markDispatched: (id: string, tokenHash: string, at: string) => void dispatched.run(tokenHash, at, id),
+    markAllDispatched: (claims: Array<{ id: string; tokenHash: string }>, at: string) => void dispatchAll(claims, at),
+    /** queued <-> pending moves, many at once. */
+    markWaiting: (ids: string[], state: 'queued' | 'pending') => void (ids.length > 0 && setStates(ids, state)),
+    markStarted: (id: string, state: 'starting' | 'running', at: string) => void started.run(state, at, id),
+    markFinished: (id: string, state: JobState, detail: string | null, recordId: string | null, at: string) =>
+      void finished.run(state, detail, recordId, at, id),
+    markAllFinished: (ids: string[], state: JobState, detail: string | null, at: string) =>
+      void (ids.length > 0 && finishAll(ids, state, detail, at)),
+    attachRecord: (id: string, recordId: string) => void attachRecord.run(recordId, id),
+  };
+}
+
+export type JobsTable = ReturnType<typeof jobsTable>;

@@ -1,0 +1,87 @@
+import type { Redis } from 'ioredis';
+
+export type ConsoleTopic = 'runs' | 'notifications';
+/** `control` carries topic changes for a stream another process holds. */
+type Tag = ConsoleTopic | 'control';
+
+/** One console message as it crosses Redis: the topic and the frame's JSON text, never re-parsed. */
+export type ConsoleListener = (topic: Tag, json: string) => void;
+
+const TAG: Record<Tag, string> = { runs: 'r', notifications: 'n', control: 'c' };
+const TOPIC_OF: Record<string, Tag> = { r: 'runs', n: 'notifications', c: 'control' };
+
+/**
+ * Fans run events and notifications out to every process over Redis pub/sub, so a
+ * transition made by any process reaches every console. Publishing does not wait for
+ * Redis: the command is written to the socket before the caller's HTTP answer, which keeps
+ * per-job order, and a failure is logged. A process subscribes only while it has listeners
+ * (open console streams), so a busy queue costs nothing in processes no console watches.
+ */
+export class ConsoleEventBus {
+  private readonly listeners = new Set<ConsoleListener>();
+  private subscribed: Promise<unknown> | null = null;
+
+  constructor(
+    private readonly publisher: Redis,
+    private readonly subscriber: Redis,
+    private readonly channel: string,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  start(): void {
+    this.subscriber.on('message', (channel: string, message: string) => {
+      if (channel !== this.channel) return;
+      const topic = TOPIC_OF[message[0] ?? ''];
+      if (!topic) return;
+      const json = message.slice(1);
+      for (const listener of this.listeners) listener(topic, json);
+    });
+  }
+
+  publish(topic: Tag, json: string): void {
+    this.publisher.publish(this.channel, TAG[topic] + json).catch(this.onError);
+  }
+
+  publishRun(json: string): void {
+    this.publish('runs', json);
+  }
+
+  publishNotification(notification: object): void {
+    this.publish('notifications', JSON.stringify(notification));
+  }
+
+  /** Registers a stream this process holds, so a topic change made on any process can find it. */
+  async registerStream(streamId: string, streamsKey: string): Promise<void> {
+    await this.publisher.hset(streamsKey, streamId, '1');
+  }
+
+  unregisterStream(streamId: string, streamsKey: string): void {
+    this.publisher.hdel(streamsKey, streamId).catch(this.onError);
+  }
+
+  /** Forwards a topic change to whichever process holds the stream; false when no process does. */
+  async forwardTopics(streamId: string, change: object, streamsKey: string): Promise<boolean> {
+    if ((await this.publisher.hexists(streamsKey, streamId)) === 0) return false;
+    await this.publisher.publish(this.channel, TAG.control + JSON.stringify({ streamId, change }));
+    return true;
+  }
+
+  /** Resolves once this process receives the channel's messages. */
+  async listen(listener: ConsoleListener): Promise<() => void> {
+    this.listeners.add(listener);
+    this.subscribed ??= this.subscriber.subscribe(this.channel);
+    await this.subscribed;
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0 && this.subscribed) {
+        this.subscribed = null;
+        this.subscriber.unsubscribe(this.channel).catch(this.onError);
+      }
+    };
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+    await this.subscriber.quit().catch(() => this.subscriber.disconnect());
+  }
+}

@@ -1,0 +1,48 @@
+import type { JobRow } from '../db/jobs-table.js';
+import type { JobState } from '../queue/run-queue.js';
+
+export type RunEventKind = 'enqueued' | 'state-changed' | 'finished';
+
+/**
+ * The run-event members that never change for a job (`"runId":…,"testCaseSlug":…`), encoded
+ * once at enqueue and kept beside the job in Redis, so every transition's event is built by
+ * string concatenation on the hot path.
+ */
+export function runSubjectJson(job: Pick<JobRow, 'id' | 'testCaseSlug' | 'testCaseVersion' | 'variant' | 'harnessSlug' | 'modelId' | 'engine' | 'ggPreset'>): string {
+  return JSON.stringify({
+    runId: job.id,
+    testCaseSlug: job.testCaseSlug,
+    testCaseVersion: job.testCaseVersion,
+    variant: job.variant,
+    harnessSlug: job.harnessSlug,
+    modelId: job.modelId,
+    engine: job.engine ?? 'none',
+    ggPreset: job.ggPreset,
+  }).slice(1, -1);
+}
+
+/** A run event as JSON text: `{ kind, state, …subject, recordId?, detail? }`. */
+export function runEventJson(kind: RunEventKind, state: JobState, subjectJson: string, finished?: { recordId: string | null; detail: string | null }): string {
+  const tail = finished ? `,"recordId":${JSON.stringify(finished.recordId)},"detail":${JSON.stringify(finished.detail)}` : '';
+  return `{"kind":"${kind}","state":"${state}",${subjectJson}${tail}}`;
+}
+
+/** The `run-completed` notification of a run that finished on its own (never for a cancel). */
+export function runCompletedNotification(job: JobRow, state: 'succeeded' | 'failed', recordId: string | null, detail: string | null) {
+  const completed = recordId !== null;
+  return {
+    kind: 'run-completed' as const,
+    jobId: job.id,
+    outcome: completed ? ('completed' as const) : ('failed' as const),
+    // The console links a completed alert to the record, a failed one to the job.
+    recordId: completed ? recordId : job.id,
+    message: completed ? (state === 'failed' ? detail : null) : (detail ?? 'The run failed before it produced a record.'),
+    testCaseSlug: job.testCaseSlug,
+    testCaseVersion: job.testCaseVersion,
+    variant: job.variant,
+    harnessSlug: job.harnessSlug,
+    modelId: job.modelId,
+    engine: job.engine ?? 'none',
+    ggPreset: job.ggPreset,
+  };
+}

@@ -1,0 +1,62 @@
+import { conflict, notFound } from '../errors.js';
+import { runEventJson } from '../events/run-events.js';
+import type { CancelResult, CancelScope } from '../queue/run-queue.js';
+import { announceWaiting, type JobsContext } from './jobs-context.js';
+
+// Bounds each sweep step so a large queue never blocks Redis for long.
+const SWEEP_STEP = 500;
+
+/** Records what one cancel script did: SQLite rows, `finished` events, released holds. A cancel raises no notification. */
+function record(ctx: JobsContext, result: CancelResult, detail: string): void {
+  const at = new Date().toISOString();
+  ctx.jobs.markAllFinished(result.canceled.map((job) => job.id), 'canceled', detail, at);
+  for (const job of result.canceled) {
+    ctx.bus.publishRun(runEventJson('finished', 'canceled', job.subjectJson, { recordId: null, detail }));
+  }
+  announceWaiting(ctx, result.released, 'queued');
+}
+
+/** `POST /jobs/{id}/cancel`: atomic from any non-terminal state; 409 on a terminal job. */
+export async function cancelJob(ctx: JobsContext, id: string, by: string) {
+  const detail = `Canceled by ${by}.`;
+  const result = await ctx.queue.cancel('any', detail, { ids: [id] });
+  record(ctx, result, detail);
+  const job = ctx.jobs.get(id);
+  if (!job) throw notFound(`No job ${id}.`);
+  if (result.canceled.length === 0) throw conflict(`Job ${id} already ${job.state}; only a job that has not finished can be canceled.`);
+  return { id, state: job.state, recordId: job.recordId, detail: job.detail };
+}
+
+export type Sweep = 'cancel-waiting' | 'cancel-active' | 'cancel-all';
+
+/**
+ * The global sweeps: cancel what is waiting (queued, pending), what is active (dispatched,
+ * starting, running), or both, as it stands when the sweep starts, in bounded atomic steps.
+ */
+export async function cancelSweep(ctx: JobsContext, sweep: Sweep, by: string) {
+  const includedWaiting = sweep !== 'cancel-active';
+  const includedActive = sweep !== 'cancel-waiting';
+  const detail = `Canceled by ${by} (${sweep}).`;
+  let canceled = 0;
+  const run = async (scope: CancelScope, source: { ids: string[] } | { popWait: number }) => {
+    const result = await ctx.queue.cancel(scope, detail, source);
+    record(ctx, result, detail);
+    canceled += result.canceled.length;
+    return result;
+  };
+
+  if (includedActive) {
+    // Active first: canceling them frees slots that would otherwise release held jobs mid-sweep.
+    const ids = await ctx.queue.activeIds();
+    for (let i = 0; i < ids.length; i += SWEEP_STEP) await run('active', { ids: ids.slice(i, i + SWEEP_STEP) });
+  }
+  if (includedWaiting) {
+    for (let left = await ctx.queue.waitingCount(); left > 0; left -= SWEEP_STEP) {
+      const result = await run('waiting', { popWait: Math.min(left, SWEEP_STEP) });
+      if (result.canceled.length + result.skipped.length === 0) break;
+    }
+    const held = await ctx.queue.heldIds();
+    for (let i = 0; i < held.length; i += SWEEP_STEP) await run('waiting', { ids: held.slice(i, i + SWEEP_STEP) });
+  }
+  return { canceled, includedWaiting, includedActive };
+}

@@ -1,0 +1,21 @@
+import { randomBytes } from 'node:crypto';
+import { announceWaiting, sha256Hex, type JobsContext } from './jobs-context.js';
+
+/**
+ * `POST /jobs/next`: one Redis script claims the oldest claimable job (holding capped and
+ * jammed ones on the way), then a prepared SQLite update records it, committed together
+ * with the claims Redis answered alongside it. Answers the claimed
+ * job as JSON text spliced around the stored launch body, which is never re-parsed; null
+ * when nothing is claimable.
+ */
+export async function claimNextJob(ctx: JobsContext): Promise<string | null> {
+  const jobToken = randomBytes(24).toString('base64url');
+  const tokenHash = sha256Hex(jobToken);
+  const { claimed, held } = await ctx.queue.claim(tokenHash);
+  // The script published the holds' and the claim's run events with the moves themselves.
+  announceWaiting(ctx, held, 'pending', true);
+  if (!claimed) return null;
+  await ctx.recordDispatch(claimed.id, tokenHash);
+  const origin = claimed.origin === null ? 'null' : JSON.stringify(claimed.origin);
+  return `{"jobId":"${claimed.id}","jobToken":"${jobToken}","request":${claimed.requestJson},"origin":${origin}}`;
+}

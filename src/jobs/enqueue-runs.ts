@@ -1,0 +1,179 @@
+import { randomUUID } from 'node:crypto';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { ENGINE_SLUGS, LAUNCHABLE_HARNESSES, LaunchBody, type LaunchBodyT } from '../api/schemas/jobs.js';
+import type { NewJobRow } from '../db/jobs-table.js';
+import { badRequest, HttpError, notFound, unprocessable } from '../errors.js';
+import { runEventJson, runSubjectJson } from '../events/run-events.js';
+import { jamGroup } from '../queue/queue-keys.js';
+import type { QueuedRun } from '../queue/run-queue.js';
+import type { JobsContext } from './jobs-context.js';
+
+export interface LaunchOptions {
+  /** `plan:<id>`, `ladder:<id>`, or null for a direct launch. */
+  origin?: string | null;
+}
+
+/** A gg launch's configuration, resolved from a saved preset or given inline. */
+export interface GgLaunch {
+  configId: string | null;
+  /** The saved configuration's name at launch time, recorded on the job. */
+  preset: string | null;
+  capabilitySet: Record<string, unknown>;
+  slotModels: Record<string, string>;
+}
+
+/** A validated launch, ready to insert. */
+export interface PreparedLaunch {
+  row: NewJobRow;
+  request: object;
+  jam: string;
+}
+
+export type EnqueueResult = { jobId: string } | { error: { code: string; message: string } };
+
+const launchShape = TypeCompiler.Compile(LaunchBody);
+const HARNESSES = new Set<string>(LAUNCHABLE_HARNESSES);
+const ENGINES = new Set<string>(ENGINE_SLUGS);
+
+export const launchAck = (jobId: string) => ({ jobId, statusUrl: `/jobs/${jobId}`, liveUrl: `/jobs/${jobId}/live` });
+
+/** `POST /jobs`: validates and enqueues one launch; throws the HTTP error that refused it. */
+export async function enqueueRun(ctx: JobsContext, accountId: string, body: LaunchBodyT, options: LaunchOptions = {}): Promise<string> {
+  const prepared = await prepareLaunch(ctx, accountId, body, options, new Map());
+  const [jobId] = await enqueuePrepared(ctx, [prepared], options.origin ?? null);
+  return jobId!;
+}
+
+/** `POST /jobs/batch`: every entry validated on its own; answers are aligned by index. */
+export async function enqueueRuns(ctx: JobsContext, accountId: string, entries: unknown[], options: LaunchOptions = {}): Promise<EnqueueResult[]> {
+  const admissions = new Map<string, ReturnType<JobsContext['models']['admit']>>();
+  const results: EnqueueResult[] = new Array(entries.length);
+  const accepted: Array<{ index: number; launch: PreparedLaunch }> = [];
+  for (const [index, entry] of entries.entries()) {
+    try {
+      const body = checkShape(entry, `runs[${index}]`);
+      accepted.push({ index, launch: await prepareLaunch(ctx, accountId, body, options, admissions) });
+    } catch (error) {
+      if (!(error instanceof HttpError) || error.statusCode >= 500) throw error;
+      results[index] = { error: { code: error.code, message: error.message } };
+    }
+  }
+  const ids = await enqueuePrepared(ctx, accepted.map((item) => item.launch), options.origin ?? null);
+  accepted.forEach((item, i) => (results[item.index] = { jobId: ids[i]! }));
+  return results;
+}
+
+function checkShape(value: unknown, where: string): LaunchBodyT {
+  if (launchShape.Check(value)) return value;
+  const first = launchShape.Errors(value).First();
+  const path = first?.path.replaceAll('/', '.') ?? '';
+  throw badRequest(`${where}${path} ${first?.message.toLowerCase() ?? 'is not a launch body'}.`);
+}
+
+/** Applies the launch rules (harness, catalog, engine, variant, gg configuration, model) in that order. */
+export async function prepareLaunch(
+  ctx: JobsContext,
+  accountId: string,
+  body: LaunchBodyT,
+  options: LaunchOptions,
+  admissions: Map<string, ReturnType<JobsContext['models']['admit']>>,
+  resolvedGg?: GgLaunch,
+): Promise<PreparedLaunch> {
+  if (!HARNESSES.has(body.harness)) {
+    throw badRequest(`harness "${body.harness}" is not one of ${LAUNCHABLE_HARNESSES.join(', ')}.`);
+  }
+  const version = ctx.catalog.version(body.testCase, body.version);
+  if (!version) {
+    if (!ctx.catalog.caseExists(body.testCase)) throw notFound(`No test case "${body.testCase}".`);
+    throw notFound(`Test case ${body.testCase} has no ingested version ${body.version}.`);
+  }
+  const engine = body.engine ?? 'none';
+  if (!ENGINES.has(engine)) throw badRequest(`engine "${engine}" is not a known engine (${ENGINE_SLUGS.join(', ')}).`);
+  if (engine !== 'none' && !version.engines.includes(engine)) {
+    const declared = version.engines.length > 0 ? version.engines.join(', ') : 'none';
+    throw badRequest(`Test case ${body.testCase} ${body.version} does not declare engine "${engine}" (it declares ${declared}).`);
+  }
+  if (version.variants.length > 0 && !version.variants.includes(body.variant)) {
+    throw badRequest(`Test case ${body.testCase} ${body.version} has no variant "${body.variant}".`);
+  }
+
+  const request: LaunchBodyT & { ggSlotModels?: Record<string, string> } = { ...body };
+  let gg: GgLaunch | null = null;
+  if (body.harness === 'gg') {
+    gg = resolvedGg ?? resolveGg(ctx, accountId, body);
+    request.ggCapabilitySet = gg.capabilitySet;
+    if (Object.keys(gg.slotModels).length > 0) request.ggSlotModels = gg.slotModels;
+  } else if (body.presetId || body.ggCapabilitySet) {
+    throw badRequest(`presetId and ggCapabilitySet apply to the gg harness only, not "${body.harness}".`);
+  }
+  for (const model of new Set([body.model, ...Object.values(gg?.slotModels ?? {})])) {
+    let admission = admissions.get(model);
+    if (!admission) admissions.set(model, (admission = ctx.models.admit(model)));
+    const answer = await admission;
+    if (!answer.ok) throw unprocessable(`Model "${model}" cannot be launched: ${answer.reason}`);
+  }
+
+  const id = randomUUID();
+  return {
+    request,
+    jam: version.testType === 'game-jam' ? jamGroup(body.testCase, body.model).slice(2) : '',
+    row: {
+      id,
+      accountId,
+      origin: options.origin ?? null,
+      testCaseSlug: body.testCase,
+      testCaseVersion: body.version,
+      variant: body.variant,
+      harnessSlug: body.harness,
+      modelId: body.model,
+      provider: body.provider ?? null,
+      engine: engine === 'none' ? null : engine,
+      testType: version.testType,
+      ggConfigId: gg?.configId ?? null,
+      ggPreset: gg?.preset ?? null,
+      request: JSON.stringify(request),
+      enqueuedAt: new Date().toISOString(),
+    },
+  };
+}
+
+/**
+ * Inserts the jobs in one SQLite transaction (the durable record first), announces
+ * `enqueued`, then queues them in Redis. Announcing first keeps `enqueued` ahead of the
+ * `dispatched` a claim publishes the moment a job is in Redis. If Redis refuses, the rows
+ * are failed (and announced so) so nothing claims to be queued that is not.
+ */
+export async function enqueuePrepared(ctx: JobsContext, launches: PreparedLaunch[], origin: string | null): Promise<string[]> {
+  if (launches.length === 0) return [];
+  const seqs = ctx.jobs.insert(launches.map((launch) => launch.row));
+  const runs: QueuedRun[] = launches.map(({ row, jam, request }, i) => ({
+    id: row.id,
+    seq: seqs[i]!,
+    harness: row.harnessSlug,
+    jam,
+    request,
+    subjectJson: runSubjectJson(row),
+    origin,
+  }));
+  for (const run of runs) ctx.bus.publishRun(runEventJson('enqueued', 'queued', run.subjectJson));
+  try {
+    await ctx.queue.add(runs);
+  } catch (error) {
+    const detail = 'The job could not be queued.';
+    ctx.jobs.markAllFinished(runs.map((run) => run.id), 'failed', detail, new Date().toISOString());
+    for (const run of runs) ctx.bus.publishRun(runEventJson('finished', 'failed', run.subjectJson, { recordId: null, detail }));
+    throw error;
+  }
+  return runs.map((run) => run.id);
+}
+
+/** A gg launch through `POST /jobs`: a saved preset of the account's, or an inline capability set. */
+function resolveGg(ctx: JobsContext, accountId: string, body: LaunchBodyT): GgLaunch {
+  if (body.presetId) {
+    const config = ctx.ggConfigs.get(accountId, body.presetId);
+    if (!config) throw badRequest(`presetId "${body.presetId}" names no gg configuration of this account.`);
+    return { configId: config.id, preset: config.name, capabilitySet: config.capabilitySet, slotModels: config.slotModels };
+  }
+  if (!body.ggCapabilitySet) throw badRequest('A gg launch needs presetId (a saved gg configuration) or ggCapabilitySet.');
+  return { configId: null, preset: null, capabilitySet: body.ggCapabilitySet, slotModels: {} };
+}

@@ -1,0 +1,109 @@
+import type { JobRow } from '../db/jobs-table.js';
+import { runSubjectJson } from '../events/run-events.js';
+import { isTerminal, type JobState, type QueuedRun } from '../queue/run-queue.js';
+import { MINUTE } from '../time.js';
+import type { HarnessConfigTable } from './harness-caps.js';
+import { announceWaiting, type JobsContext } from './jobs-context.js';
+import { reportJobStatus } from './report-job-status.js';
+
+const CHUNK = 1000;
+const LOST = 'The job was lost from Redis while in flight.';
+const INTERRUPTED = 'The claim was interrupted before the dispatcher received the job.';
+export const REAPED = 'The service restarted while the job was in flight.';
+
+export interface ReconcileOptions {
+  /**
+   * True when no other process uses this Redis and SQLite (single box, REAP_ORPHANED_JOBS).
+   * Otherwise a job another process is enqueuing or claiming right now looks half done, so
+   * only jobs enqueued more than `graceMs` ago are repaired.
+   */
+  exclusive: boolean;
+  /** Default 1 minute. */
+  graceMs?: number;
+}
+
+export interface ReconcileReport {
+  /** SQLite rows brought up to the state Redis decided. */
+  updated: number;
+  /** Waiting jobs Redis no longer held, queued again from their SQLite record. */
+  requeued: number;
+  /** In-flight jobs Redis no longer held, failed. */
+  lost: number;
+}
+
+/**
+ * Boot: makes SQLite and Redis agree. Redis decides transitions, so its state wins for a
+ * job it knows; a waiting job it lost (no append-only file, or a crash between the SQLite
+ * insert and the Redis add) is queued again; an in-flight job it lost is failed. Harness
+ * caps are copied from SQLite, their source of truth.
+ */
+export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConfigTable, options: ReconcileOptions): Promise<ReconcileReport> {
+  const settledBefore = options.exclusive ? Infinity : Date.now() - (options.graceMs ?? MINUTE);
+  const settled = (row: JobRow) => Date.parse(row.enqueuedAt) < settledBefore;
+  const caps = harnessConfig.caps();
+  for (const slug of (await ctx.queue.caps()).keys()) if (!caps.has(slug)) announceWaiting(ctx, await ctx.queue.setCap(slug, null), 'queued');
+  for (const [slug, cap] of caps) announceWaiting(ctx, await ctx.queue.setCap(slug, cap), 'queued');
+
+  const report: ReconcileReport = { updated: 0, requeued: 0, lost: 0 };
+  const interrupted: string[] = [];
+  const orphans = new Set(await ctx.queue.takeOrphans());
+  const rows = ctx.jobs.inFlight();
+  const now = new Date().toISOString();
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const chunk = rows.slice(i, i + CHUNK);
+    const states = await ctx.queue.states(chunk.map((row) => row.id));
+    const requeue: QueuedRun[] = [];
+    const lost: string[] = [];
+    chunk.forEach((row, j) => {
+      const redis = states[j];
+      // An orphan already left the wait list without state: whatever its age, only this repairs it.
+      if (orphans.has(row.id) || (!redis && settled(row))) {
+        if (row.state === 'queued' || row.state === 'pending') requeue.push(queuedRun(row));
+        else lost.push(row.id);
+        return;
+      }
+      if (!redis) return;
+      if (redis.state === 'dispatched' && !row.tokenHash && options.exclusive) interrupted.push(row.id);
+      if (redis.state === row.state) return;
+      report.updated += 1;
+      copyState(ctx, row, redis.state, redis.detail || null, redis.recordId || null, now);
+    });
+    await ctx.queue.requeue(requeue);
+    ctx.jobs.markWaiting(requeue.map((run) => run.id), 'queued');
+    ctx.jobs.markAllFinished(lost, 'failed', LOST, now);
+    report.requeued += requeue.length;
+    report.lost += lost.length;
+  }
+  for (const id of interrupted) await reportJobStatus(ctx, id, { state: 'failed', detail: INTERRUPTED });
+  return report;
+}
+
+function copyState(ctx: JobsContext, row: JobRow, state: JobState, detail: string | null, recordId: string | null, now: string): void {
+  if (isTerminal(state)) ctx.jobs.markFinished(row.id, state, detail, recordId, now);
+  else if (state === 'queued' || state === 'pending') ctx.jobs.markWaiting([row.id], state);
+  else if (state === 'starting' || state === 'running') ctx.jobs.markStarted(row.id, state, now);
+  // `dispatched` in Redis but not in SQLite: the claim never reached its dispatcher; failed as interrupted.
+}
+
+function queuedRun(row: JobRow): QueuedRun {
+  return {
+    id: row.id,
+    seq: row.seq,
+    harness: row.harnessSlug,
+    jam: row.testType === 'game-jam' ? `${row.testCaseSlug}|${row.modelId}` : '',
+    request: JSON.parse(row.request) as object,
+    subjectJson: runSubjectJson(row),
+    origin: row.origin,
+  };
+}
+
+/**
+ * Boot, single-box deployments (REAP_ORPHANED_JOBS): fails every job a previous process left
+ * dispatched, starting or running, before the router serves. Each is announced like any
+ * other failure.
+ */
+export async function reapOrphanedJobs(ctx: JobsContext): Promise<number> {
+  const ids = await ctx.queue.activeIds();
+  for (const id of ids) await reportJobStatus(ctx, id, { state: 'failed', detail: REAPED });
+  return ids.length;
+}

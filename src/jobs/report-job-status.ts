@@ -1,0 +1,70 @@
+import type { StatusUpdateT } from '../api/schemas/jobs.js';
+import { conflict, notFound, unprocessable } from '../errors.js';
+import { runCompletedNotification, runEventJson } from '../events/run-events.js';
+import { isTerminal } from '../queue/run-queue.js';
+import { announceWaiting, type JobsContext } from './jobs-context.js';
+
+/**
+ * `POST /jobs/{id}/status` (the driver, with its per-job token): applies the transition
+ * table. The Redis script decides atomically; this records the decision in SQLite, hands a
+ * record to the record store, and announces the transition.
+ */
+export async function reportJobStatus(ctx: JobsContext, id: string, update: StatusUpdateT): Promise<void> {
+  const { state } = update;
+  const record = update.record ?? null;
+  const detail = update.detail ?? null;
+  if (state === 'succeeded' && !record) throw unprocessable('A succeeded status must carry the run record.');
+  if (state === 'canceled' && !record) throw unprocessable('A canceled status must carry the partial run record.');
+
+  let recordId: string | null = null;
+  if (record && (state === 'succeeded' || state === 'failed' || state === 'canceled')) {
+    // The record is stored before the transition so the `finished` event can name it. A
+    // report that then loses a race with a cancel leaves an unattached record behind.
+    const current = (await ctx.queue.states([id]))[0];
+    const storable = current && (state === 'canceled' ? current.state === 'canceled' : !isTerminal(current.state) || current.state === state);
+    if (storable) recordId = ctx.records.store(id, record, await ctx.queue.liveEvents(id)).recordId;
+  }
+
+  const result = await ctx.queue.report(id, state, { detail, recordId });
+  const now = new Date().toISOString();
+  switch (result.outcome) {
+    case 'applied': {
+      if (state === 'starting' || state === 'running') {
+        ctx.jobs.markStarted(id, state, now);
+        ctx.bus.publishRun(runEventJson('state-changed', state, result.subjectJson));
+        return;
+      }
+      ctx.jobs.markFinished(id, state, detail, recordId, now);
+      ctx.bus.publishRun(runEventJson('finished', state, result.subjectJson, { recordId, detail }));
+      announceWaiting(ctx, result.released, 'queued');
+      const job = ctx.jobs.get(id);
+      if (job && (state === 'succeeded' || state === 'failed')) {
+        ctx.bus.publishNotification(runCompletedNotification(job, state, recordId, detail));
+      }
+      return;
+    }
+    case 'same':
+      // A retried terminal report whose first attempt stored nothing attaches its record now.
+      if (recordId && !ctx.jobs.get(id)?.recordId) ctx.jobs.attachRecord(id, recordId);
+      return;
+    case 'attached':
+      if (recordId) ctx.jobs.attachRecord(id, recordId);
+      return;
+    case 'discarded':
+      return;
+    case 'backward':
+      throw conflict(`Job ${id} is ${result.previous}; it cannot go back to ${state}.`);
+    case 'unclaimed':
+      throw conflict(`Job ${id} is ${result.previous}: no dispatcher has claimed it.`);
+    case 'terminal':
+      throw conflict(`Job ${id} already ${result.previous}.`);
+    case 'not-canceled':
+      throw conflict(`Job ${id} is ${result.previous}, not canceled; only a canceled job takes a canceled status.`);
+    case 'missing': {
+      const job = ctx.jobs.get(id);
+      if (!job) throw notFound(`No job ${id}.`);
+      if (job.state === 'canceled' && state !== 'canceled') return;
+      throw conflict(`Job ${id} already ${job.state}.`);
+    }
+  }
+}

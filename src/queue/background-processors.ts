@@ -1,0 +1,10 @@
+import { ingestProcessor } from '../catalog/ingest-processor.js';
+import type { BackgroundProcessor } from './background-workers.js';
+
+/**
+ * Every background queue processor, in one list that the API process (RUN_WORKERS) and
+ * `npm run worker` both start, so the two can never host different sets.
+ *
+ * Run jobs are not here: dispatchers claim them over HTTP (`POST /jobs/next`).
+ */
+export const BACKGROUND_PROCESSORS: readonly BackgroundProcessor[] = [ingestProcessor];

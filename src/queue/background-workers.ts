@@ -1,0 +1,62 @@
+import { Worker, type ConnectionOptions, type Processor, type WorkerOptions } from 'bullmq';
+import type { Config } from '../config.js';
+import type { Database } from '../db/open-database.js';
+import { bullConnection } from '../redis/managed-redis.js';
+
+/** What a background processor may use, in whichever process runs it. */
+export interface WorkerContext {
+  config: Config & { redisUrl: string };
+  /** The deployment's SQLite store: worker processes share DATA_DIR with the API. */
+  db: Database;
+  connection: ConnectionOptions;
+}
+
+/** One background queue's processor, built per process from the context. */
+export interface BackgroundProcessor {
+  /** Queue name, from BACKGROUND_QUEUES in queue-keys.ts. */
+  queue: string;
+  start(context: WorkerContext): { processor: Processor; close?(): Promise<void> };
+  /** Jobs this process runs at once for the queue (default 1). */
+  concurrency?: number;
+  /** Extra BullMQ worker options (lock duration, limiter). */
+  options?: Omit<WorkerOptions, 'connection' | 'prefix' | 'concurrency' | 'autorun'>;
+}
+
+export interface BackgroundWorkers {
+  queues: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * Starts one BullMQ Worker per processor under the deployment's prefix. Every process that
+ * calls this (the API process with RUN_WORKERS, each `npm run worker`) competes for the same
+ * queues' jobs through BullMQ, which is how a deployment adds machines. Workers block on
+ * Redis, so each opens its own connections.
+ */
+export async function startBackgroundWorkers(
+  processors: readonly BackgroundProcessor[],
+  context: Omit<WorkerContext, 'connection'>,
+  onError: (queue: string, error: Error) => void,
+): Promise<BackgroundWorkers> {
+  const connection = bullConnection(context.config.redisUrl);
+  const started: Array<{ worker: Worker; close?: () => Promise<void> }> = [];
+  for (const entry of processors) {
+    const { processor, close } = entry.start({ ...context, connection });
+    const worker = new Worker(entry.queue, processor, {
+      ...entry.options,
+      connection,
+      prefix: context.config.redisPrefix,
+      concurrency: entry.concurrency ?? 1,
+    });
+    worker.on('error', (error) => onError(entry.queue, error));
+    started.push({ worker, ...(close ? { close } : {}) });
+  }
+  await Promise.all(started.map(({ worker }) => worker.waitUntilReady()));
+  return {
+    queues: processors.map((entry) => entry.queue),
+    async close() {
+      await Promise.all(started.map(({ worker }) => worker.close()));
+      await Promise.all(started.map(({ close }) => close?.()));
+    },
+  };
+}

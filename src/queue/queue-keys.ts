@@ -1,0 +1,74 @@
+/**
+ * Every queue name and Redis key this service writes, in one place. BullMQ lays a queue
+ * out as `<prefix>:<queue>:<suffix>` and a job hash as `<prefix>:<queue>:<jobId>`; the
+ * run queue's own bookkeeping (state machine, holds, live backlogs) sits beside it under
+ * `<prefix>:run…`, outside BullMQ's namespace so BullMQ's `obliterate`/`clean` never
+ * trip over it.
+ */
+export const RUN_QUEUE = 'runs';
+
+/** Background queues (ingest, render, publish, probes) register under these names. */
+export const BACKGROUND_QUEUES = {
+  ingest: 'ingest',
+  render: 'render',
+  publish: 'publish',
+  probes: 'probes',
+} as const;
+
+export interface RunQueueKeys {
+  /** BullMQ's key prefix for this queue's job hashes: `<prefix>:runs:` + job id. */
+  bullJobPrefix: string;
+  wait: string;
+  active: string;
+  completed: string;
+  failed: string;
+  /** BullMQ's event stream (QueueEvents reads it). */
+  bullEvents: string;
+  /** Our state hash per run: `runPrefix + id`. */
+  runPrefix: string;
+  /** The driver-relayed event backlog per run (a capped stream): `runPrefix + id + ':live'`. */
+  live(id: string): string;
+  run(id: string): string;
+  /** Hash harness slug -> maxParallelism. */
+  caps: string;
+  /** Set of in-flight job ids per hold group (`h:<harness>`, `j:<slug>|<model>`): `inflightPrefix + group`. */
+  inflightPrefix: string;
+  /** Sorted set (score = enqueue sequence) of held job ids per hold group: `pendingPrefix + group`. */
+  pendingPrefix: string;
+  /** Set of hold groups that currently hold jobs. */
+  pendingGroups: string;
+  /** Jobs found in the wait list without a state hash; reconcile looks at them. */
+  orphans: string;
+  /** Pub/sub channel every process's console streams listen on. */
+  consoleChannel: string;
+  /** Hash streamId -> owning process, for topic changes that land on another process. */
+  consoleStreams: string;
+}
+
+export function runQueueKeys(prefix: string): RunQueueKeys {
+  const queue = `${prefix}:${RUN_QUEUE}:`;
+  const runPrefix = `${prefix}:run:`;
+  return {
+    bullJobPrefix: queue,
+    wait: `${queue}wait`,
+    active: `${queue}active`,
+    completed: `${queue}completed`,
+    failed: `${queue}failed`,
+    bullEvents: `${queue}events`,
+    runPrefix,
+    run: (id) => `${runPrefix}${id}`,
+    live: (id) => `${runPrefix}${id}:live`,
+    caps: `${prefix}:run-caps`,
+    inflightPrefix: `${prefix}:run-inflight:`,
+    pendingPrefix: `${prefix}:run-pending:`,
+    pendingGroups: `${prefix}:run-pending-groups`,
+    orphans: `${prefix}:run-orphans`,
+    consoleChannel: `${prefix}:console`,
+    consoleStreams: `${prefix}:console-streams`,
+  };
+}
+
+/** Hold group of a harness parallelism cap. */
+export const harnessGroup = (harness: string) => `h:${harness}`;
+/** Hold group of a game jam played by one model: at most one such run in flight. */
+export const jamGroup = (slug: string, model: string) => `j:${slug}|${model}`;

@@ -1,0 +1,254 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { toError } from '../errors.js';
+import { DAY } from '../time.js';
+import { loadLuaScript } from './load-lua-script.js';
+import { RUN_QUEUE, runQueueKeys, type RunQueueKeys } from './queue-keys.js';
+
+export type JobState = 'queued' | 'pending' | 'dispatched' | 'starting' | 'running' | 'succeeded' | 'failed' | 'canceled';
+export const ACTIVE_STATES = ['dispatched', 'starting', 'running'] as const;
+export const WAITING_STATES = ['queued', 'pending'] as const;
+export const TERMINAL_STATES = ['succeeded', 'failed', 'canceled'] as const;
+export const isTerminal = (state: JobState) => (TERMINAL_STATES as readonly string[]).includes(state);
+
+/** A job a script moved, with its pre-encoded run-event subject (see `QueuedRun.subjectJson`). */
+export interface MovedJob {
+  id: string;
+  subjectJson: string;
+}
+
+/** What the claim script hands back: the BullMQ job data and run subject stay raw JSON text. */
+export interface ClaimResult {
+  /** Null when nothing was claimable. The script already published the `state-changed` events. */
+  claimed: { id: string; requestJson: string; subjectJson: string; origin: string | null } | null;
+  /** Jobs this claim moved to `pending` on its way to a claimable one. */
+  held: MovedJob[];
+}
+
+export type ReportOutcome =
+  | 'applied' | 'same' | 'attached' | 'discarded' | 'backward' | 'unclaimed' | 'terminal' | 'not-canceled' | 'missing';
+
+export type CancelScope = 'waiting' | 'active' | 'any';
+
+export interface CancelResult {
+  canceled: Array<MovedJob & { previous: JobState }>;
+  /** Held jobs the cancel's freed slots returned to `queued`. */
+  released: MovedJob[];
+  skipped: Array<{ id: string; state: JobState | 'missing' }>;
+}
+
+/** One new run job as the queue stores it. */
+export interface QueuedRun {
+  id: string;
+  /** Enqueue order; held jobs return to the queue in this order. */
+  seq: number;
+  harness: string;
+  /** `<slug>|<model>` for a game jam, else ''. */
+  jam: string;
+  /** The launch body handed to the driver at claim, stored as the BullMQ job's data. */
+  request: object;
+  /** Run-event members (`"runId":…,"testCaseSlug":…`) without braces, pre-encoded once. */
+  subjectJson: string;
+  /** `plan:<id>`, `ladder:<id>` or null. */
+  origin: string | null;
+}
+
+export interface RunQueueOptions {
+  redis: Redis;
+  prefix: string;
+  /** Finished BullMQ jobs kept per set for inspection (default 1000); SQLite keeps all. */
+  keepFinished?: number;
+  /** How long a finished run's Redis state and live backlog stay (default 1 day, ms). */
+  finishedTtlMs?: number;
+  /** Approximate cap of a run's live backlog stream, in entries (default 10,000). */
+  liveCap?: number;
+  /** Most jobs one claim may move to pending before answering (default 256). */
+  maxHoldsPerClaim?: number;
+}
+
+type ScriptName = 'claimNextJob' | 'reportJobStatus' | 'cancelJobs' | 'setHarnessCap';
+const SCRIPTS: Record<ScriptName, string> = {
+  claimNextJob: 'claim-next-job.lua',
+  reportJobStatus: 'report-job-status.lua',
+  cancelJobs: 'cancel-jobs.lua',
+  setHarnessCap: 'set-harness-cap.lua',
+};
+const CONTEXT_KEYS = 8;
+
+type ScriptCaller = (keysAndArgs: Array<string | number>) => Promise<unknown>;
+
+/**
+ * The run job queue: a BullMQ `Queue` (jobs are BullMQ jobs, inspectable with BullMQ's API)
+ * plus the atomic scripts that claim, hold, report and cancel over its structures.
+ */
+export class RunQueue {
+  readonly keys: RunQueueKeys;
+  readonly bull: Queue;
+  private readonly redis: Redis;
+  private readonly scripts: Record<ScriptName, ScriptCaller>;
+  private readonly keepFinished: number;
+  private readonly finishedTtlSeconds: number;
+  private readonly liveCap: number;
+  private readonly maxHoldsPerClaim: number;
+  private readonly contextKeys: string[];
+
+  constructor(options: RunQueueOptions) {
+    this.redis = options.redis;
+    this.keys = runQueueKeys(options.prefix);
+    this.keepFinished = options.keepFinished ?? 1000;
+    this.finishedTtlSeconds = Math.ceil((options.finishedTtlMs ?? DAY) / 1000);
+    this.liveCap = options.liveCap ?? 10_000;
+    this.maxHoldsPerClaim = options.maxHoldsPerClaim ?? 256;
+    this.bull = new Queue(RUN_QUEUE, { connection: options.redis, prefix: options.prefix });
+    const k = this.keys;
+    this.contextKeys = [k.wait, k.active, k.completed, k.failed, k.bullEvents, k.caps, k.pendingGroups, k.orphans];
+    const scripts = {} as Record<ScriptName, ScriptCaller>;
+    for (const [name, file] of Object.entries(SCRIPTS) as Array<[ScriptName, string]>) {
+      if (!(name in this.redis)) this.redis.defineCommand(name, { numberOfKeys: CONTEXT_KEYS, lua: loadLuaScript(file) });
+      const command = (this.redis as unknown as Record<ScriptName, (...args: Array<string | number>) => Promise<unknown>>)[name];
+      scripts[name] = (keysAndArgs) => command.apply(this.redis, keysAndArgs);
+    }
+    this.scripts = scripts;
+  }
+
+  private async call(name: ScriptName, args: Array<string | number>): Promise<unknown> {
+    const k = this.keys;
+    const context = [k.bullJobPrefix, k.runPrefix, k.inflightPrefix, k.pendingPrefix, Date.now(), this.keepFinished, this.finishedTtlSeconds, this.liveCap];
+    try {
+      return await this.scripts[name]([...this.contextKeys, ...context, ...args]);
+    } catch (error) {
+      throw toError(error, `run queue script ${name}`);
+    }
+  }
+
+  /** Writes each run's state hash, then adds the BullMQ jobs, so no job is claimable before its state exists. */
+  async add(runs: QueuedRun[]): Promise<void> {
+    if (runs.length === 0) return;
+    const pipeline = this.redis.pipeline();
+    for (const run of runs) {
+      pipeline.hset(this.keys.run(run.id), {
+        state: 'queued', harness: run.harness, jam: run.jam, seq: run.seq, subject: run.subjectJson, origin: run.origin ?? '',
+      });
+    }
+    const results = await pipeline.exec();
+    const failure = results?.find(([error]) => error);
+    if (failure) throw toError(failure[0], 'run queue add');
+    await this.bull.addBulk(runs.map((run) => ({ name: 'run', data: run.request, opts: { jobId: run.id } })));
+  }
+
+  /** Re-queues jobs Redis lost (reconcile): drops any stale BullMQ hash first, since BullMQ skips an id it already holds. */
+  async requeue(runs: QueuedRun[]): Promise<void> {
+    if (runs.length === 0) return;
+    await this.redis.del(...runs.map((run) => this.keys.bullJobPrefix + run.id));
+    await this.add(runs);
+  }
+
+  /** Harness caps as Redis enforces them. */
+  async caps(): Promise<Map<string, number>> {
+    const raw = await this.redis.hgetall(this.keys.caps);
+    return new Map(Object.entries(raw).map(([slug, cap]) => [slug, Number(cap)]));
+  }
+
+  async claim(tokenHash: string): Promise<ClaimResult> {
+    const [id, data, subject, origin, ...held] = (await this.call('claimNextJob', [tokenHash, this.maxHoldsPerClaim, this.keys.consoleChannel])) as string[];
+    return { claimed: id ? { id, requestJson: data!, subjectJson: subject!, origin: origin || null } : null, held: moved(held) };
+  }
+
+  async report(
+    id: string,
+    state: 'starting' | 'running' | 'succeeded' | 'failed' | 'canceled',
+    options: { detail?: string | null; recordId?: string | null } = {},
+  ): Promise<{ outcome: ReportOutcome; previous: JobState | ''; subjectJson: string; released: MovedJob[] }> {
+    const returnValue = JSON.stringify({ recordId: options.recordId ?? null });
+    const [outcome, previous, subject, ...released] = (await this.call('reportJobStatus', [
+      id, state, options.detail ?? '', options.recordId ?? '', returnValue,
+    ])) as string[];
+    return { outcome: outcome as ReportOutcome, previous: previous as JobState | '', subjectJson: subject!, released: moved(released) };
+  }
+
+  async cancel(scope: CancelScope, detail: string, source: { ids: string[] } | { popWait: number }): Promise<CancelResult> {
+    const args: Array<string | number> = 'ids' in source
+      ? [scope, detail, 'ids', 0, ...source.ids]
+      : [scope, detail, 'wait', source.popWait];
+    const [canceled, released, skipped] = (await this.call('cancelJobs', args)) as [string[], string[], string[]];
+    const canceledJobs: CancelResult['canceled'] = [];
+    for (let i = 0; i + 2 < canceled.length; i += 3) {
+      canceledJobs.push({ id: canceled[i]!, previous: canceled[i + 1] as JobState, subjectJson: canceled[i + 2]! });
+    }
+    return {
+      canceled: canceledJobs,
+      released: moved(released),
+      skipped: pairs(skipped).map(([id, state]) => ({ id, state: state as JobState | 'missing' })),
+    };
+  }
+
+  async setCap(harness: string, maxParallelism: number | null): Promise<MovedJob[]> {
+    return moved((await this.call('setHarnessCap', [harness, maxParallelism ?? ''])) as string[]);
+  }
+
+  /** Run state as Redis holds it, for reconcile: null when Redis has no state for the job. */
+  async states(ids: string[]): Promise<Array<{ state: JobState; recordId: string; detail: string } | null>> {
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.hmget(this.keys.run(id), 'state', 'recordId', 'detail');
+    const results = (await pipeline.exec()) ?? [];
+    return results.map(([error, value]) => {
+      if (error) throw toError(error, 'run queue states');
+      const [state, recordId, detail] = value as Array<string | null>;
+      return state ? { state: state as JobState, recordId: recordId ?? '', detail: detail ?? '' } : null;
+    });
+  }
+
+  async waitingCount(): Promise<number> {
+    return this.redis.llen(this.keys.wait);
+  }
+
+  async activeIds(): Promise<string[]> {
+    return this.redis.lrange(this.keys.active, 0, -1);
+  }
+
+  /** Ids held in every hold group, oldest first within each group. */
+  async heldIds(): Promise<string[]> {
+    const groups = await this.redis.smembers(this.keys.pendingGroups);
+    const ids: string[] = [];
+    for (const group of groups) ids.push(...(await this.redis.zrange(this.keys.pendingPrefix + group, 0, -1)));
+    return ids;
+  }
+
+  async takeOrphans(): Promise<string[]> {
+    const ids = await this.redis.lrange(this.keys.orphans, 0, -1);
+    if (ids.length > 0) await this.redis.ltrim(this.keys.orphans, ids.length, -1);
+    return ids;
+  }
+
+  /** Appends driver-relayed event lines to a run's live backlog (capped). */
+  async appendLive(id: string, lines: string[]): Promise<void> {
+    if (lines.length === 0) return;
+    const pipeline = this.redis.pipeline();
+    for (const line of lines) pipeline.xadd(this.keys.live(id), 'MAXLEN', '~', this.liveCap, '*', 'e', line);
+    const results = await pipeline.exec();
+    const failure = results?.find(([error]) => error);
+    if (failure) throw toError(failure[0], 'run live append');
+  }
+
+  /** Every event line relayed so far (the record store keeps them with the record). */
+  async liveEvents(id: string): Promise<string[]> {
+    const entries = await this.redis.xrange(this.keys.live(id), '-', '+');
+    const lines: string[] = [];
+    for (const [, fields] of entries) if (fields[0] === 'e') lines.push(fields[1]!);
+    return lines;
+  }
+
+  async close(): Promise<void> {
+    await this.bull.close();
+  }
+}
+
+function moved(flat: string[]): MovedJob[] {
+  return pairs(flat).map(([id, subjectJson]) => ({ id, subjectJson }));
+}
+
+function pairs(flat: string[]): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) out.push([flat[i]!, flat[i + 1]!]);
+  return out;
+}

@@ -1,0 +1,91 @@
+--[[
+  Shared head of every run-queue script (spliced in where a script says `-- @include`).
+
+  Every run-queue script takes the same leading KEYS and ARGV, so the caller builds them once:
+    KEYS[1] wait list (BullMQ)         KEYS[5] BullMQ event stream
+    KEYS[2] active list (BullMQ)       KEYS[6] harness caps hash
+    KEYS[3] completed zset (BullMQ)    KEYS[7] set of hold groups holding jobs
+    KEYS[4] failed zset (BullMQ)       KEYS[8] orphan list
+    ARGV[1] BullMQ job key prefix      ARGV[5] now (ms since epoch)
+    ARGV[2] run state key prefix       ARGV[6] finished BullMQ jobs kept per set
+    ARGV[3] in-flight set key prefix   ARGV[7] seconds a finished run's state and backlog are kept
+    ARGV[4] held zset key prefix       ARGV[8] approximate cap of a live backlog stream
+  Script-specific ARGV start at ARGV[9].
+
+  The wait list is BullMQ's: new jobs are LPUSHed, the claim end is the right.
+  A run state hash holds: state, harness, jam ('' unless a game jam), seq, origin, subject
+  (pre-encoded run-event JSON members), token (sha256 of the per-job token), heldBy,
+  recordId, detail. Scripts return `id, subject` pairs so callers publish run events
+  without reading anything back.
+]]
+local rcall = redis.call
+local ctx = {
+  wait = KEYS[1], active = KEYS[2], completed = KEYS[3], failed = KEYS[4],
+  bullEvents = KEYS[5], caps = KEYS[6], pendingGroups = KEYS[7], orphans = KEYS[8],
+  bullJobPrefix = ARGV[1], runPrefix = ARGV[2], inflightPrefix = ARGV[3], pendingPrefix = ARGV[4],
+  now = ARGV[5], keep = tonumber(ARGV[6]), ttl = tonumber(ARGV[7]), liveCap = tonumber(ARGV[8]),
+}
+
+local ACTIVE = { dispatched = true, starting = true, running = true }
+local TERMINAL = { succeeded = true, failed = true, canceled = true }
+
+-- Moves up to `count` of the oldest jobs held in `group` back to the claim end of the wait
+-- list, the oldest nearest the end, and appends `id, subject` pairs to `released`.
+local function releaseHeld(group, count, released)
+  local pendingKey = ctx.pendingPrefix .. group
+  if count > 0 then
+    local popped = rcall('ZPOPMIN', pendingKey, count)
+    for i = #popped - 1, 1, -2 do
+      local id = popped[i]
+      rcall('RPUSH', ctx.wait, id)
+      rcall('HSET', ctx.runPrefix .. id, 'state', 'queued', 'heldBy', '')
+      released[#released + 1] = id
+      released[#released + 1] = rcall('HGET', ctx.runPrefix .. id, 'subject') or ''
+    end
+  end
+  if rcall('ZCARD', pendingKey) == 0 then rcall('SREM', ctx.pendingGroups, group) end
+end
+
+-- Takes an in-flight job out of its hold groups and releases what the freed slots allow.
+local function leaveInflight(id, harness, jam, released)
+  local harnessGroup = 'h:' .. harness
+  local harnessSet = ctx.inflightPrefix .. harnessGroup
+  rcall('SREM', harnessSet, id)
+  local cap = tonumber(rcall('HGET', ctx.caps, harness) or '')
+  local free = rcall('ZCARD', ctx.pendingPrefix .. harnessGroup)
+  if cap then free = math.min(free, cap - rcall('SCARD', harnessSet)) end
+  releaseHeld(harnessGroup, free, released)
+  if jam and jam ~= '' then
+    local jamSet = ctx.inflightPrefix .. 'j:' .. jam
+    rcall('SREM', jamSet, id)
+    if rcall('SCARD', jamSet) == 0 then releaseHeld('j:' .. jam, 1, released) end
+  end
+end
+
+-- Records a terminal outcome on BullMQ's job hash and sets, as BullMQ's own moveToFinished
+-- would, and trims the oldest finished jobs beyond `keep` (SQLite keeps the durable record).
+local function finishBullJob(id, succeeded, value, previous)
+  local jobKey = ctx.bullJobPrefix .. id
+  if rcall('EXISTS', jobKey) == 0 then return end
+  local set, field, event = ctx.failed, 'failedReason', 'failed'
+  if succeeded then set, field, event = ctx.completed, 'returnvalue', 'completed' end
+  rcall('ZADD', set, ctx.now, id)
+  rcall('HSET', jobKey, field, value, 'finishedOn', ctx.now)
+  rcall('HINCRBY', jobKey, 'atm', 1)
+  rcall('XADD', ctx.bullEvents, 'MAXLEN', '~', 10000, '*', 'event', event, 'jobId', id, field, value, 'prev', previous)
+  local excess = rcall('ZCARD', set) - ctx.keep
+  if excess > 0 then
+    local old = rcall('ZPOPMIN', set, math.min(excess, 16))
+    for i = 1, #old, 2 do
+      rcall('DEL', ctx.bullJobPrefix .. old[i], ctx.bullJobPrefix .. old[i] .. ':logs')
+    end
+  end
+end
+
+-- Marks the end of a run's live backlog (followers close on it) and lets its state expire.
+local function closeRun(id, state)
+  local liveKey = ctx.runPrefix .. id .. ':live'
+  rcall('XADD', liveKey, 'MAXLEN', '~', ctx.liveCap, '*', 'end', state)
+  rcall('EXPIRE', liveKey, ctx.ttl)
+  rcall('EXPIRE', ctx.runPrefix .. id, ctx.ttl)
+end

@@ -1,0 +1,70 @@
+/**
+ * `npm run worker`: a process that runs the background queue workers (ingest, render,
+ * publish, probes as each area registers them) against the deployment's Redis, so a
+ * deployment adds machines by starting more of these. It serves no HTTP and needs REDIS_URL
+ * (or, on the API's own box, the managed redis-server's socket under DATA_DIR/redis).
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { startBackgroundWorkers } from './queue/background-workers.js';
+import { BACKGROUND_PROCESSORS } from './queue/background-processors.js';
+import { openDatabase } from './db/open-database.js';
+import { redisOptionsFromUrl } from './redis/managed-redis.js';
+
+function readConfig(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+async function main() {
+  const config = readConfig();
+  const managedSocket = join(config.dataDir, 'redis', 'redis.sock');
+  const redisUrl = config.redisUrl ?? (existsSync(managedSocket) ? `redis+unix://${managedSocket}` : null);
+  if (!redisUrl) {
+    console.error(`REDIS_URL is not set and no managed redis-server socket exists at ${managedSocket}: point REDIS_URL at the deployment's Redis.`);
+    process.exit(2);
+  }
+  const probe = new Redis({ ...redisOptionsFromUrl(redisUrl), lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  probe.on('error', () => {});
+  try {
+    await probe.connect();
+    await probe.ping();
+  } catch (error) {
+    console.error(`Redis at ${redisUrl} could not be reached: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  } finally {
+    probe.disconnect();
+  }
+  // Background jobs write the same store the API reads: this process shares DATA_DIR with it.
+  const db = openDatabase(join(config.dataDir, 'backend.sqlite'));
+  const workers = await startBackgroundWorkers(BACKGROUND_PROCESSORS, { config: { ...config, redisUrl }, db }, (queue, error) =>
+    console.error(`background worker for ${queue} failed:`, error.message),
+  );
+  console.log(`Worker running queues ${workers.queues.join(', ')} on ${redisUrl} (prefix ${config.redisPrefix}, data in ${config.dataDir})`);
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) process.exit(1);
+    closing = true;
+    console.log(`${signal}: letting running jobs finish, then exiting...`);
+    await workers.close();
+    db.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  console.error('The worker could not start:', error instanceof Error ? error.message : error);
+  process.exit(1);
+});

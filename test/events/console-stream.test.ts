@@ -1,0 +1,109 @@
+import { createConnection } from 'node:net';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allowListModels, openConsole, seedCatalog } from '../helpers/jobs-fixtures.js';
+import { jobsHttp } from '../helpers/jobs-http.js';
+import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
+
+const MODEL = 'openai/gpt-5';
+const launch = { testCase: 'carom', version: 'v1.1.0', variant: 'base', harness: 'codex', model: MODEL };
+let backend: TestBackend;
+let base: string;
+let http: ReturnType<typeof jobsHttp>;
+let operator: string;
+
+beforeAll(async () => {
+  backend = await startTestBackend({}, { jobs: { models: allowListModels([MODEL]), heartbeatMs: 150, consoleBufferFrames: 20 } });
+  seedCatalog(backend.db, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
+  base = await backend.app.listen({ host: '127.0.0.1', port: 0 });
+  http = jobsHttp(base);
+  operator = (await backend.auth.register('operator')).token;
+});
+afterAll(() => backend.close());
+
+describe('GET /notifications', () => {
+  it('opens with a stream frame and delivers runs only once the topic is switched on', async () => {
+    const client = await openConsole(base);
+    try {
+      expect(client.frames[0]?.event ?? (await client.next(() => true)).event).toBe('stream');
+      const streamId = await client.streamId;
+      const quiet = (await http.post('/jobs', operator, launch)).body.jobId;
+      expect((await http.put(`/notifications/${streamId}/topics`, undefined, { runs: true })).status).toBe(204);
+      const loud = (await http.post('/jobs', operator, launch)).body.jobId;
+      await client.next((frame) => frame.event === 'run' && JSON.parse(frame.data).runId === loud);
+      expect(client.frames.some((frame) => frame.data.includes(quiet))).toBe(false);
+      expect(client.frames.every((frame) => frame.event !== undefined)).toBe(true);
+    } finally {
+      client.close();
+      await http.post('/jobs/cancel-all', operator);
+    }
+  });
+
+  it('answers 404 for a stream that is not connected and 400 for a bad body', async () => {
+    expect((await http.put('/notifications/nope/topics', undefined, { runs: true })).status).toBe(404);
+    const client = await openConsole(base);
+    const streamId = await client.streamId;
+    expect((await http.put(`/notifications/${streamId}/topics`, undefined, { runs: 'yes' })).status).toBe(400);
+    client.close();
+    await new Promise((done) => setTimeout(done, 50));
+    expect((await http.put(`/notifications/${streamId}/topics`, undefined, { runs: true })).status).toBe(404);
+  });
+
+  it('sends a payload-less heartbeat while idle, and a comment keep-alive', async () => {
+    const client = await openConsole(base);
+    try {
+      const heartbeat = await client.next((frame) => frame.event === 'heartbeat', 2000);
+      expect(heartbeat.data).toBe('');
+      await new Promise((done) => setTimeout(done, 200));
+      expect(client.comments.length).toBeGreaterThan(0);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('resyncs a client that fell behind with the count of dropped frames', async () => {
+    const { port } = new URL(base);
+    const socket = createConnection({ host: '127.0.0.1', port: Number(port) });
+    await new Promise((done) => socket.once('connect', done));
+    socket.write(`GET /notifications HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+    socket.pause();
+    await new Promise((done) => setTimeout(done, 100));
+    // A stalled console: far more than the socket buffers and the 20-frame buffer hold.
+    const payload = 'x'.repeat(16 * 1024);
+    for (let i = 0; i < 1500; i++) backend.app.runJobs.bus.publishNotification({ kind: 'run-completed', jobId: `j${i}`, message: payload });
+    await new Promise((done) => setTimeout(done, 500));
+
+    const frames: EventSourceMessage[] = [];
+    const parser = createParser({ onEvent: (frame) => frames.push(frame) });
+    let headerDone = false;
+    socket.on('data', (chunk: Buffer) => {
+      let text = chunk.toString();
+      if (!headerDone) {
+        const end = text.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        headerDone = true;
+        text = text.slice(end + 4);
+      }
+      // Chunked transfer encoding: strip the size lines, keep the data.
+      parser.feed(text.replace(/(^|\r\n)[0-9a-f]+\r\n/g, '$1'));
+    });
+    socket.resume();
+    const deadline = Date.now() + 5000;
+    while (!frames.some((frame) => frame.event === 'resync') && Date.now() < deadline) await new Promise((done) => setTimeout(done, 50));
+    // Frames still buffered follow the resync; read until the stream is quiet.
+    for (let count = -1; count !== frames.length;) {
+      count = frames.length;
+      await new Promise((done) => setTimeout(done, 100));
+    }
+    socket.destroy();
+    const resyncs = frames.filter((frame) => frame.event === 'resync');
+    expect(resyncs.length).toBeGreaterThan(0);
+    const dropped = resyncs.reduce((sum, frame) => sum + (JSON.parse(frame.data) as { dropped: number }).dropped, 0);
+    expect(dropped).toBeGreaterThan(0);
+    const delivered = frames.filter((frame) => frame.event === 'notification').length;
+    expect(delivered).toBeLessThan(1500);
+    // Every notification not delivered is counted; heartbeats queued while stalled may add a few.
+    expect(dropped).toBeGreaterThanOrEqual(1500 - delivered);
+    expect(dropped).toBeLessThanOrEqual(1500 - delivered + 10);
+  });
+});

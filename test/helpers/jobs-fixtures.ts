@@ -1,0 +1,112 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { Database } from '../../src/db/open-database.js';
+import type { LaunchModels } from '../../src/jobs/launch-models.js';
+
+export interface SeedVersion {
+  slug: string;
+  version: string;
+  engines?: string[];
+  variants?: string[];
+  testType?: string;
+  maxRuntimeSeconds?: number;
+}
+
+/** Writes ingested versions the way ingest leaves them: a `test_case_versions` row and a resolved.json. */
+export function seedCatalog(db: Database, dataDir: string, versions: SeedVersion[]): void {
+  const insert = db.prepare(
+    `INSERT INTO test_case_versions (slug, version, record_format, store_dir, fingerprint, content_hash, experimental, ingested_at)
+     VALUES (?, ?, 1, ?, 'f', 'h', 0, ?)`,
+  );
+  for (const v of versions) {
+    const dir = join(dataDir, 'store', v.slug, v.version);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'resolved.json'), JSON.stringify({
+      slug: v.slug,
+      version: v.version,
+      testType: v.testType ?? 'end-to-end',
+      maxRuntimeSeconds: v.maxRuntimeSeconds ?? 1800,
+      engines: (v.engines ?? []).map((slug) => ({ slug })),
+      variants: (v.variants ?? ['base']).map((slug) => ({ slug })),
+    }));
+    insert.run(v.slug, v.version, dir, new Date().toISOString());
+  }
+}
+
+/** A stand-in for the model catalog's rule (another area's module): an allow-list. */
+export function allowListModels(allowed: string[]): LaunchModels {
+  const set = new Set(allowed);
+  return { admit: async (id) => (set.has(id) ? { ok: true } : { ok: false, reason: `no routing-provider rate is known for ${id}.` }) };
+}
+
+export interface SseClient {
+  frames: EventSourceMessage[];
+  /** SSE comment lines (keep-alives). */
+  comments: string[];
+  /** Resolves with the first frame (already received or upcoming) that matches. */
+  next(match: (frame: EventSourceMessage) => boolean, timeoutMs?: number): Promise<EventSourceMessage>;
+  streamId: Promise<string>;
+  close(): void;
+}
+
+/** `GET /notifications` over a real socket, parsed with eventsource-parser. */
+export async function openConsole(baseUrl: string): Promise<SseClient> {
+  const controller = new AbortController();
+  const response = await fetch(`${baseUrl}/notifications`, { signal: controller.signal });
+  if (response.status !== 200) throw new Error(`GET /notifications answered ${response.status}`);
+  const frames: EventSourceMessage[] = [];
+  const comments: string[] = [];
+  const waiters = new Set<() => void>();
+  const parser = createParser({
+    onComment: (comment) => comments.push(comment),
+    onEvent(frame) {
+      frames.push(frame);
+      for (const wake of waiters) wake();
+    },
+  });
+  void (async () => {
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of response.body as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+    } catch {
+      // aborted by close()
+    }
+  })();
+  const next = (match: (frame: EventSourceMessage) => boolean, timeoutMs = 5000) =>
+    new Promise<EventSourceMessage>((resolve, reject) => {
+      let seen = 0;
+      const check = () => {
+        for (; seen < frames.length; seen++) {
+          if (match(frames[seen]!)) {
+            waiters.delete(check);
+            clearTimeout(timer);
+            resolve(frames[seen]!);
+            return;
+          }
+        }
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`no matching frame within ${timeoutMs} ms; got ${frames.map((f) => `${f.event}:${f.data}`).join(' | ')}`));
+      }, timeoutMs);
+      waiters.add(check);
+      check();
+    });
+  return {
+    frames,
+    comments,
+    next,
+    streamId: next((frame) => frame.event === 'stream').then((frame) => (JSON.parse(frame.data) as { streamId: string }).streamId),
+    close: () => controller.abort(),
+  };
+}
+
+/** Run events of one job, in arrival order, as `kind:state`. */
+export function transitionsOf(client: SseClient, jobId: string): string[] {
+  return client.frames
+    .filter((frame) => frame.event === 'run')
+    .map((frame) => JSON.parse(frame.data) as { kind: string; state: string; runId: string })
+    .filter((event) => event.runId === jobId)
+    .map((event) => `${event.kind}:${event.state}`);
+}

@@ -1,0 +1,181 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/api/app.js';
+import { REAPED } from '../../src/jobs/reconcile-jobs.js';
+import { startManagedRedis } from '../../src/redis/managed-redis.js';
+import { allowListModels, openConsole, seedCatalog } from '../helpers/jobs-fixtures.js';
+import { jobsHttp } from '../helpers/jobs-http.js';
+import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
+
+const SERVICE = 'dispatch-secret';
+const MODEL = 'openai/gpt-5';
+const launch = { testCase: 'carom', version: 'v1.1.0', variant: 'base', harness: 'codex', model: MODEL };
+const jobsOptions = { models: allowListModels([MODEL]), heartbeatMs: 150 };
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function start(env: Record<string, string> = {}) {
+  const backend = await startTestBackend({ SERVICE_TOKEN: SERVICE, ...env }, { jobs: jobsOptions });
+  seedCatalog(backend.db, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
+  cleanups.push(() => backend.close());
+  const base = await backend.app.listen({ host: '127.0.0.1', port: 0 });
+  return { backend, base, http: jobsHttp(base), operator: (await backend.auth.register(`op${cleanups.length}`)).token };
+}
+
+/** The app again on the same SQLite file and Redis prefix, as after a restart of the service. */
+async function restart(backend: TestBackend, overrides: { reapOrphanedJobs?: boolean } = {}) {
+  await backend.app.close();
+  const app = await buildApp({ config: { ...backend.config, ...overrides }, db: backend.db, jobs: jobsOptions });
+  cleanups.push(() => app.close());
+  const base = await app.listen({ host: '127.0.0.1', port: 0 });
+  return { app, base, http: jobsHttp(base) };
+}
+
+/** Reads an NDJSON response line by line; `lines` includes the bare heartbeat lines as ''. */
+async function openLive(url: string) {
+  const response = await fetch(url);
+  const lines: string[] = [];
+  let ended = false;
+  const done = (async () => {
+    let rest = '';
+    const decoder = new TextDecoder();
+    for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+      rest += decoder.decode(chunk, { stream: true });
+      const parts = rest.split('\n');
+      rest = parts.pop()!;
+      lines.push(...parts);
+    }
+    ended = true;
+  })();
+  const until = async (check: () => boolean, timeoutMs = 3000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error(`timed out; lines: ${JSON.stringify(lines)}`);
+      await new Promise((wake) => setTimeout(wake, 20));
+    }
+  };
+  return { response, lines, done, until, get ended() { return ended; } };
+}
+
+describe('GET /jobs/{id}/live', () => {
+  it('replays what the driver relayed, follows live with heartbeats, and closes after the terminal state', async () => {
+    const { http, base, operator } = await start();
+    const { jobId } = (await http.post('/jobs', operator, launch)).body;
+    const { jobToken } = (await http.post('/jobs/next', SERVICE)).body;
+    await http.post(`/jobs/${jobId}/events`, jobToken, [{ n: 1 }, { n: 2 }]);
+
+    const live = await openLive(`${base}/jobs/${jobId}/live`);
+    expect(live.response.headers.get('content-type')).toContain('application/x-ndjson');
+    await live.until(() => live.lines.length >= 2);
+    expect(live.lines.slice(0, 2).map((line) => JSON.parse(line))).toEqual([{ n: 1 }, { n: 2 }]);
+    await http.post(`/jobs/${jobId}/events`, jobToken, [{ n: 3 }]);
+    await live.until(() => live.lines.includes('{"n":3}'));
+    await live.until(() => live.lines.includes(''), 2000);
+    expect(live.ended).toBe(false);
+    await http.post(`/jobs/${jobId}/status`, jobToken, { state: 'succeeded', record: { id: 'r-live' } });
+    await live.done;
+    expect(live.lines.filter((line) => line !== '').map((line) => JSON.parse(line))).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+
+    const late = await openLive(`${base}/jobs/${jobId}/live`);
+    await late.done;
+    expect(late.lines).toEqual(['{"n":1}', '{"n":2}', '{"n":3}']);
+    expect((await http.get('/jobs/00000000-0000-4000-8000-000000000000/live')).status).toBe(404);
+  });
+});
+
+describe('restarts', () => {
+  it('reaps in-flight jobs at boot, keeps queued ones, and the live backlog survives', async () => {
+    const { backend, http, operator } = await start();
+    const [first, second] = (await http.post('/jobs/batch', operator, { runs: [launch, launch] })).body.jobs.map((j: { jobId: string }) => j.jobId);
+    const { jobToken } = (await http.post('/jobs/next', SERVICE)).body;
+    await http.post(`/jobs/${first}/status`, jobToken, { state: 'running' });
+    await http.post(`/jobs/${first}/events`, jobToken, [{ step: 'before restart' }]);
+
+    const again = await restart(backend);
+    expect((await again.http.get(`/jobs/${first}`)).body).toEqual({ id: first, state: 'failed', recordId: null, detail: REAPED });
+    expect((await again.http.post('/jobs/next', SERVICE)).body.jobId).toBe(second);
+    const live = await openLive(`${again.base}/jobs/${first}/live`);
+    await live.done;
+    expect(live.lines).toEqual(['{"step":"before restart"}']);
+  });
+
+  it('leaves in-flight jobs alone when reaping is off (several API processes)', async () => {
+    const { backend, http, operator } = await start();
+    const { jobId } = (await http.post('/jobs', operator, launch)).body;
+    const { jobToken } = (await http.post('/jobs/next', SERVICE)).body;
+    await http.post(`/jobs/${jobId}/status`, jobToken, { state: 'running' });
+    const again = await restart(backend, { reapOrphanedJobs: false });
+    expect((await again.http.get(`/jobs/${jobId}`)).body.state).toBe('running');
+    expect((await again.http.post(`/jobs/${jobId}/status`, jobToken, { state: 'failed', detail: 'x' })).status).toBe(204);
+  });
+
+  it('reconciles SQLite with Redis at boot: Redis decides, and lost waiting jobs are queued again', async () => {
+    const { backend, http, operator } = await start();
+    const [lost, behind] = (await http.post('/jobs/batch', operator, { runs: [launch, launch] })).body.jobs.map((j: { jobId: string }) => j.jobId);
+    // Redis loses one queued job entirely (no append-only file), and SQLite misses a transition.
+    const queue = backend.app.runJobs.queue;
+    const redis = backend.app.jobsRedis;
+    await redis.lrem(queue.keys.wait, 0, lost);
+    await redis.del(queue.keys.run(lost), queue.keys.bullJobPrefix + lost);
+    await redis.hset(queue.keys.run(behind), 'state', 'canceled', 'detail', 'canceled elsewhere');
+    await redis.lrem(queue.keys.wait, 0, behind);
+
+    const again = await restart(backend);
+    expect((await again.http.get(`/jobs/${behind}`)).body).toMatchObject({ state: 'canceled', detail: 'canceled elsewhere' });
+    expect((await again.http.get(`/jobs/${lost}`)).body.state).toBe('queued');
+    expect((await again.http.post('/jobs/next', SERVICE)).body.jobId).toBe(lost);
+  });
+
+  it('leaves a fresh half-enqueued job to its own process when several processes share Redis', async () => {
+    const { backend, http, operator } = await start();
+    const { jobId } = (await http.post('/jobs', operator, launch)).body;
+    const queue = backend.app.runJobs.queue;
+    // As if another process had inserted the row and not yet added the job to Redis.
+    await backend.app.jobsRedis.lrem(queue.keys.wait, 0, jobId);
+    await backend.app.jobsRedis.del(queue.keys.run(jobId), queue.keys.bullJobPrefix + jobId);
+    const again = await restart(backend, { reapOrphanedJobs: false });
+    expect((await again.http.get(`/jobs/${jobId}`)).body.state).toBe('queued');
+    expect(await again.app.runJobs.queue.bull.getJob(jobId)).toBeUndefined();
+  });
+
+  it('keeps queued jobs across a restart of Redis (append-only file)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'evb-aof-'));
+    let redis = await startManagedRedis({ dir });
+    cleanups.push(async () => {
+      await redis.stop();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const { backend, http, operator } = await start({ REDIS_URL: redis.url });
+    const ids = (await http.post('/jobs/batch', operator, { runs: [launch, launch, launch] })).body.jobs.map((j: { jobId: string }) => j.jobId);
+    await backend.app.close();
+    await redis.stop();
+    redis = await startManagedRedis({ dir });
+    const app = await buildApp({ config: { ...backend.config, redisUrl: redis.url }, db: backend.db, jobs: jobsOptions });
+    cleanups.push(() => app.close());
+    const again = jobsHttp(await app.listen({ host: '127.0.0.1', port: 0 }));
+    const claimed = [];
+    for (let i = 0; i < 3; i++) claimed.push((await again.post('/jobs/next', SERVICE)).body.jobId);
+    expect(claimed).toEqual(ids);
+    expect(await app.runJobs.queue.bull.getActiveCount()).toBe(3);
+  });
+});
+
+describe('several processes', () => {
+  it('delivers a transition made by one process to consoles on another', async () => {
+    const a = await start();
+    const b = await start({ REDIS_PREFIX: a.backend.config.redisPrefix });
+    const console_ = await openConsole(a.base);
+    cleanups.push(async () => console_.close());
+    // The topic change reaches the other process, which forwards it to the one holding the stream.
+    expect((await b.http.put(`/notifications/${await console_.streamId}/topics`, undefined, { runs: true })).status).toBe(204);
+    expect((await b.http.put('/notifications/gone/topics', undefined, { runs: true })).status).toBe(404);
+    // No wait: b's publishes reach a in order, so the change applies before b's next event.
+    const { jobId } = (await b.http.post('/jobs', b.operator, launch)).body;
+    const frame = await console_.next((f) => f.event === 'run' && JSON.parse(f.data).runId === jobId);
+    expect(JSON.parse(frame.data)).toMatchObject({ kind: 'enqueued', state: 'queued' });
+  });
+});

@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeEach, describe, expect, it, inject } from 'vitest';
+import { redisOptionsFromUrl } from '../../src/redis/managed-redis.js';
+import { RunQueue, type QueuedRun } from '../../src/queue/run-queue.js';
+
+const redis = new Redis(redisOptionsFromUrl(inject('redisUrl')));
+let queue: RunQueue;
+let seq = 0;
+beforeEach(() => {
+  queue = new RunQueue({ redis, prefix: `tq${randomUUID().slice(0, 8)}` });
+});
+afterAll(async () => {
+  await queue.close();
+  redis.disconnect();
+});
+
+const run = (harness = 'claude', jam = ''): QueuedRun => {
+  const id = randomUUID();
+  return { id, seq: ++seq, harness, jam, request: { testCase: 'carom', harness }, subjectJson: `"runId":"${id}"`, origin: null };
+};
+
+describe('run queue scripts', () => {
+  it('claims in enqueue order and answers empty when drained', async () => {
+    const jobs = [run(), run(), run()];
+    await queue.add(jobs);
+    const claimed = [];
+    for (let i = 0; i < 3; i++) claimed.push((await queue.claim('h'))!.claimed!.id);
+    expect(claimed).toEqual(jobs.map((job) => job.id));
+    expect((await queue.claim('h')).claimed).toBeNull();
+    expect(await queue.bull.getActiveCount()).toBe(3);
+    const job = await queue.bull.getJob(jobs[0]!.id);
+    expect(job?.data).toEqual({ testCase: 'carom', harness: 'claude' });
+  });
+
+  it('holds jobs of a capped harness and releases them in order when a slot frees', async () => {
+    await queue.setCap('claude', 1);
+    const [a, b, c, d] = [run(), run(), run(), run('codex')];
+    await queue.add([a!, b!, c!, d!]);
+    expect((await queue.claim('t')).claimed!.id).toBe(a!.id);
+    const second = await queue.claim('t');
+    expect(second.held.map((job) => job.id)).toEqual([b!.id, c!.id]);
+    expect(second.claimed!.id).toBe(d!.id);
+    const finished = await queue.report(a!.id, 'succeeded', { recordId: 'r1' });
+    expect(finished.outcome).toBe('applied');
+    expect(finished.released.map((job) => job.id)).toEqual([b!.id]);
+    expect((await queue.claim('t')).claimed!.id).toBe(b!.id);
+    expect((await queue.claim('t')).claimed).toBeNull();
+    const raised = await queue.setCap('claude', 3);
+    expect(raised.map((job) => job.id)).toEqual([c!.id]);
+    expect(await queue.bull.getCompletedCount()).toBe(1);
+  });
+
+  it('keeps one same-model game jam run in flight', async () => {
+    const [a, b] = [run('claude', 'jam|m'), run('codex', 'jam|m')];
+    await queue.add([a!, b!]);
+    expect((await queue.claim('t')).claimed!.id).toBe(a!.id);
+    expect((await queue.claim('t')).held.map((job) => job.id)).toEqual([b!.id]);
+    const canceled = await queue.cancel('any', 'stop', { ids: [a!.id] });
+    expect(canceled.canceled.map((job) => job.previous)).toEqual(['dispatched']);
+    expect(canceled.released.map((job) => job.id)).toEqual([b!.id]);
+    expect((await queue.claim('t')).claimed!.id).toBe(b!.id);
+  });
+
+  it('applies the driver transition rules', async () => {
+    const a = run();
+    await queue.add([a]);
+    expect((await queue.report(a.id, 'running')).outcome).toBe('unclaimed');
+    await queue.claim('t');
+    expect((await queue.report(a.id, 'starting')).outcome).toBe('applied');
+    expect((await queue.report(a.id, 'running')).outcome).toBe('applied');
+    expect((await queue.report(a.id, 'starting')).outcome).toBe('backward');
+    expect((await queue.report(a.id, 'canceled')).outcome).toBe('not-canceled');
+    await queue.cancel('active', 'operator', { ids: [a.id] });
+    expect((await queue.report(a.id, 'succeeded')).outcome).toBe('discarded');
+    expect((await queue.report(a.id, 'canceled', { recordId: 'r' })).outcome).toBe('attached');
+    expect(await queue.bull.getFailedCount()).toBe(1);
+  });
+
+  it('drains the waiting queue in bounded steps', async () => {
+    const jobs = Array.from({ length: 25 }, () => run());
+    await queue.add(jobs);
+    await queue.claim('t');
+    const first = await queue.cancel('waiting', 'sweep', { popWait: 10 });
+    const rest = await queue.cancel('waiting', 'sweep', { popWait: 100 });
+    expect(first.canceled.length + rest.canceled.length).toBe(24);
+    expect(await queue.waitingCount()).toBe(0);
+    expect(await queue.activeIds()).toEqual([jobs[0]!.id]);
+  });
+});
