@@ -18,7 +18,6 @@ import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/open-database.js';
 import { enqueueRuns } from '../src/jobs/enqueue-runs.js';
 import type { LaunchCatalog } from '../src/jobs/launch-catalog.js';
-import { admitEveryModel } from '../src/jobs/launch-models.js';
 import { RunQueue, type QueuedRun } from '../src/queue/run-queue.js';
 import { redisOptionsFromUrl } from '../src/redis/managed-redis.js';
 import { measureFloors } from './floors.js';
@@ -100,7 +99,8 @@ export default async function benchClaim(): Promise<boolean> {
     authUrl: 'http://127.0.0.1:9',
     redisUrl: redis.url,
   };
-  const app = await buildApp({ config, db, jobs: { catalog, models: admitEveryModel } });
+  const app = await buildApp({ config, db, jobs: { catalog } });
+  app.models.create({ slug: launch.model, listPriceInputPerMtok: 3, listPriceCachedInputPerMtok: 0.3, listPriceOutputPerMtok: 15, listPriceAsOf: '2026-11-01' });
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
   const load = () => loadavg().map((x) => x.toFixed(1)).join(' ');
   // Ratios hold up on a busy machine; absolute rates do not. Say how busy it was.

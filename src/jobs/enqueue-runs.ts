@@ -110,7 +110,7 @@ export async function prepareLaunch(
     let admission = admissions.get(model);
     if (!admission) admissions.set(model, (admission = ctx.models.admit(model)));
     const answer = await admission;
-    if (!answer.ok) throw unprocessable(`Model "${model}" cannot be launched: ${answer.reason}`);
+    if (!answer.ok) throw unprocessable(answer.reason);
   }
 
   const id = randomUUID();

@@ -1,7 +1,7 @@
 import { createConnection } from 'node:net';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allowListModels, openConsole, seedCatalog } from '../helpers/jobs-fixtures.js';
+import { openConsole, seedCatalog } from '../helpers/jobs-fixtures.js';
 import { jobsHttp } from '../helpers/jobs-http.js';
 import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 
@@ -13,7 +13,7 @@ let http: ReturnType<typeof jobsHttp>;
 let operator: string;
 
 beforeAll(async () => {
-  backend = await startTestBackend({}, { jobs: { models: allowListModels([MODEL]), heartbeatMs: 150, consoleBufferFrames: 20 } });
+  backend = await startTestBackend({}, { pricedModels: [MODEL], jobs: { heartbeatMs: 150, consoleBufferFrames: 20 } });
   seedCatalog(backend.db, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
   base = await backend.app.listen({ host: '127.0.0.1', port: 0 });
   http = jobsHttp(base);

@@ -2,7 +2,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { Database } from '../../src/db/open-database.js';
-import type { LaunchModels } from '../../src/jobs/launch-models.js';
 
 export interface SeedVersion {
   slug: string;
@@ -32,12 +31,6 @@ export function seedCatalog(db: Database, dataDir: string, versions: SeedVersion
     }));
     insert.run(v.slug, v.version, dir, new Date().toISOString());
   }
-}
-
-/** A stand-in for the model catalog's rule (another area's module): an allow-list. */
-export function allowListModels(allowed: string[]): LaunchModels {
-  const set = new Set(allowed);
-  return { admit: async (id) => (set.has(id) ? { ok: true } : { ok: false, reason: `no routing-provider rate is known for ${id}.` }) };
 }
 
 export interface SseClient {

@@ -22,7 +22,10 @@ export interface TestBackend {
  * The real app on a fresh SQLite file, the shared real Redis under a fresh key prefix,
  * and its own real auth service. `env` overrides configuration as the environment would.
  */
-export async function startTestBackend(env: Env = {}, options: Pick<AppOptions, 'jobs'> = {}): Promise<TestBackend> {
+/** Curated catalog entries with a hand list price, so launches naming them pass the real model rule. */
+export const HAND_LIST_PRICE = { listPriceInputPerMtok: 3, listPriceCachedInputPerMtok: 0.3, listPriceOutputPerMtok: 15, listPriceAsOf: '2026-11-01' };
+
+export async function startTestBackend(env: Env = {}, options: Pick<AppOptions, 'jobs'> & { pricedModels?: string[] } = {}): Promise<TestBackend> {
   const dataDir = mkdtempSync(join(tmpdir(), 'evb-data-'));
   const auth = await startTestAuth();
   const config = {
@@ -38,7 +41,8 @@ export async function startTestBackend(env: Env = {}, options: Pick<AppOptions, 
     redisUrl: env.REDIS_URL ?? inject('redisUrl'),
   };
   const db = openDatabase(join(dataDir, 'backend.sqlite'));
-  const app = await buildApp({ config, db, ...options });
+  const app = await buildApp({ config, db, ...(options.jobs ? { jobs: options.jobs } : {}) });
+  for (const slug of options.pricedModels ?? []) app.models.create({ slug, ...HAND_LIST_PRICE });
   return {
     app,
     db,

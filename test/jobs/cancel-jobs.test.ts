@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { allowListModels, openConsole, seedCatalog, transitionsOf, type SseClient } from '../helpers/jobs-fixtures.js';
+import { openConsole, seedCatalog, transitionsOf, type SseClient } from '../helpers/jobs-fixtures.js';
 import { jobsHttp } from '../helpers/jobs-http.js';
 import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 
@@ -11,7 +11,7 @@ let operator: string;
 let console_: SseClient;
 
 beforeAll(async () => {
-  backend = await startTestBackend({ SERVICE_TOKEN: SERVICE }, { jobs: { models: allowListModels([launch.model]) } });
+  backend = await startTestBackend({ SERVICE_TOKEN: SERVICE }, { pricedModels: [launch.model] });
   seedCatalog(backend.db, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
   const base = await backend.app.listen({ host: '127.0.0.1', port: 0 });
   http = jobsHttp(base);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allowListModels, openConsole, seedCatalog, transitionsOf, type SseClient } from '../helpers/jobs-fixtures.js';
+import { openConsole, seedCatalog, transitionsOf, type SseClient } from '../helpers/jobs-fixtures.js';
 import { bearer, startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 
 const SERVICE = 'dispatch-secret';
@@ -21,7 +21,7 @@ async function post(path: string, token: string, body?: unknown) {
 }
 
 beforeAll(async () => {
-  backend = await startTestBackend({ SERVICE_TOKEN: SERVICE }, { jobs: { models: allowListModels([launch.model]) } });
+  backend = await startTestBackend({ SERVICE_TOKEN: SERVICE }, { pricedModels: [launch.model] });
   seedCatalog(backend.db, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0', engines: ['simple-2d'] }]);
   base = await backend.app.listen({ host: '127.0.0.1', port: 0 });
   operator = (await backend.auth.register('operator')).token;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allowListModels, seedCatalog } from '../helpers/jobs-fixtures.js';
+import { seedCatalog } from '../helpers/jobs-fixtures.js';
 import { jobsHttp } from '../helpers/jobs-http.js';
 import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 
@@ -12,7 +12,7 @@ let alice: string;
 let bob: string;
 
 beforeAll(async () => {
-  backend = await startTestBackend({ SERVICE_TOKEN: SERVICE }, { jobs: { models: allowListModels([MODEL, 'openai/gpt-5', 'qwen/qwen3']) } });
+  backend = await startTestBackend({ SERVICE_TOKEN: SERVICE }, { pricedModels: [MODEL, 'openai/gpt-5', 'qwen/qwen3'] });
   seedCatalog(backend.db, backend.dataDir, [
     { slug: 'carom', version: 'v1.1.0', engines: ['simple-2d'], variants: ['base', 'hard'] },
     { slug: 'grace-period', version: 'v1.0.0', testType: 'game-jam' },
@@ -36,7 +36,7 @@ describe('launch validation', () => {
     expect(await refused({ ...launch, engine: 'decoupled-3d' })).toEqual([400, 'Test case carom v1.1.0 does not declare engine "decoupled-3d" (it declares simple-2d).']);
     expect(await refused({ ...launch, harness: 'aider' })).toEqual([400, 'harness "aider" is not one of claude, codex, cline, antigravity, goose, kilo, opencode, pi, gg.']);
     expect(await refused({ ...launch, variant: 'easy' })).toEqual([400, 'Test case carom v1.1.0 has no variant "easy".']);
-    expect(await refused({ ...launch, model: 'acme/unpriced' })).toEqual([422, 'Model "acme/unpriced" cannot be launched: no routing-provider rate is known for acme/unpriced.']);
+    expect(await refused({ ...launch, model: 'acme/unpriced' })).toEqual([422, 'The model catalog has no entry for acme/unpriced; add it to the catalog before launching it.']);
     expect(await refused({ ...launch, model: undefined })).toEqual([400, 'body.model is required.']);
     expect((await http.post('/jobs', undefined, launch)).status).toBe(401);
     expect((await http.get('/jobs/active')).body.jobs).toEqual([]);

@@ -5,21 +5,21 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
 import { REAPED } from '../../src/jobs/reconcile-jobs.js';
 import { startManagedRedis } from '../../src/redis/managed-redis.js';
-import { allowListModels, openConsole, seedCatalog } from '../helpers/jobs-fixtures.js';
+import { openConsole, seedCatalog } from '../helpers/jobs-fixtures.js';
 import { jobsHttp } from '../helpers/jobs-http.js';
 import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 
 const SERVICE = 'dispatch-secret';
 const MODEL = 'openai/gpt-5';
 const launch = { testCase: 'carom', version: 'v1.1.0', variant: 'base', harness: 'codex', model: MODEL };
-const jobsOptions = { models: allowListModels([MODEL]), heartbeatMs: 150 };
+const jobsOptions = { heartbeatMs: 150 };
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 async function start(env: Record<string, string> = {}) {
-  const backend = await startTestBackend({ SERVICE_TOKEN: SERVICE, ...env }, { jobs: jobsOptions });
+  const backend = await startTestBackend({ SERVICE_TOKEN: SERVICE, ...env }, { jobs: jobsOptions, pricedModels: [MODEL] });
   seedCatalog(backend.db, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
   cleanups.push(() => backend.close());
   const base = await backend.app.listen({ host: '127.0.0.1', port: 0 });

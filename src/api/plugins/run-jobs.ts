@@ -11,7 +11,8 @@ import type { HarnessConfigTable } from '../../jobs/harness-caps.js';
 import { dispatchRecorder } from '../../jobs/dispatch-recorder.js';
 import type { JobsContext } from '../../jobs/jobs-context.js';
 import { sqliteLaunchCatalog, type LaunchCatalog } from '../../jobs/launch-catalog.js';
-import { admitEveryModel, type LaunchModels } from '../../jobs/launch-models.js';
+import type { LaunchModels } from '../../jobs/launch-models.js';
+import { launchModelAdmission } from '../../models/admit-launch-model.js';
 import { reapOrphanedJobs, reconcileJobs } from '../../jobs/reconcile-jobs.js';
 import { sqliteRunRecordSink, type RunRecordSink } from '../../jobs/run-record-sink.js';
 import { RunQueue } from '../../queue/run-queue.js';
@@ -32,7 +33,7 @@ declare module 'fastify' {
 export interface RunJobsOptions {
   /** Defaults to reading ingested versions from SQLite and the definition store. */
   catalog?: LaunchCatalog;
-  /** Defaults to admitting every model until the model catalog provides the rule. */
+  /** Defaults to the model catalog's rule (curated entry with a list price, filled from the routing provider). */
   models?: LaunchModels;
   /** Defaults to the `job_records` table. */
   records?: RunRecordSink;
@@ -78,7 +79,7 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
     queue,
     bus,
     catalog: options.catalog ?? sqliteLaunchCatalog(db),
-    models: options.models ?? admitEveryModel,
+    models: options.models ?? launchModelAdmission(app.models, app.router, (error) => log.warn({ err: error }, 'billed-rate observation at enqueue failed')),
     records: options.records ?? sqliteRunRecordSink(db),
     recordDispatch: dispatchRecorder(jobs),
     log,
@@ -99,4 +100,4 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
   app.decorate('liveStreams', live);
 }
 
-export default fp(runJobs, { name: 'run-jobs', fastify: '5.x', dependencies: ['store'] });
+export default fp(runJobs, { name: 'run-jobs', fastify: '5.x', dependencies: ['store', 'models'] });
