@@ -1,4 +1,5 @@
 import { ingestProcessor } from '../catalog/ingest-processor.js';
+import { billedRateRefreshProcessor } from '../models/billed-rate-refresh.js';
 import type { BackgroundProcessor } from './background-workers.js';
 
 /**
@@ -7,4 +8,4 @@ import type { BackgroundProcessor } from './background-workers.js';
  *
  * Run jobs are not here: dispatchers claim them over HTTP (`POST /jobs/next`).
  */
-export const BACKGROUND_PROCESSORS: readonly BackgroundProcessor[] = [ingestProcessor];
+export const BACKGROUND_PROCESSORS: readonly BackgroundProcessor[] = [ingestProcessor, billedRateRefreshProcessor];

@@ -13,6 +13,8 @@ export const BACKGROUND_QUEUES = {
   render: 'render',
   publish: 'publish',
   probes: 'probes',
+  snapshot: 'snapshot',
+  billedRates: 'billed-rates',
 } as const;
 
 export interface RunQueueKeys {

@@ -1,6 +1,7 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
+import { BACKGROUND_QUEUES } from '../queue/queue-keys.js';
 
-export const SNAPSHOT_QUEUE = 'snapshot';
+export const SNAPSHOT_QUEUE = BACKGROUND_QUEUES.snapshot;
 /** One fixed job id: requests made while a refresh is waiting coalesce into it. */
 const REFRESH_JOB_ID = 'refresh';
 

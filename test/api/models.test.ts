@@ -2,6 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { launchModelAdmission } from '../../src/models/admit-launch-model.js';
 import { refreshBilledRates } from '../../src/models/observe-billed-rate.js';
+import { Queue, type Job } from 'bullmq';
+import { billedRateRefreshProcessor } from '../../src/models/billed-rate-refresh.js';
+import { BACKGROUND_QUEUES } from '../../src/queue/queue-keys.js';
+import { bullConnection } from '../../src/redis/managed-redis.js';
+import { DAY } from '../../src/time.js';
 import { FAKE_LOGOS, startFakeLogoServer, type FakeLogoServer } from '../fakes/fake-logo-server.js';
 import { FAKE_SLUGS, startFakeRouter, type FakeRouter } from '../fakes/fake-router.js';
 import { bearer, startTestBackend, type TestBackend } from '../helpers/test-backend.js';
@@ -172,6 +177,23 @@ describe('billed rates', () => {
     await refreshBilledRates(backend.app.models, backend.app.router, () => {});
     expect(history()).toBe(before);
     expect(errors).toContain('acme/widget-1'); // the provider does not list it
+  });
+});
+
+describe('24-hour refresh job', () => {
+  it('is scheduled every 24 hours on the billed-rates queue, and its processor observes curated models', async () => {
+    const connection = bullConnection(backend.config.redisUrl);
+    const queue = new Queue(BACKGROUND_QUEUES.billedRates, { connection, prefix: backend.config.redisPrefix });
+    try {
+      const schedulers = await queue.getJobSchedulers();
+      expect(schedulers).toEqual([expect.objectContaining({ key: 'billed-rate-refresh', every: DAY })]);
+    } finally {
+      await queue.close();
+    }
+    const { processor } = billedRateRefreshProcessor.start({ config: backend.config, db: backend.db, connection });
+    const result = await processor({ id: 'manual' } as Job);
+    expect(result).toMatchObject({ observed: expect.any(Number), failed: expect.any(Number) });
+    expect(result.observed).toBeGreaterThanOrEqual(1);
   });
 });
 
