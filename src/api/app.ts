@@ -9,10 +9,12 @@ import authenticate from './plugins/authenticate.js';
 import catalog from './plugins/catalog.js';
 import errorEnvelope from './plugins/error-envelope.js';
 import models from './plugins/models.js';
+import runs from './plugins/runs.js';
 import store from './plugins/store.js';
 import healthRoutes from './routes/health/index.js';
 import ingestRoutes from './routes/ingest/index.js';
 import modelRoutes from './routes/models/index.js';
+import runRoutes from './routes/runs/index.js';
 import testCaseRoutes from './routes/test-cases/index.js';
 
 export interface AppOptions {
@@ -31,10 +33,12 @@ async function app(instance: FastifyInstance, { config, db }: AppOptions) {
   });
   await instance.register(models);
   await instance.register(catalog);
+  await instance.register(runs);
   await instance.register(healthRoutes);
   await instance.register(modelRoutes);
   await instance.register(ingestRoutes);
   await instance.register(testCaseRoutes);
+  await instance.register(runRoutes);
 }
 
 export default fp(app, { name: 'app', fastify: '5.x' });
