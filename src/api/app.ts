@@ -14,7 +14,10 @@ import store from './plugins/store.js';
 import healthRoutes from './routes/health/index.js';
 import ingestRoutes from './routes/ingest/index.js';
 import modelRoutes from './routes/models/index.js';
+import publishJobRoutes from './routes/publish-jobs/index.js';
 import runRoutes from './routes/runs/index.js';
+import snapshotRoutes from './routes/snapshot/index.js';
+import statsRoutes from './routes/stats/index.js';
 import testCaseRoutes from './routes/test-cases/index.js';
 
 export interface AppOptions {
@@ -39,6 +42,9 @@ async function app(instance: FastifyInstance, { config, db }: AppOptions) {
   await instance.register(ingestRoutes);
   await instance.register(testCaseRoutes);
   await instance.register(runRoutes);
+  await instance.register(publishJobRoutes);
+  await instance.register(statsRoutes);
+  await instance.register(snapshotRoutes);
 }
 
 export default fp(app, { name: 'app', fastify: '5.x' });
