@@ -1,6 +1,6 @@
 import type { Database } from '../db/open-database.js';
 import { badRequest } from '../errors.js';
-import { ROW_COLUMNS, type RunRow } from './run-rows.js';
+import { LISTED_COLUMNS, type ListedRow } from './run-rows.js';
 import { AUTO_GRADED_TEST_TYPES, FAILURE_TIERS } from './run-states.js';
 
 export const LIST_STATES = ['published', 'review', 'failures', 'unreviewed', 'unpublished', 'publishable', 'any'] as const;
@@ -29,7 +29,7 @@ export interface ListFilters {
 }
 
 /** The row columns, qualified for queries that alias `runs` as `r`. */
-const SELECTED = ROW_COLUMNS.split(',').map((column) => `r.${column.trim()}`).join(', ');
+const SELECTED = LISTED_COLUMNS.split(',').map((column) => `r.${column.trim()}`).join(', ');
 
 const quoted = (values: readonly string[]) => values.map((value) => `'${value}'`).join(', ');
 
@@ -73,12 +73,12 @@ const SORT_COLUMNS: Record<Exclude<Sort, 'date'>, string> = {
 };
 
 export interface CursorPage {
-  rows: RunRow[];
+  rows: ListedRow[];
   nextBefore: string | null;
 }
 
 export interface OffsetPage {
-  rows: RunRow[];
+  rows: ListedRow[];
   total: number;
 }
 
@@ -149,7 +149,7 @@ export function runListing(db: Database) {
     offsetQuery,
     offset(state: ListState, filters: ListFilters, offset: number, limit: number): OffsetPage {
       const query = offsetQuery(state, filters, offset, limit);
-      const rows = prepare(query.pageSql).all(query.pageParams) as RunRow[];
+      const rows = prepare(query.pageSql).all(query.pageParams) as ListedRow[];
       const total = prepare(query.countSql).pluck().get(query.params) as number;
       return { rows, total };
     },
@@ -161,7 +161,7 @@ export function runListing(db: Database) {
         WHERE r.decode_error IS NULL AND ${statePredicate(state, 'r')}
         ${position ? `AND (${column} < @at OR (${column} = @at AND r.id < @id))` : ''}
         ORDER BY ${column} DESC, r.id DESC LIMIT @limit`;
-      const rows = prepare(sql).all({ ...(position ?? {}), limit: limit + 1 }) as RunRow[];
+      const rows = prepare(sql).all({ ...(position ?? {}), limit: limit + 1 }) as ListedRow[];
       const more = rows.length > limit;
       if (more) rows.length = limit;
       const last = rows.at(-1);

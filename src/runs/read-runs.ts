@@ -49,7 +49,12 @@ export async function listRuns(deps: ReadDeps, query: ListRunsQuery): Promise<{ 
   const page = deps.listing.cursor(state, query.before, limit);
   const rows = await deps.grades.freshen(page.rows);
   if (summary) return { json: `{"runs":[${rows.map(summaryCardJson).join(',')}],"nextBefore":${JSON.stringify(page.nextBefore)}}` };
-  return { runs: rows.map((row) => runDetail(row, deps.rows.reviews(row.id))), nextBefore: page.nextBefore };
+    // A full page reads each record by id; only these pages need it.
+  const details = rows.flatMap((row) => {
+    const full = deps.rows.get(row.id);
+    return full ? [runDetail(full, deps.rows.reviews(row.id))] : [];
+  });
+  return { runs: details, nextBefore: page.nextBefore };
 }
 
 /** `GET /runs/{id}`: 404 for an unknown run and for one whose record this build cannot read. */

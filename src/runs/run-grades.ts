@@ -4,7 +4,7 @@ import type { ResolvedVersion } from '../catalog/resolved-version.js';
 import type { StoredVersions } from '../catalog/stored-versions.js';
 import type { Database } from '../db/open-database.js';
 import { gradeRun, type Grade } from './grade-run.js';
-import type { RunRow, RunRows } from './run-rows.js';
+import type { ListedRow, RunRows } from './run-rows.js';
 import { aestheticRank, ratingRank, type Aesthetic, type Rating } from './run-states.js';
 
 export interface RunGradesDeps {
@@ -46,7 +46,7 @@ export function runGrades({ db, rows, index, versions }: RunGradesDeps) {
     }
   }
 
-  async function regrade(row: RunRow): Promise<Grade> {
+  async function regrade(row: ListedRow): Promise<Grade> {
     const key = gradeKey(row.test_case_slug, row.test_case_version);
     const reviews = rows.reviews(row.id);
     const version = await resolved(row.test_case_slug, row.test_case_version);
@@ -86,9 +86,9 @@ export function runGrades({ db, rows, index, versions }: RunGradesDeps) {
       return true;
     },
     /** Brings page rows up to date in place; the common case (nothing stale) costs one index read per version. */
-    async freshen(page: RunRow[]): Promise<RunRow[]> {
+    async freshen<Row extends ListedRow>(page: Row[]): Promise<Row[]> {
       const keys = new Map<string, string>();
-      const out: RunRow[] = [];
+      const out: Row[] = [];
       for (const row of page) {
         const pair = `${row.test_case_slug}\n${row.test_case_version}`;
         let key = keys.get(pair);
@@ -96,7 +96,7 @@ export function runGrades({ db, rows, index, versions }: RunGradesDeps) {
         if (row.grade_key === key) out.push(row);
         else {
           await regrade(row);
-          out.push(rows.get(row.id) ?? row);
+          out.push({ ...row, ...rows.get(row.id) });
         }
       }
       return out;

@@ -60,7 +60,10 @@ interface ReviewRow {
   revisions: string;
 }
 
-export const ROW_COLUMNS = `id, record, record_format, decode_error, state, published, published_at, started_at, finished_at,
+/** What listings select: everything but the record, which only a detail needs. */
+export type ListedRow = Omit<RunRow, 'record'>;
+
+export const LISTED_COLUMNS = `id, record_format, decode_error, state, published, published_at, started_at, finished_at,
   test_case_slug, test_case_version, variant, harness, model_id, engine, test_type, gg_config_id, gg_config_name,
   summary, validator_verdicts, link_source_repo, link_playable_build, review_count, validator_rated, grade, grade_key, case_name`;
 
@@ -100,7 +103,7 @@ export function runRows(db: Database) {
         link_playable_build = CASE WHEN runs.published = 1 THEN COALESCE(runs.link_playable_build, excluded.link_playable_build) ELSE excluded.link_playable_build END,
         grade_key = NULL, updated_at = excluded.updated_at`,
   );
-  const selectOne = db.prepare<[string], RunRow>(`SELECT ${ROW_COLUMNS} FROM runs WHERE id = ?`);
+  const selectOne = db.prepare<[string], RunRow>(`SELECT ${LISTED_COLUMNS}, record FROM runs WHERE id = ?`);
   const selectEvents = db.prepare<[string], { events: string }>('SELECT events FROM runs WHERE id = ? AND decode_error IS NULL');
   const remove = db.prepare<[string]>('DELETE FROM runs WHERE id = ?');
   const selectReviews = db.prepare<[string], ReviewRow>('SELECT * FROM run_reviews WHERE run_id = ? ORDER BY reviewed_at, reviewer_id');

@@ -1,5 +1,5 @@
 import type { Grade } from './grade-run.js';
-import type { RunRow, StoredReview } from './run-rows.js';
+import type { ListedRow, RunRow, StoredReview } from './run-rows.js';
 
 const NO_GRADE = '{"rating":null,"aesthetic":null,"validatorRated":false,"score":null}';
 
@@ -17,13 +17,13 @@ export interface RunDetail extends Grade {
   links: RunLinks;
 }
 
-const linksOf = (row: RunRow): RunLinks => ({ sourceRepo: row.link_source_repo, playableBuild: row.link_playable_build });
+const linksOf = (row: ListedRow): RunLinks => ({ sourceRepo: row.link_source_repo, playableBuild: row.link_playable_build });
 
 /**
  * The summary card as JSON text, spliced from the pre-serialized record part and the
  * columns reviews, publication and the catalog keep current: a page never parses a record.
  */
-export function summaryCardJson(row: RunRow): string {
+export function summaryCardJson(row: ListedRow): string {
   const summary = row.summary ?? '{}';
   const grade = row.grade ?? NO_GRADE;
   const dynamic = JSON.stringify({

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import type { Database } from '../db/open-database.js';
 import { describeFetchFailure } from '../http/describe-fetch-failure.js';
 import type { RunGrades } from '../runs/run-grades.js';
-import { ROW_COLUMNS, type RunRow, type RunRows } from '../runs/run-rows.js';
+import { LISTED_COLUMNS, type RunRow, type RunRows } from '../runs/run-rows.js';
 import { runDetail, summaryCardJson } from '../runs/run-views.js';
 import { SECOND } from '../time.js';
 
@@ -36,7 +36,7 @@ export interface SnapshotResult {
  */
 export function snapshotWriter(deps: SnapshotDeps) {
   const published = deps.db.prepare<[], RunRow>(
-    `SELECT ${ROW_COLUMNS} FROM runs WHERE published = 1 AND decode_error IS NULL ORDER BY published_at DESC, id DESC`,
+    `SELECT ${LISTED_COLUMNS}, record FROM runs WHERE published = 1 AND decode_error IS NULL ORDER BY published_at DESC, id DESC`,
   );
   let running: Promise<SnapshotResult> = Promise.resolve({ refreshed: false, runs: 0, hookFired: false });
 

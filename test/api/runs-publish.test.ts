@@ -90,10 +90,10 @@ describe('a run from a stored record through review, publish and snapshot', () =
     artifacts.state.releaseDelayMs = 300;
     try {
       const answers = await Promise.all(Array.from({ length: 8 }, () => fetch(`${baseUrl}/runs/racy/publish`, { method: 'POST', headers: bearer(token) })));
-      const bodies = await Promise.all(answers.map((answer) => answer.json()));
+      const bodies = (await Promise.all(answers.map((answer) => answer.json()))) as { publishJobId: string; liveUrl: string }[];
       expect(answers.every((answer) => answer.status === 202)).toBe(true);
       expect(new Set(bodies.map((body) => body.publishJobId)).size).toBe(1);
-      const lines = await liveLines(bodies[0].liveUrl);
+      const lines = await liveLines(bodies[0]!.liveUrl);
       expect(lines.at(-1)).toMatchObject({ type: 'result', state: 'succeeded' });
       expect(artifacts.calls.filter((call) => call.path === '/runs/racy/release')).toHaveLength(1);
     } finally {

@@ -4,10 +4,8 @@
 CREATE TABLE runs (
   id                   TEXT PRIMARY KEY,
   job_id               TEXT,
-  record               TEXT NOT NULL,           -- the record as sent (JSON)
   record_format        INTEGER NOT NULL,        -- the run record format it was decoded with
   decode_error         TEXT,                    -- non-null: this build cannot read the record
-  events               TEXT NOT NULL DEFAULT '[]',
   state                TEXT NOT NULL,           -- record.status.state, hyphenated
   published            INTEGER NOT NULL DEFAULT 0,
   published_at         TEXT,
@@ -26,8 +24,6 @@ CREATE TABLE runs (
   run_time_seconds     REAL,
   tokens_total         INTEGER,                 -- null: the record reported no tokens
   cost                 REAL,                    -- null: unknown cost
-  summary              TEXT,                    -- the record-derived part of the summary card (JSON)
-  validator_verdicts   TEXT NOT NULL DEFAULT '{}', -- verdict id -> pass, from the record's debug scripts
   link_source_repo     TEXT,                    -- set by a release; else the record's links
   link_playable_build  TEXT,
   -- Derived from reviews and the case version; refreshed when either changes (see grade_key).
@@ -36,11 +32,17 @@ CREATE TABLE runs (
   aesthetic_rank       INTEGER,
   rating_rank          INTEGER,                 -- 0 broken .. 4 flawless; null when unrated
   validator_rated      INTEGER NOT NULL DEFAULT 0,
-  grade                TEXT,                    -- { rating, aesthetic, validatorRated, score } JSON
   grade_key            TEXT,                    -- which ingest the grade was computed against; null: never
   case_name            TEXT,
   created_at           TEXT NOT NULL,
-  updated_at           TEXT NOT NULL
+  updated_at           TEXT NOT NULL,
+  -- Wide columns last, the record and events at the very end: a listing reads every column it
+  -- needs without walking the record's overflow pages.
+  summary              TEXT,                    -- the record-derived part of the summary card (JSON)
+  grade                TEXT,                    -- { rating, aesthetic, validatorRated, score } JSON
+  validator_verdicts   TEXT NOT NULL DEFAULT '{}', -- verdict id -> pass, from the record's debug scripts
+  record               TEXT NOT NULL,           -- the record as sent (JSON)
+  events               TEXT NOT NULL DEFAULT '[]'
 ) STRICT;
 
 CREATE INDEX runs_model ON runs (model_id);
