@@ -2,12 +2,14 @@
 import benchClaim from './claim.js';
 import benchFloors from './floors.js';
 import benchIngestRescan from './ingest-rescan.js';
+import benchRunsListing from './runs-listing.js';
 
 const only = process.argv[2];
 const benches: Array<[string, () => Promise<unknown>]> = [
   ['floors', benchFloors],
   ['ingest-rescan', benchIngestRescan],
   ['claim', benchClaim],
+  ['runs-listing', benchRunsListing],
 ];
 
 for (const [name, run] of benches) {

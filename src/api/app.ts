@@ -12,6 +12,7 @@ import catalog from './plugins/catalog.js';
 import errorEnvelope from './plugins/error-envelope.js';
 import models from './plugins/models.js';
 import runJobs, { type RunJobsOptions } from './plugins/run-jobs.js';
+import runs from './plugins/runs.js';
 import store from './plugins/store.js';
 import ggRoutes from './routes/gg/index.js';
 import harnessConfigRoutes from './routes/harness-config/index.js';
@@ -20,6 +21,10 @@ import ingestRoutes from './routes/ingest/index.js';
 import jobsRoutes from './routes/jobs/index.js';
 import modelRoutes from './routes/models/index.js';
 import notificationRoutes from './routes/notifications/index.js';
+import publishJobRoutes from './routes/publish-jobs/index.js';
+import runRoutes from './routes/runs/index.js';
+import snapshotRoutes from './routes/snapshot/index.js';
+import statsRoutes from './routes/stats/index.js';
 import testCaseRoutes from './routes/test-cases/index.js';
 
 export interface AppOptions {
@@ -45,6 +50,7 @@ async function app(instance: FastifyInstance, { config, db, jobs = {} }: AppOpti
   });
   await instance.register(models);
   await instance.register(catalog);
+  await instance.register(runs);
   await instance.register(runJobs, jobs);
   if (config.runWorkers) await instance.register(backgroundWorkers);
   await instance.register(healthRoutes);
@@ -55,6 +61,10 @@ async function app(instance: FastifyInstance, { config, db, jobs = {} }: AppOpti
   await instance.register(notificationRoutes);
   await instance.register(ggRoutes);
   await instance.register(harnessConfigRoutes);
+  await instance.register(runRoutes);
+  await instance.register(publishJobRoutes);
+  await instance.register(statsRoutes);
+  await instance.register(snapshotRoutes);
 }
 
 export default fp(app, { name: 'app', fastify: '5.x' });

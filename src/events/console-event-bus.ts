@@ -8,6 +8,9 @@ type Tag = ConsoleTopic | 'control';
 export type ConsoleListener = (topic: Tag, json: string) => void;
 
 const TAG: Record<Tag, string> = { runs: 'r', notifications: 'n', control: 'c' };
+
+/** A notification as it crosses the console channel, for publishers outside the bus (background workers). */
+export const encodeNotification = (notification: object) => TAG.notifications + JSON.stringify(notification);
 const TOPIC_OF: Record<string, Tag> = { r: 'runs', n: 'notifications', c: 'control' };
 
 /**
@@ -47,7 +50,7 @@ export class ConsoleEventBus {
   }
 
   publishNotification(notification: object): void {
-    this.publish('notifications', JSON.stringify(notification));
+    this.publisher.publish(this.channel, encodeNotification(notification)).catch(this.onError);
   }
 
   /** Registers a stream this process holds, so a topic change made on any process can find it. */

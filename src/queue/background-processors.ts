@@ -1,5 +1,7 @@
 import { ingestProcessor } from '../catalog/ingest-processor.js';
 import { billedRateRefreshProcessor } from '../models/billed-rate-refresh.js';
+import { publishProcessor } from '../runs/publish-processor.js';
+import { snapshotProcessor } from '../snapshot/snapshot-processor.js';
 import type { BackgroundProcessor } from './background-workers.js';
 
 /**
@@ -8,4 +10,4 @@ import type { BackgroundProcessor } from './background-workers.js';
  *
  * Run jobs are not here: dispatchers claim them over HTTP (`POST /jobs/next`).
  */
-export const BACKGROUND_PROCESSORS: readonly BackgroundProcessor[] = [ingestProcessor, billedRateRefreshProcessor];
+export const BACKGROUND_PROCESSORS: readonly BackgroundProcessor[] = [ingestProcessor, publishProcessor, snapshotProcessor, billedRateRefreshProcessor];

@@ -1,4 +1,4 @@
-import { appendFileSync, cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -143,15 +143,19 @@ describe('POST /ingest', () => {
     expect(storeMeta(backend.db).get('record_format')).toBe('1');
   });
 
-  it('queues one coalesced snapshot refresh after a scan that re-ingested something', async () => {
+  it('queues a snapshot refresh after a scan that re-ingested something, which the snapshot worker writes', async () => {
     const queue = new Queue(SNAPSHOT_QUEUE, { connection: bullConnection(backend.config.redisUrl), prefix: backend.config.redisPrefix });
+    const index = join(backend.config.snapshotDir, 'runs.json');
     try {
-      await queue.obliterate({ force: true });
       await ingest();
-      expect((await queue.getJobCounts('waiting')).waiting).toBe(0);
+      rmSync(backend.config.snapshotDir, { recursive: true, force: true });
+      await ingest();
+      expect((await queue.getJobCounts('waiting', 'active')).waiting).toBe(0);
+      expect(existsSync(index)).toBe(false);
       await ingest({ force: true, testCases: ['floe'] });
       await ingest({ force: true, testCases: ['floe'] });
-      expect((await queue.getJobCounts('waiting')).waiting).toBe(1);
+      for (let i = 0; i < 200 && !existsSync(index); i++) await new Promise((done) => setTimeout(done, 25));
+      expect(JSON.parse(readFileSync(index, 'utf8'))).toEqual({ schemaVersion: 1, runs: [] });
     } finally {
       await queue.close();
     }

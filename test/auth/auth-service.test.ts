@@ -75,12 +75,12 @@ describe('auth service', () => {
 
 describe('token lifetime', () => {
   it('expires tokens after the configured lifetime', async () => {
-    const shortLived = await startTestAuth({ tokenLifetimeMs: 200 });
+    const shortLived = await startTestAuth({ tokenLifetimeMs: 1500 });
     try {
       const { token } = await shortLived.register('brief');
       const verify = () => fetch(`${shortLived.url}/auth/verify`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
       expect((await verify()).status).toBe(200);
-      await new Promise((done) => setTimeout(done, 300));
+      await new Promise((done) => setTimeout(done, 1600));
       expect((await verify()).status).toBe(401);
     } finally {
       await shortLived.close();

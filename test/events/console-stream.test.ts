@@ -70,8 +70,14 @@ describe('GET /notifications', () => {
     await new Promise((done) => setTimeout(done, 100));
     // A stalled console: far more than the socket buffers and the 20-frame buffer hold.
     const payload = 'x'.repeat(16 * 1024);
+    // Listeners run in order, so once this one has seen every frame the stream's has too.
+    let received = 0;
+    const stopCounting = await backend.app.runJobs.bus.listen((topic) => void (topic === 'notifications' && received++));
     for (let i = 0; i < 1500; i++) backend.app.runJobs.bus.publishNotification({ kind: 'run-completed', jobId: `j${i}`, message: payload });
-    await new Promise((done) => setTimeout(done, 500));
+    const arrival = Date.now() + 20_000;
+    while (received < 1500 && Date.now() < arrival) await new Promise((done) => setTimeout(done, 50));
+    stopCounting();
+    expect(received).toBe(1500);
 
     const frames: EventSourceMessage[] = [];
     const parser = createParser({ onEvent: (frame) => frames.push(frame) });

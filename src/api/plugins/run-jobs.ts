@@ -14,7 +14,7 @@ import { sqliteLaunchCatalog, type LaunchCatalog } from '../../jobs/launch-catal
 import type { LaunchModels } from '../../jobs/launch-models.js';
 import { launchModelAdmission } from '../../models/admit-launch-model.js';
 import { reapOrphanedJobs, reconcileJobs } from '../../jobs/reconcile-jobs.js';
-import { sqliteRunRecordSink, type RunRecordSink } from '../../jobs/run-record-sink.js';
+import type { RunRecordSink } from '../../jobs/run-record-sink.js';
 import { RunQueue } from '../../queue/run-queue.js';
 import { redisOptionsFromUrl } from '../../redis/managed-redis.js';
 import { SECOND } from '../../time.js';
@@ -35,7 +35,7 @@ export interface RunJobsOptions {
   catalog?: LaunchCatalog;
   /** Defaults to the model catalog's rule (curated entry with a list price, filled from the routing provider). */
   models?: LaunchModels;
-  /** Defaults to the `job_records` table. */
+  /** Defaults to the runs store (`app.runs.sink`). */
   records?: RunRecordSink;
   /** Idle heartbeat of the console and job live streams (default 15 s, ms). */
   heartbeatMs?: number;
@@ -80,7 +80,7 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
     bus,
     catalog: options.catalog ?? sqliteLaunchCatalog(db),
     models: options.models ?? launchModelAdmission(app.models, app.router, (error) => log.warn({ err: error }, 'billed-rate observation at enqueue failed')),
-    records: options.records ?? sqliteRunRecordSink(db),
+    records: options.records ?? app.runs.sink,
     recordDispatch: dispatchRecorder(jobs),
     log,
   };
@@ -100,4 +100,4 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
   app.decorate('liveStreams', live);
 }
 
-export default fp(runJobs, { name: 'run-jobs', fastify: '5.x', dependencies: ['store', 'models'] });
+export default fp(runJobs, { name: 'run-jobs', fastify: '5.x', dependencies: ['store', 'models', 'runs'] });

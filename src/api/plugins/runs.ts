@@ -1,0 +1,113 @@
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { Redis } from 'ioredis';
+import { observeBilledRate } from '../../models/observe-billed-rate.js';
+import { bullConnection, redisOptionsFromUrl } from '../../redis/managed-redis.js';
+import { artifactService, type ArtifactService } from '../../runs/artifact-service.js';
+import { cabinetStats } from '../../runs/cabinet-stats.js';
+import { runListing, type RunListing } from '../../runs/list-runs.js';
+import { redisNotificationPublisher, type NotificationPublisher } from '../../runs/notification-publisher.js';
+import { publishJobs, type PublishJobs } from '../../runs/publish-jobs.js';
+import { followPublishLive, type PublishLine } from '../../runs/publish-live.js';
+import { createPublishQueue, type PublishPayload } from '../../runs/publish-run.js';
+import { runGrades, type RunGrades } from '../../runs/run-grades.js';
+import { runRecords, runsRecordSink, type RunRecords, type RunRecordSink } from '../../runs/run-record-sink.js';
+import { runRows, type RunRows } from '../../runs/run-rows.js';
+import { unreadableRuns } from '../../runs/unreadable-runs.js';
+import { createSnapshotQueue, requestSnapshotRefresh } from '../../snapshot/snapshot-queue.js';
+import { snapshotWriter, type SnapshotWriter } from '../../snapshot/write-snapshot.js';
+import type { Queue } from 'bullmq';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    runs: {
+      rows: RunRows;
+      grades: RunGrades;
+      listing: RunListing;
+      records: RunRecords;
+      /** What the run-job queue hands terminal reports to. */
+      sink: RunRecordSink;
+      publishJobs: PublishJobs;
+      publishQueue: Queue<PublishPayload>;
+      artifacts: ArtifactService;
+      snapshot: SnapshotWriter;
+      stats: ReturnType<typeof cabinetStats>;
+      unreadable: ReturnType<typeof unreadableRuns>;
+      /** `DATA_DIR/run-media`: a run's stored media, one folder per run id. */
+      mediaDir: string;
+      requestSnapshot(): Promise<void>;
+      followPublish(publishJobId: string): AsyncGenerator<PublishLine | null>;
+    };
+  }
+}
+
+export interface RunsPluginOptions {
+  /** Defaults to a Redis PUBLISH on the console channel. */
+  notifications?: NotificationPublisher;
+}
+
+/**
+ * Stored runs: the record store and its sink, grades, listings, the publish queue and the
+ * snapshot writer. The publish and snapshot processors are background workers.
+ */
+async function runs(app: FastifyInstance, options: RunsPluginOptions) {
+  const { config, db } = app;
+  const connection = bullConnection(config.redisUrl);
+  const prefix = config.redisPrefix;
+  const snapshotQueue = createSnapshotQueue(connection, prefix);
+  const publishQueue = createPublishQueue(connection, prefix);
+  const redis = new Redis(redisOptionsFromUrl(config.redisUrl));
+  const rows = runRows(db);
+  const grades = runGrades({ db, rows, index: app.catalog.index, versions: app.catalog.versions });
+  const jobs = publishJobs(db);
+  const artifacts = artifactService({ url: config.artifactsUrl, serviceToken: config.artifactsServiceToken });
+  const notifications = options.notifications ?? redisNotificationPublisher(redis, prefix);
+  const warn = (message: string) => app.log.warn(`runs: ${message}`);
+  const onError = (error: unknown, context: string) => app.log.warn({ err: error }, `runs: ${context} failed`);
+  const requestSnapshot = () => requestSnapshotRefresh(snapshotQueue);
+  const records = runRecords({
+    rows,
+    grades,
+    listPriceOf: (modelId) => app.models.get(modelId)?.listPrice ?? null,
+    onCompleted: (modelId) => observeBilledRate(app.models, app.router, modelId, 'run-completion'),
+    onPublishedChanged: requestSnapshot,
+    onError,
+  });
+  const snapshot = snapshotWriter({ db, rows, grades, dir: config.snapshotDir, deployHook: config.snapshotDeployHook, onWarning: warn });
+
+  app.decorate('runs', {
+    rows,
+    grades,
+    listing: runListing(db),
+    records,
+    sink: runsRecordSink(records),
+    publishJobs: jobs,
+    publishQueue,
+    artifacts,
+    snapshot,
+    stats: cabinetStats(db),
+    unreadable: unreadableRuns(db),
+    mediaDir: join(config.dataDir, 'run-media'),
+    requestSnapshot,
+    async *followPublish(publishJobId: string) {
+      // XREAD BLOCK holds its connection: one per follower.
+      const reader = new Redis(redisOptionsFromUrl(config.redisUrl));
+      try {
+        yield* followPublishLive(reader, prefix, publishJobId, () => {
+          const job = jobs.get(publishJobId);
+          return job ? jobs.resultOf(job) : { type: 'result', state: 'failed', detail: 'The publish job no longer exists.' };
+        });
+      } finally {
+        reader.disconnect();
+      }
+    },
+  });
+  app.addHook('onClose', async () => {
+    await publishQueue.close();
+    await snapshotQueue.close();
+    redis.disconnect();
+  });
+}
+
+export default fp(runs, { name: 'runs', fastify: '5.x', dependencies: ['store', 'catalog', 'models'] });

@@ -1,0 +1,64 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { contentTypeFor } from '../../../catalog/content-type-for.js';
+import { notFound } from '../../../errors.js';
+import { deleteRun } from '../../../runs/delete-run.js';
+import { requestPublish } from '../../../runs/publish-run.js';
+import { getRun, listRuns, runEvents } from '../../../runs/read-runs.js';
+import { showcasePath } from '../../../runs/showcase-path.js';
+import { submitReview } from '../../../runs/submit-review.js';
+import { sendJsonText } from '../../send-json-text.js';
+import { errorResponses } from '../../schemas/common.js';
+import {
+  DeletedOut, ListRunsQuery, PublishAccepted, ReviewBody, ReviewResult, RunDetailOut, RunEventsOut, RunIdParams, RunListOut, ShowcaseParams,
+  UnreadableList, UnreadableQuery,
+} from '../../schemas/runs.js';
+
+const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { runs } = app;
+  const warn = (message: string) => app.log.warn(`runs: ${message}`);
+
+  app.get('/runs', { schema: { querystring: ListRunsQuery, response: { 200: RunListOut, ...errorResponses(400) } } }, async (request, reply) => {
+    const page = await listRuns(runs, request.query);
+    // Summary pages arrive as JSON text spliced from stored cards; sent as is, not re-serialized.
+    if ('json' in page) return sendJsonText(reply, page.json);
+    return page;
+  });
+
+  app.get('/runs/unreadable', { schema: { querystring: UnreadableQuery, response: { 200: UnreadableList, ...errorResponses(400) } } }, async (request) =>
+    runs.unreadable(request.query.offset, request.query.limit));
+
+  app.get('/runs/:id', { schema: { params: RunIdParams, response: { 200: RunDetailOut, ...errorResponses(404) } } }, async (request) =>
+    getRun(runs, request.params.id));
+
+  app.get('/runs/:id/events', { schema: { params: RunIdParams, response: { 200: RunEventsOut, ...errorResponses(404) } } }, async (request, reply) =>
+    sendJsonText(reply, runEvents(runs, request.params.id)));
+
+  app.get('/runs/:id/showcase/:file', { schema: { params: ShowcaseParams, response: { 200: Type.Unknown({ description: 'the media file' }), ...errorResponses(404) } } }, async (request, reply) => {
+    const path = showcasePath(runs.mediaDir, request.params.id, request.params.file);
+    const info = path ? await stat(path).catch(() => null) : null;
+    if (!path || !info?.isFile()) throw notFound(`Run ${request.params.id} has no showcase file ${request.params.file}.`);
+    return reply.type(contentTypeFor(path)).header('content-length', info.size).send(createReadStream(path));
+  });
+
+  app.post('/runs/:id/reviews', {
+    config: { auth: 'account' },
+    schema: { params: RunIdParams, body: ReviewBody, response: { 200: ReviewResult, ...errorResponses(400, 401, 404, 422, 502) } },
+  }, async (request) =>
+    submitReview({ ...runs, versions: app.catalog.versions, onPublishedChanged: runs.requestSnapshot }, request.params.id, request.account!, request.body));
+
+  app.post('/runs/:id/publish', {
+    config: { auth: 'account' },
+    schema: { params: RunIdParams, response: { 202: PublishAccepted, ...errorResponses(401, 404, 422, 502) } },
+  }, async (request, reply) =>
+    reply.code(202).send(await requestPublish({ ...runs, jobs: runs.publishJobs, queue: runs.publishQueue }, request.params.id)));
+
+  app.delete('/runs/:id', {
+    config: { auth: 'account' },
+    schema: { params: RunIdParams, response: { 200: DeletedOut, ...errorResponses(401, 404, 422, 502) } },
+  }, async (request) => deleteRun({ ...runs, onWarning: warn }, request.params.id));
+};
+
+export default runRoutes;

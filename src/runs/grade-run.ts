@@ -1,0 +1,118 @@
+import type { ResolvedVersion, ReviewItem } from '../catalog/resolved-version.js';
+import { verdictIdsOf } from '../catalog/read-review-items.js';
+import { RATINGS, UNRATED_TEST_TYPES, worstAesthetic, worstRating, type Aesthetic, type Rating } from './run-states.js';
+
+export interface Verdict {
+  id: string;
+  status: string;
+  note?: string | null;
+}
+
+/** The parts of a review grading reads. */
+export interface GradedReview {
+  ratings: { domain: string; rating: string }[];
+  aesthetic: string | null;
+  checklist: Verdict[];
+}
+
+export interface RunScore {
+  earned: number;
+  total: number;
+  reviews: number;
+  /** A graded (game jam) overall mark; binary checklists have none. */
+  overallGrade: string | null;
+}
+
+export interface Grade {
+  rating: Rating | null;
+  aesthetic: Aesthetic | null;
+  validatorRated: boolean;
+  score: RunScore | null;
+}
+
+export interface GradeInput {
+  state: string;
+  testType: string | null;
+  variant: string;
+  validatorVerdicts: Record<string, boolean>;
+  reviews: GradedReview[];
+}
+
+/** The checklist a run of `variant` is held to: the common items, then the variant's own. */
+export function reviewItemsOf(version: ResolvedVersion, variant: string): ReviewItem[] {
+  const own = version.variants.find((candidate) => candidate.slug === variant)?.reviewItems ?? [];
+  return [...version.commonReviewItems, ...own];
+}
+
+/**
+ * The run's rating, aesthetic and score exactly as `GET /runs/{id}` defines them. Detail,
+ * summary card and snapshot all read this one result, so they cannot disagree.
+ */
+export function gradeRun(input: GradeInput, version: ResolvedVersion | null): Grade {
+  const aesthetic = worstAesthetic(input.reviews.flatMap((review) => (review.aesthetic ? [review.aesthetic as Aesthetic] : [])));
+  const validatorRated = version?.engineFormat === true;
+  if (!version || input.state !== 'completed') return { rating: null, aesthetic, validatorRated, score: null };
+
+  const items = reviewItemsOf(version, input.variant);
+  const rated = !(UNRATED_TEST_TYPES as readonly string[]).includes(input.testType ?? '');
+  if (validatorRated) {
+    const validators = new Map(Object.entries(input.validatorVerdicts));
+    const effective = input.reviews.map((review) => overlay(validators, review.checklist));
+    const sheets = effective.length > 0 ? effective : [validators];
+    return {
+      rating: rated ? worstRating(sheets.map((sheet) => cappedRating(items, version, sheet))) : null,
+      aesthetic,
+      validatorRated,
+      score: meanScore(items, sheets, effective.length),
+    };
+  }
+  if (input.reviews.length === 0) return { rating: null, aesthetic, validatorRated, score: null };
+  const perReview = input.reviews.map((review) => worstRating(review.ratings.map((entry) => entry.rating as Rating)));
+  const ratings = perReview.filter((rating): rating is Rating => rating !== null);
+  return {
+    rating: rated ? worstRating(ratings) : null,
+    aesthetic,
+    validatorRated,
+    score: meanScore(items, input.reviews.map((review) => overlay(new Map(), review.checklist)), input.reviews.length),
+  };
+}
+
+/** A review's effective checklist: the validators' verdicts with its overrides laid over them. */
+function overlay(validators: Map<string, boolean>, checklist: Verdict[]): Map<string, boolean> {
+  const sheet = new Map(validators);
+  for (const verdict of checklist) sheet.set(verdict.id, verdict.status === 'pass');
+  return sheet;
+}
+
+/**
+ * Engine-format rating: each failing item caps every domain it names at its `failureCap`;
+ * a domain takes its lowest cap (flawless with none) and the run the worst domain.
+ * Undecided points cap nothing.
+ */
+function cappedRating(items: ReviewItem[], version: ResolvedVersion, sheet: Map<string, boolean>): Rating {
+  const domains = new Map<string, Rating>(version.domains.map((domain) => [domain.id, 'flawless']));
+  for (const item of items) {
+    if (!item.failureCap || !verdictIdsOf(item).some((id) => sheet.get(id) === false)) continue;
+    for (const domain of item.domains ?? []) {
+      const current = domains.get(domain) ?? 'flawless';
+      domains.set(domain, worstRating([current, item.failureCap as Rating])!);
+    }
+  }
+  return worstRating([...domains.values()]) ?? RATINGS[0];
+}
+
+function earned(items: ReviewItem[], sheet: Map<string, boolean>): number {
+  let points = 0;
+  for (const item of items) {
+    if (item.subItems.length === 0) points += sheet.get(item.id) === true ? item.weight : 0;
+    else for (const sub of item.subItems) points += sheet.get(sub.id) === true ? sub.weight : 0;
+  }
+  return points;
+}
+
+function meanScore(items: ReviewItem[], sheets: Map<string, boolean>[], reviews: number): RunScore | null {
+  const total = items.reduce((sum, item) => sum + item.weight, 0);
+  if (items.length === 0 || sheets.length === 0) return null;
+  const mean = sheets.reduce((sum, sheet) => sum + earned(items, sheet), 0) / sheets.length;
+  return { earned: Math.round(mean * 1000) / 1000, total, reviews, overallGrade: null };
+}

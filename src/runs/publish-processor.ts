@@ -1,0 +1,37 @@
+import { Redis } from 'ioredis';
+import type { BackgroundProcessor } from '../queue/background-workers.js';
+import { BACKGROUND_QUEUES } from '../queue/queue-keys.js';
+import { redisOptionsFromUrl } from '../redis/managed-redis.js';
+import { createSnapshotQueue, requestSnapshotRefresh } from '../snapshot/snapshot-queue.js';
+import { artifactService } from './artifact-service.js';
+import { redisNotificationPublisher } from './notification-publisher.js';
+import { publishJobs } from './publish-jobs.js';
+import { publishLiveWriter } from './publish-live.js';
+import { runPublishJob, type PublishPayload } from './publish-run.js';
+import { runRows } from './run-rows.js';
+
+/** Releases runs; several at once, since a release mostly waits on the artifact service. */
+export const publishProcessor: BackgroundProcessor = {
+  queue: BACKGROUND_QUEUES.publish,
+  concurrency: 4,
+  start({ config, db, connection }) {
+    const redis = new Redis(redisOptionsFromUrl(config.redisUrl));
+    const snapshotQueue = createSnapshotQueue(connection, config.redisPrefix);
+    const deps = {
+      rows: runRows(db),
+      jobs: publishJobs(db),
+      artifacts: artifactService({ url: config.artifactsUrl, serviceToken: config.artifactsServiceToken }),
+      notifications: redisNotificationPublisher(redis, config.redisPrefix),
+      requestSnapshot: () => requestSnapshotRefresh(snapshotQueue),
+      writeLine: (publishJobId: string) => publishLiveWriter(redis, config.redisPrefix, publishJobId),
+      onError: (error: unknown, context: string) => console.warn(`publish: ${context} failed:`, error instanceof Error ? error.message : error),
+    };
+    return {
+      processor: (job) => runPublishJob(deps, job.data as PublishPayload),
+      async close() {
+        await snapshotQueue.close();
+        redis.disconnect();
+      },
+    };
+  },
+};

@@ -1,0 +1,131 @@
+import { BACKGROUND_QUEUES } from '../queue/queue-keys.js';
+import { Queue, Worker, type ConnectionOptions } from 'bullmq';
+import { notFound, unprocessable } from '../errors.js';
+import type { ArtifactService } from './artifact-service.js';
+import type { NotificationPublisher } from './notification-publisher.js';
+import { publishGateRefusal, type PublishJobs } from './publish-jobs.js';
+import type { PublishLine } from './publish-live.js';
+import type { RunGrades } from './run-grades.js';
+import type { RunRows } from './run-rows.js';
+
+export const PUBLISH_QUEUE = BACKGROUND_QUEUES.publish;
+
+export interface PublishPayload {
+  publishJobId: string;
+  runId: string;
+}
+
+export function createPublishQueue(connection: ConnectionOptions, prefix: string) {
+  return new Queue<PublishPayload>(PUBLISH_QUEUE, { connection, prefix });
+}
+
+export const liveUrlOf = (publishJobId: string) => `/publish-jobs/${publishJobId}/live`;
+
+export interface RequestPublishDeps {
+  rows: RunRows;
+  grades: RunGrades;
+  jobs: PublishJobs;
+  queue: Queue<PublishPayload>;
+}
+
+/**
+ * `POST /runs/{id}/publish`: applies the gate, then claims the run's one live publish job
+ * (an existing live job is answered again) and enqueues it under its own id.
+ */
+export async function requestPublish(deps: RequestPublishDeps, runId: string): Promise<{ publishJobId: string; liveUrl: string }> {
+  const stored = deps.rows.get(runId);
+  if (!stored || stored.decode_error !== null) throw notFound(`No run ${runId}.`);
+  const [row] = await deps.grades.freshen([stored]);
+  if (row!.published === 1) {
+    const done = deps.jobs.latestSucceeded(runId);
+    if (done) return { publishJobId: done.id, liveUrl: liveUrlOf(done.id) };
+  }
+  const refusal = publishGateRefusal(row!);
+  if (refusal) throw unprocessable(refusal);
+
+  const { job, created } = deps.jobs.claim(runId);
+  if (created) {
+    try {
+      await deps.queue.add('publish', { publishJobId: job.id, runId }, { jobId: job.id, attempts: 1, removeOnComplete: 1000, removeOnFail: 1000 });
+    } catch (error) {
+      // Without its queue entry the job would block the run for an hour; fail it so a retry can go at once.
+      deps.jobs.markFinished(job.id, 'failed', { detail: 'The publish job could not be enqueued.' });
+      throw error;
+    }
+  }
+  return { publishJobId: job.id, liveUrl: liveUrlOf(job.id) };
+}
+
+export interface PublisherDeps {
+  rows: RunRows;
+  jobs: PublishJobs;
+  artifacts: ArtifactService;
+  notifications: NotificationPublisher;
+  requestSnapshot(): Promise<void>;
+  writeLine(publishJobId: string): (line: PublishLine) => Promise<void>;
+  onError(error: unknown, context: string): void;
+}
+
+/**
+ * The publisher: re-checks the run before any external work and skips a run already
+ * published; a success flips the run public and asks for a snapshot refresh, a failure
+ * raises `publish-failed` on the console stream. Failures end the job here rather than
+ * through BullMQ retries: a failed publish is retried by asking again.
+ */
+export async function runPublishJob(deps: PublisherDeps, { publishJobId, runId }: PublishPayload): Promise<void> {
+  const write = deps.writeLine(publishJobId);
+  const row = deps.rows.get(runId);
+  try {
+    await write({ type: 'progress', message: `Checking run ${runId}.` });
+    if (!row || row.decode_error !== null) throw new Error(`Run ${runId} no longer exists or can no longer be read.`);
+    if (row.published === 1) {
+      const links = { sourceRepo: row.link_source_repo, playableBuild: row.link_playable_build };
+      deps.jobs.markFinished(publishJobId, 'succeeded', links);
+      await write({ type: 'progress', message: 'The run is already published; nothing to release.' });
+      await write(successLine(links));
+      return;
+    }
+    let links = { sourceRepo: row.link_source_repo, playableBuild: row.link_playable_build };
+    if (deps.artifacts.releases) {
+      await write({ type: 'progress', message: 'Releasing the source repository and playable build through the artifact service.' });
+      const released = await deps.artifacts.release(runId);
+      links = { sourceRepo: released.sourceRepo ?? links.sourceRepo, playableBuild: released.playableBuild ?? links.playableBuild };
+    } else {
+      await write({ type: 'progress', message: "No artifact service is configured: publishing with the record's own links." });
+    }
+    deps.rows.markPublished({ id: runId, publishedAt: new Date().toISOString(), ...links });
+    deps.jobs.markFinished(publishJobId, 'succeeded', links);
+    await deps.requestSnapshot().catch((error: unknown) => deps.onError(error, 'requesting a snapshot refresh'));
+    await write(successLine(links));
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    deps.jobs.markFinished(publishJobId, 'failed', { detail });
+    await write({ type: 'result', state: 'failed', detail }).catch((e: unknown) => deps.onError(e, 'writing the publish result'));
+    await deps.notifications
+      .publish({
+        kind: 'publish-failed',
+        jobId: publishJobId,
+        outcome: 'failed',
+        recordId: runId,
+        message: detail,
+        testCaseSlug: row?.test_case_slug ?? '',
+        testCaseVersion: row?.test_case_version ?? '',
+        variant: row?.variant ?? '',
+        harnessSlug: row?.harness ?? '',
+        modelId: row?.model_id ?? '',
+        ...(row ? { engine: row.engine } : {}),
+      })
+      .catch((e: unknown) => deps.onError(e, 'raising the publish-failed notification'));
+  }
+}
+
+const successLine = (links: { sourceRepo: string | null; playableBuild: string | null }): PublishLine => ({
+  type: 'result',
+  state: 'succeeded',
+  ...(links.sourceRepo ? { sourceRepo: links.sourceRepo } : {}),
+  ...(links.playableBuild ? { playableBuild: links.playableBuild } : {}),
+});
+
+export function startPublishWorker(connection: ConnectionOptions, prefix: string, deps: PublisherDeps) {
+  return new Worker<PublishPayload>(PUBLISH_QUEUE, (job) => runPublishJob(deps, job.data), { connection, prefix, concurrency: 4 });
+}

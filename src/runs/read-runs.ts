@@ -1,0 +1,72 @@
+import { badRequest, notFound } from '../errors.js';
+import { DEFAULT_LIMIT, MAX_LIMIT, type ListFilters, type ListState, type RunListing } from './list-runs.js';
+import type { RunGrades } from './run-grades.js';
+import type { RunRows } from './run-rows.js';
+import { runDetail, summaryCardJson, type RunDetail } from './run-views.js';
+
+export interface ListRunsQuery extends Omit<ListFilters, 'versions' | 'testCases'> {
+  state?: ListState;
+  fields?: 'summary';
+  before?: string;
+  offset?: number;
+  limit?: number;
+  versions?: string;
+  testCases?: string;
+}
+
+export interface ReadDeps {
+  rows: RunRows;
+  grades: RunGrades;
+  listing: RunListing;
+}
+
+const splitList = (value: string | undefined) =>
+  value === undefined ? undefined : value.split(',').map((part) => part.trim()).filter((part) => part !== '');
+
+/**
+ * `GET /runs`. A summary page answers JSON text spliced from pre-serialized cards; a full
+ * page answers detail objects. Numbered offset pages need `fields=summary`; the cursor
+ * ignores filters and sort.
+ */
+export async function listRuns(deps: ReadDeps, query: ListRunsQuery): Promise<{ json: string } | { runs: RunDetail[]; nextBefore: string | null }> {
+  const state = query.state ?? 'published';
+  const limit = Math.min(query.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
+  const summary = query.fields === 'summary';
+  const offsetMode = summary && query.before === undefined;
+  if (query.offset !== undefined && !offsetMode) {
+    throw badRequest(summary ? 'querystring.offset cannot be combined with before: pick one pagination mode.' : 'querystring.offset needs fields=summary: numbered pages exist only for summary cards.');
+  }
+  if ((state === 'any' || state === 'publishable') && !offsetMode) {
+    throw badRequest(`querystring.state=${state} exists only on numbered summary pages (fields=summary without before).`);
+  }
+
+  if (offsetMode) {
+    const filters: ListFilters = { ...query, versions: splitList(query.versions), testCases: splitList(query.testCases) };
+    const page = deps.listing.offset(state, filters, query.offset ?? 0, limit);
+    const rows = await deps.grades.freshen(page.rows);
+    return { json: `{"runs":[${rows.map(summaryCardJson).join(',')}],"total":${page.total}}` };
+  }
+  const page = deps.listing.cursor(state, query.before, limit);
+  const rows = await deps.grades.freshen(page.rows);
+  if (summary) return { json: `{"runs":[${rows.map(summaryCardJson).join(',')}],"nextBefore":${JSON.stringify(page.nextBefore)}}` };
+    // A full page reads each record by id; only these pages need it.
+  const details = rows.flatMap((row) => {
+    const full = deps.rows.get(row.id);
+    return full ? [runDetail(full, deps.rows.reviews(row.id))] : [];
+  });
+  return { runs: details, nextBefore: page.nextBefore };
+}
+
+/** `GET /runs/{id}`: 404 for an unknown run and for one whose record this build cannot read. */
+export async function getRun(deps: ReadDeps, id: string): Promise<RunDetail> {
+  const row = deps.rows.get(id);
+  if (!row || row.decode_error !== null) throw notFound(`No run ${id}.`);
+  const [fresh] = await deps.grades.freshen([row]);
+  return runDetail(fresh!, deps.rows.reviews(id));
+}
+
+export function runEvents(deps: ReadDeps, id: string): string {
+  const events = deps.rows.events(id);
+  if (events === null) throw notFound(`No run ${id}.`);
+  return events;
+}

@@ -1,0 +1,126 @@
+import type { CatalogIndex } from '../catalog/catalog-index.js';
+import { compareVersions } from '../catalog/compare-versions.js';
+import type { ResolvedVersion } from '../catalog/resolved-version.js';
+import type { StoredVersions } from '../catalog/stored-versions.js';
+import type { Database } from '../db/open-database.js';
+import { gradeRun, type Grade } from './grade-run.js';
+import type { ListedRow, RunRows } from './run-rows.js';
+import { aestheticRank, ratingRank, type Aesthetic, type Rating } from './run-states.js';
+
+export interface RunGradesDeps {
+  db: Database;
+  rows: RunRows;
+  index: CatalogIndex;
+  versions: StoredVersions;
+}
+
+/**
+ * Keeps each run's derived columns (grade, review count, aesthetic, rating rank, case name)
+ * in step with its reviews and the ingested catalog. A run remembers which ingest it was
+ * graded against (`grade_key`); a read that finds another key regrades before answering,
+ * so a re-ingest never leaves a stale rating on a card or a detail.
+ */
+export function runGrades({ db, rows, index, versions }: RunGradesDeps) {
+  const latestOfSlug = (slug: string) => index.versionsOf(slug).sort((a, b) => compareVersions(b.version, a.version))[0] ?? null;
+
+  /** `<own ingest>|<latest version's ingest>`: the grade reads the first, the case name the second. */
+  function gradeKey(slug: string, version: string): string {
+    return `${index.get(slug, version)?.ingestedAt ?? ''}|${latestOfSlug(slug)?.ingestedAt ?? ''}`;
+  }
+
+  async function resolved(slug: string, version: string): Promise<ResolvedVersion | null> {
+    try {
+      return (await versions.get(slug, version))?.stored.resolved ?? null;
+    } catch {
+      return null; // an unreadable store copy grades like a version not ingested
+    }
+  }
+
+  async function caseName(slug: string): Promise<string> {
+    const latest = latestOfSlug(slug);
+    if (!latest) return slug;
+    try {
+      return (await versions.load(latest)).stored.resolved.name || slug;
+    } catch {
+      return slug;
+    }
+  }
+
+  async function regrade(row: ListedRow): Promise<Grade> {
+    const key = gradeKey(row.test_case_slug, row.test_case_version);
+    const reviews = rows.reviews(row.id);
+    const version = await resolved(row.test_case_slug, row.test_case_version);
+    const grade = gradeRun(
+      { state: row.state, testType: row.test_type, variant: row.variant, validatorVerdicts: JSON.parse(row.validator_verdicts), reviews },
+      version,
+    );
+    rows.setGrade({
+      id: row.id,
+      reviewCount: reviews.length,
+      aesthetic: grade.aesthetic,
+      aestheticRank: grade.aesthetic ? aestheticRank(grade.aesthetic as Aesthetic) : null,
+      ratingRank: grade.rating ? ratingRank(grade.rating as Rating) : null,
+      validatorRated: grade.validatorRated ? 1 : 0,
+      grade: JSON.stringify(grade),
+      gradeKey: key,
+      caseName: await caseName(row.test_case_slug),
+    });
+    return grade;
+  }
+
+  const staleCandidates = db.prepare<[], { slug: string; version: string; key: string | null }>(
+    `SELECT DISTINCT test_case_slug AS slug, test_case_version AS version, grade_key AS key FROM runs WHERE decode_error IS NULL`,
+  );
+  const runsOfVersion = db.prepare<[string, string], { id: string }>(
+    'SELECT id FROM runs WHERE decode_error IS NULL AND test_case_slug = ? AND test_case_version = ?',
+  );
+
+  return {
+    gradeKey,
+    regrade,
+    /** Regrades one run by id (after a store or a review); false when it is unknown or unreadable. */
+    async regradeById(id: string): Promise<boolean> {
+      const row = rows.get(id);
+      if (!row || row.decode_error !== null) return false;
+      await regrade(row);
+      return true;
+    },
+    /** Brings page rows up to date in place; the common case (nothing stale) costs one index read per version. */
+    async freshen<Row extends ListedRow>(page: Row[]): Promise<Row[]> {
+      const keys = new Map<string, string>();
+      const out: Row[] = [];
+      for (const row of page) {
+        const pair = `${row.test_case_slug}\n${row.test_case_version}`;
+        let key = keys.get(pair);
+        if (key === undefined) keys.set(pair, (key = gradeKey(row.test_case_slug, row.test_case_version)));
+        if (row.grade_key === key) out.push(row);
+        else {
+          await regrade(row);
+          out.push({ ...row, ...rows.get(row.id) });
+        }
+      }
+      return out;
+    },
+    /** Regrades every run whose version (or its case's latest version) was ingested since it was graded. */
+    async regradeStale(): Promise<number> {
+      let count = 0;
+      const seen = new Map<string, string>();
+      for (const { slug, version, key } of staleCandidates.all()) {
+        const pair = `${slug}\n${version}`;
+        const current = seen.get(pair) ?? gradeKey(slug, version);
+        seen.set(pair, current);
+        if (key === current) continue;
+        for (const { id } of runsOfVersion.all(slug, version)) {
+          const row = rows.get(id);
+          if (row && row.grade_key !== current) {
+            await regrade(row);
+            count += 1;
+          }
+        }
+      }
+      return count;
+    },
+  };
+}
+
+export type RunGrades = ReturnType<typeof runGrades>;

@@ -1,0 +1,90 @@
+import { decodeRunRecord, RUN_RECORD_FORMAT, type ListPrice } from './decode-run-record.js';
+import type { RunGrades } from './run-grades.js';
+import type { RunRows } from './run-rows.js';
+
+/**
+ * Where the run-job queue hands a driver's terminal report (declared here with the same
+ * shape as `src/jobs/run-record-sink.ts` on the queue branch). `events` are the driver's
+ * normalized events as JSON text lines, in relay order.
+ */
+export interface RunRecordSink {
+  store(jobId: string, record: Record<string, unknown>, events: string[]): { recordId: string };
+}
+
+export interface RunRecordsDeps {
+  rows: RunRows;
+  grades: RunGrades;
+  listPriceOf(modelId: string): ListPrice | null;
+  /** A completed run's model gets a billed-rate observation; best effort. */
+  onCompleted(modelId: string): Promise<unknown>;
+  /** A re-pushed published run changes what the public snapshot shows. */
+  onPublishedChanged(): Promise<unknown>;
+  onError(error: unknown, context: string): void;
+}
+
+export interface StoredRecord {
+  recordId: string;
+  /** Null when this build could read the record. */
+  decodeError: string | null;
+  /** Settles once the run's grade is computed; never rejects. */
+  graded: Promise<void>;
+}
+
+/**
+ * Stores run records: the record whole, its lifted columns and events, stamped with the
+ * record format it was decoded with. A record this build cannot read is stored too, under
+ * its own id when it has one (else the job id), with the decode error.
+ */
+export function runRecords(deps: RunRecordsDeps) {
+  function store(jobId: string, record: Record<string, unknown>, events: string[]): StoredRecord {
+    const decoded = decodeRunRecord(record, deps.listPriceOf);
+    const recordId = decoded.lifted.id ?? jobId;
+    const before = deps.rows.get(recordId);
+    deps.rows.store({
+      id: recordId,
+      jobId,
+      record: JSON.stringify(record),
+      recordFormat: RUN_RECORD_FORMAT,
+      decodeError: decoded.ok ? null : decoded.error,
+      events: eventsArray(events),
+      lifted: decoded.lifted,
+    });
+    const graded = (async () => {
+      try {
+        if (decoded.ok) await deps.grades.regradeById(recordId);
+        if (before?.published === 1) await deps.onPublishedChanged();
+      } catch (error) {
+        deps.onError(error, `grading run ${recordId}`);
+      }
+    })();
+    if (decoded.ok && decoded.lifted.state === 'completed') {
+      deps.onCompleted(decoded.lifted.modelId).catch((error: unknown) => deps.onError(error, `observing the billed rate of ${decoded.lifted.modelId}`));
+    }
+    return { recordId, decodeError: decoded.ok ? null : decoded.error, graded };
+  }
+  return { store };
+}
+
+export type RunRecords = ReturnType<typeof runRecords>;
+
+/** The queue-facing sink over the run record store. */
+export function runsRecordSink(records: RunRecords): RunRecordSink {
+  return {
+    store(jobId, record, events) {
+      return { recordId: records.store(jobId, record, events).recordId };
+    },
+  };
+}
+
+/** Joins event lines into one JSON array text, dropping lines that are not JSON (a relay fault, not the run's). */
+function eventsArray(lines: string[]): string {
+  const valid = lines.filter((line) => {
+    try {
+      JSON.parse(line);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  return `[${valid.join(',')}]`;
+}

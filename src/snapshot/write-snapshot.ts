@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { Database } from '../db/open-database.js';
+import { describeFetchFailure } from '../http/describe-fetch-failure.js';
+import type { RunGrades } from '../runs/run-grades.js';
+import { LISTED_COLUMNS, type RunRow, type RunRows } from '../runs/run-rows.js';
+import { runDetail, summaryCardJson } from '../runs/run-views.js';
+import { SECOND } from '../time.js';
+
+/** Version of the snapshot's `runs.json` shape. */
+export const SNAPSHOT_SCHEMA_VERSION = 1;
+const HOOK_TIMEOUT = 30 * SECOND;
+
+export interface SnapshotDeps {
+  db: Database;
+  rows: RunRows;
+  grades: RunGrades;
+  /** Where the snapshot lives; replaced whole on each refresh. */
+  dir: string;
+  deployHook: string | null;
+  onWarning(message: string): void;
+}
+
+export interface SnapshotResult {
+  refreshed: boolean;
+  runs: number;
+  hookFired: boolean;
+}
+
+/**
+ * Regenerates the public snapshot: `runs.json` (published runs' summary cards, newest
+ * first) and `runs/<id>.json` (each published run's detail, what a gallery page shows).
+ * It is written to a sibling temp folder and renamed into place, so a reader never sees
+ * half a snapshot; then the deploy hook, when configured, is told.
+ */
+export function snapshotWriter(deps: SnapshotDeps) {
+  const published = deps.db.prepare<[], RunRow>(
+    `SELECT ${LISTED_COLUMNS}, record FROM runs WHERE published = 1 AND decode_error IS NULL ORDER BY published_at DESC, id DESC`,
+  );
+  let running: Promise<SnapshotResult> = Promise.resolve({ refreshed: false, runs: 0, hookFired: false });
+
+  async function write(): Promise<SnapshotResult> {
+    await deps.grades.regradeStale();
+    const rows = published.all();
+    const temp = `${deps.dir}.tmp-${randomUUID().slice(0, 8)}`;
+    await mkdir(join(temp, 'runs'), { recursive: true });
+    try {
+      await writeFile(join(temp, 'runs.json'), `{"schemaVersion":${SNAPSHOT_SCHEMA_VERSION},"runs":[${rows.map(summaryCardJson).join(',')}]}`);
+      for (const row of rows) {
+        await writeFile(join(temp, 'runs', `${encodeURIComponent(row.id)}.json`), JSON.stringify(runDetail(row, deps.rows.reviews(row.id))));
+      }
+      await mkdir(dirname(deps.dir), { recursive: true });
+      const old = `${deps.dir}.old-${randomUUID().slice(0, 8)}`;
+      await rename(deps.dir, old).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+      });
+      await rename(temp, deps.dir);
+      await rm(old, { recursive: true, force: true });
+    } catch (error) {
+      await rm(temp, { recursive: true, force: true });
+      throw error;
+    }
+    return { refreshed: true, runs: rows.length, hookFired: await fireHook(rows.length) };
+  }
+
+  async function fireHook(runs: number): Promise<boolean> {
+    if (!deps.deployHook) return false;
+    try {
+      const response = await fetch(deps.deployHook, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ runs, generatedAt: new Date().toISOString() }),
+        signal: AbortSignal.timeout(HOOK_TIMEOUT),
+      });
+      await response.body?.cancel();
+      if (!response.ok) deps.onWarning(`snapshot deploy hook answered HTTP ${response.status}`);
+      return response.ok;
+    } catch (error) {
+      deps.onWarning(`snapshot deploy hook ${describeFetchFailure(error, HOOK_TIMEOUT)}`);
+      return false;
+    }
+  }
+
+  return {
+    /** One refresh at a time in this process: a forced refresh waits for a running one, then writes afresh. */
+    refresh(): Promise<SnapshotResult> {
+      const next = running.catch(() => undefined).then(write);
+      running = next;
+      return next;
+    },
+  };
+}
+
+export type SnapshotWriter = ReturnType<typeof snapshotWriter>;

@@ -1,0 +1,30 @@
+import type { TestBackend } from './test-backend.js';
+import { bearer } from './test-backend.js';
+
+/** Stores a record through the service (as the run-job queue's sink does) and waits for its grade. */
+export async function seedRun(backend: TestBackend, record: Record<string, unknown>, events: string[] = []) {
+  const stored = backend.app.runs.records.store(`job-${String(record.id)}`, record, events);
+  await stored.graded;
+  return stored;
+}
+
+export async function ingestFixtureCatalog(backend: TestBackend) {
+  const response = await backend.app.inject({ method: 'POST', url: '/ingest' });
+  if (response.statusCode !== 200 || response.json().failed !== 0) throw new Error(`fixture ingest failed: ${response.body}`);
+}
+
+/** Publishes over HTTP and waits until the publisher has flipped the run public. */
+export async function publishAndWait(backend: TestBackend, token: string, id: string) {
+  const response = await backend.app.inject({ method: 'POST', url: `/runs/${id}/publish`, headers: bearer(token) });
+  if (response.statusCode !== 202) throw new Error(`publish ${id}: ${response.statusCode} ${response.body}`);
+  for (let i = 0; i < 200; i++) {
+    if ((await backend.app.inject(`/runs/${id}`)).json().published === true) return response.json() as { publishJobId: string; liveUrl: string };
+    await new Promise((done) => setTimeout(done, 25));
+  }
+  throw new Error(`run ${id} was not published in time`);
+}
+
+/** All `verdict ids` of floe's checklist passing, as a validator pass over a good build reports. */
+export function allPass(ids: string[]): Record<string, boolean> {
+  return Object.fromEntries(ids.map((id) => [id, true]));
+}
