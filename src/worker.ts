@@ -7,26 +7,15 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { configOrExit } from './runtime/config-or-exit.js';
 import { startBackgroundWorkers } from './queue/background-workers.js';
 import { BACKGROUND_PROCESSORS } from './queue/background-processors.js';
 import { openDatabase } from './db/open-database.js';
 import { redisOptionsFromUrl } from './redis/managed-redis.js';
 
-function readConfig(): Config {
-  try {
-    return loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(2);
-    }
-    throw error;
-  }
-}
 
 async function main() {
-  const config = readConfig();
+  const config = configOrExit();
   const managedSocket = join(config.dataDir, 'redis', 'redis.sock');
   const redisUrl = config.redisUrl ?? (existsSync(managedSocket) ? `redis+unix://${managedSocket}` : null);
   if (!redisUrl) {

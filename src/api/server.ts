@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
-import { ConfigError, loadConfig, type Config } from '../config.js';
+import { configOrExit } from '../runtime/config-or-exit.js';
 import { openDatabase } from '../db/open-database.js';
 import { startManagedRedis } from '../redis/managed-redis.js';
 import { startAuthChild } from '../runtime/auth-child.js';
@@ -14,7 +14,7 @@ import { buildApp } from './app.js';
 type Cleanup = () => Promise<void> | void;
 
 async function main() {
-  const config = readConfig();
+  const config = configOrExit();
   mkdirSync(config.dataDir, { recursive: true });
   const cleanups: Cleanup[] = [];
   let closing = false;
@@ -61,17 +61,6 @@ async function main() {
   console.log(`Serving http://${config.host}:${config.port} (data in ${config.dataDir}, catalog ${config.catalogDir})`);
 }
 
-function readConfig(): Config {
-  try {
-    return loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(2);
-    }
-    throw error;
-  }
-}
 
 main().catch((error: unknown) => {
   console.error('The service could not start:', error instanceof Error ? error.message : error);

@@ -4,23 +4,14 @@
  */
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from '../config.js';
+import { configOrExit } from '../runtime/config-or-exit.js';
 import { openDatabase } from '../db/open-database.js';
 import { buildAuthApp } from './app.js';
 
 export const AUTH_MIGRATIONS = fileURLToPath(new URL('./migrations/', import.meta.url));
 
 async function main() {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(2);
-    }
-    throw error;
-  }
+  const config = configOrExit();
   const db = openDatabase(join(config.dataDir, 'auth.sqlite'), AUTH_MIGRATIONS);
   const app = await buildAuthApp({ db, tokenLifetimeMs: config.authTokenLifetimeMs, logLevel: config.logLevel });
   const host = process.env.AUTH_HOST ?? '127.0.0.1';

@@ -1,3 +1,4 @@
+import { NDJSON_HEADERS } from '../api/ndjson-stream.js';
 import type { ServerResponse } from 'node:http';
 import type { Redis } from 'ioredis';
 import { isTerminal } from '../queue/run-queue.js';
@@ -13,7 +14,7 @@ const BATCH = 500;
  * idle `heartbeatMs`, and ends after the terminal state's marker.
  */
 export async function followJobLive(ctx: JobsContext, redis: Redis, id: string, res: ServerResponse, heartbeatMs: number): Promise<void> {
-  res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+  res.writeHead(200, NDJSON_HEADERS);
   const key = ctx.queue.keys.live(id);
   const reader = redis.duplicate({ lazyConnect: true, maxRetriesPerRequest: 1 });
   reader.on('error', () => {});

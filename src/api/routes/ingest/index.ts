@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ProgressEntry } from '../../../catalog/ingest-queue.js';
 import { HttpError, notFound } from '../../../errors.js';
+import { NDJSON, streamNdjson } from '../../ndjson-stream.js';
 import { errorResponses } from '../../schemas/common.js';
 import { IngestBody, IngestReportOut } from '../../schemas/ingest.js';
 
-const NDJSON = 'application/x-ndjson';
 
 const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/ingest', {
@@ -31,21 +31,18 @@ const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }
 
     // Each line is flushed as its version finishes; a late failure is a closing error line.
-    reply.hijack();
-    const out = reply.raw;
-    out.writeHead(200, { 'content-type': NDJSON, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
-    let gone = false;
-    out.on('close', () => {
-      gone = true;
-    });
-    out.write(`${JSON.stringify(first)}\n`);
-    for await (const entry of progress) {
-      if (gone) break;
-      if (entry.event === 'report') break;
-      out.write(`${JSON.stringify(entry)}\n`);
-    }
-    out.end();
+    return streamNdjson(reply, progressLines(first, progress));
   });
 };
+
+/** The NDJSON lines of a scan: every progress entry but the closing report, which only the JSON answer carries. */
+async function* progressLines(first: ProgressEntry, rest: AsyncGenerator<ProgressEntry>): AsyncGenerator<ProgressEntry> {
+  yield first;
+  for await (const entry of rest) {
+    if (entry.event === 'report') return;
+    yield entry;
+    if (entry.event === 'error') return;
+  }
+}
 
 export default ingestRoutes;
