@@ -1,11 +1,12 @@
-import type { Browser, BrowserContext, Dialog, HTTPRequest, Page } from 'puppeteer-core';
+import type { BrowserContext, CDPSession, Dialog, HTTPRequest, Page } from 'puppeteer-core';
+import type { CaptureGate } from './capture-gate.js';
 import { isRequestAllowed } from './request-guard.js';
 import type { Viewport } from './viewport.js';
 
 /** The tab's renderer process died (out of memory, killed, a Chromium bug). */
 export class PageCrashedError extends Error {
   constructor(cause?: unknown) {
-    super('The browser tab rendering the mockup crashed.', { cause });
+    super('its browser tab crashed', { cause });
     this.name = 'PageCrashedError';
   }
 }
@@ -27,9 +28,7 @@ const FONTS_SETTLED = 'void document.documentElement.offsetHeight, document.font
 /**
  * One browser tab that renders mockup after mockup. Its request filter and dialog handler
  * are installed once and read the current task from the instance, so nothing piles up or
- * leaks from one task to the next. Each tab has its own browser context: no cookies or
- * storage are shared with tabs rendering other mockups at the same time, and Puppeteer (which
- * takes screenshots one at a time per context) lets the tabs capture in parallel.
+ * leaks from one task to the next.
  */
 export class MockupPage {
   /** Root of the task in progress; null between tasks, when every file is refused. */
@@ -37,17 +36,28 @@ export class MockupPage {
   #viewport: Viewport | null = null;
   /** Why the tab was closed under a running shot, so the shot can say so. */
   #abandoned: 'timeout' | 'crash' | null = null;
+  /** What the running shot is waiting for, named in the error when it times out. */
+  #step = '';
 
   private constructor(
-    private readonly context: BrowserContext,
     private readonly page: Page,
+    private readonly session: CDPSession,
+    private readonly gate: CaptureGate,
   ) {}
 
-  static async open(browser: Browser): Promise<MockupPage> {
-    const context = await browser.createBrowserContext();
+  /**
+   * Opens a tab in `context`, in a window of its own. Tabs of one browser should share a
+   * context: Chromium then keeps their renderer processes across navigations, where a
+   * context per tab made it start a new process for almost every mockup. But tabs sharing a
+   * window are hidden behind the active one, and a hidden tab draws no frames to capture.
+   * Call it through `gate.openTab`, the gate of the tab's browser.
+   */
+  static async open(context: BrowserContext, gate: CaptureGate): Promise<MockupPage> {
+    const page = await context.newPage({ type: 'window' });
     try {
-      const page = await context.newPage();
-      const mockupPage = new MockupPage(context, page);
+      // Our own session for captures: page.screenshot() takes one screenshot at a time per
+      // browser context, which would serialise the tabs.
+      const mockupPage = new MockupPage(page, await page.createCDPSession(), gate);
       await page.setRequestInterception(true);
       page.on('request', (request) => mockupPage.#filter(request));
       page.on('dialog', dismiss);
@@ -56,7 +66,7 @@ export class MockupPage {
       page.on('error', () => mockupPage.#abandon('crash'));
       return mockupPage;
     } catch (error) {
-      await context.close().catch(() => {});
+      await page.close().catch(() => {});
       throw error;
     }
   }
@@ -75,7 +85,9 @@ export class MockupPage {
     } catch (error) {
       if (this.#abandoned === 'crash') throw new PageCrashedError(error);
       if (this.#abandoned === 'timeout') {
-        throw new Error(`The mockup took longer than ${shot.timeoutMs} ms to load and render.`, { cause: error });
+        throw new Error(`it took longer than ${shot.timeoutMs} ms to load and render (stuck ${this.#step})`, {
+          cause: error,
+        });
       }
       throw error;
     } finally {
@@ -84,32 +96,40 @@ export class MockupPage {
     }
   }
 
-  async #load(shot: Shot): Promise<Uint8Array> {
-    const { width, height } = shot.viewport;
-    // Changing the viewport costs a relayout; tasks of one batch share their size.
-    if (this.#viewport?.width !== width || this.#viewport.height !== height) {
-      await this.page.setViewport({ width, height, deviceScaleFactor: 1 });
-      this.#viewport = { width, height };
-    }
-    await this.page.goto(shot.url, { waitUntil: 'load', timeout: shot.timeoutMs });
-    await this.page.evaluate(FONTS_SETTLED);
-    return await this.page.screenshot({
-      type: 'png',
-      // Chromium's fastest zlib setting: the PNG is decoded and re-encoded by sharp anyway.
-      optimizeForSpeed: true,
-      // The default would resize the page to its full scroll height and back, a second
-      // layout per shot; mockups are judged by what fits the viewport.
-      captureBeyondViewport: false,
-    });
-  }
-
   /** False once the tab crashed, timed out or was closed. */
   get isUsable(): boolean {
     return this.#abandoned === null && !this.page.isClosed();
   }
 
   async close(): Promise<void> {
-    await this.context.close().catch(() => {});
+    await this.page.close().catch(() => {});
+  }
+
+  async #load(shot: Shot): Promise<Uint8Array> {
+    const { width, height } = shot.viewport;
+    // Changing the viewport costs a relayout; tasks of one batch share their size.
+    if (this.#viewport?.width !== width || this.#viewport.height !== height) {
+      this.#step = 'resizing the viewport';
+      await this.page.setViewport({ width, height, deviceScaleFactor: 1 });
+      this.#viewport = { width, height };
+    }
+    this.#step = 'loading the page';
+    await this.page.goto(shot.url, { waitUntil: 'load', timeout: shot.timeoutMs });
+    this.#step = 'waiting for fonts';
+    await this.page.evaluate(FONTS_SETTLED);
+    this.#step = 'capturing the screenshot';
+    const { data } = await this.gate.capture(() =>
+      this.session.send('Page.captureScreenshot', {
+        format: 'png',
+        // Chromium's fastest zlib setting, a quarter of the CPU of its default: sharp
+        // re-encodes the PNG anyway.
+        optimizeForSpeed: true,
+        // Only what fits the viewport; capturing beyond it resizes the page to its full
+        // height and back, two more layouts.
+        captureBeyondViewport: false,
+      }),
+    );
+    return Buffer.from(data, 'base64');
   }
 
   #abandon(reason: 'timeout' | 'crash'): void {

@@ -1,5 +1,7 @@
 import { toError } from '../errors.js';
 import { SECOND } from '../time.js';
+import type { BrowserContext } from 'puppeteer-core';
+import { CaptureGate } from './capture-gate.js';
 import { launchBrowser, type LaunchedBrowser } from './launch-browser.js';
 import { MockupPage, PageCrashedError, type Shot } from './mockup-page.js';
 import { resolveMockup } from './resolve-mockup.js';
@@ -21,16 +23,23 @@ export interface MockupToRender {
   viewport: Viewport;
 }
 
+/** A running browser and the one off-the-record context its tabs share. */
+interface LiveBrowser {
+  launched: LaunchedBrowser;
+  context: BrowserContext;
+  gate: CaptureGate;
+}
+
 interface Tab {
   page: MockupPage;
   /** The browser the tab lives in; a tab outlives its browser only as garbage. */
-  owner: LaunchedBrowser;
+  owner: LiveBrowser;
 }
 
-/** The browser or the tab went away under a render; the render itself may be fine. */
+/** The browser or the tab died under a render, or on its way up; the render itself may be fine. */
 class RendererGoneError extends Error {
   constructor(cause: unknown) {
-    super('The browser went away during the render.', { cause });
+    super(`the browser went away: ${(cause as Error).message}`, { cause });
     this.name = 'RendererGoneError';
   }
 }
@@ -42,8 +51,8 @@ class RendererGoneError extends Error {
  */
 export class MockupRenderer {
   readonly #options: Required<Omit<MockupRendererOptions, 'tempDir'>> & { tempDir?: string };
-  #browser: LaunchedBrowser | null = null;
-  #launching: Promise<LaunchedBrowser> | null = null;
+  #browser: LiveBrowser | null = null;
+  #launching: Promise<LiveBrowser> | null = null;
   /** Browsers being shut down (replaced or closed); `close()` waits for them. */
   readonly #retiring = new Set<Promise<void>>();
   #idleTabs: Tab[] = [];
@@ -93,7 +102,8 @@ export class MockupRenderer {
       return png;
     } catch (error) {
       this.#discardTab(tab);
-      if (error instanceof PageCrashedError || !tab.owner.browser.connected) throw new RendererGoneError(error);
+      const browserGone = !tab.owner.launched.browser.connected;
+      if (browserGone || error instanceof PageCrashedError) throw new RendererGoneError(error);
       throw error;
     }
   }
@@ -101,17 +111,21 @@ export class MockupRenderer {
   async #acquireTab(): Promise<Tab> {
     for (;;) {
       if (this.#closed) throw new Error('The mockup renderer is closed.');
-      const owner = await this.#currentBrowser();
+      // A browser that cannot start was, as far as we know, killed on its way up; retrying
+      // costs one more launch when Chromium is broken for good.
+      const owner = await this.#currentBrowser().catch((error: unknown) => {
+        throw this.#closed ? error : new RendererGoneError(error);
+      });
       const idle = this.#idleTabs.pop();
       if (idle) return idle;
       if (this.#tabCount < this.#options.pages) {
         this.#tabCount += 1;
         try {
-          return { page: await MockupPage.open(owner.browser), owner };
+          return { page: await owner.gate.openTab(() => MockupPage.open(owner.context, owner.gate)), owner };
         } catch (error) {
           if (owner === this.#browser) this.#tabCount -= 1;
           this.#wakeTabWaiters();
-          if (!owner.browser.connected) throw new RendererGoneError(error);
+          if (!owner.launched.browser.connected) throw new RendererGoneError(error);
           throw error;
         }
       }
@@ -139,10 +153,10 @@ export class MockupRenderer {
     for (const wake of this.#tabWaiters.splice(0)) wake();
   }
 
-  #currentBrowser(): Promise<LaunchedBrowser> {
+  #currentBrowser(): Promise<LiveBrowser> {
     // Normally the 'disconnected' handler has already retired a dead browser; this covers a
     // render that notices first.
-    if (this.#browser && !this.#browser.browser.connected) this.#retire(this.#browser);
+    if (this.#browser && !this.#browser.launched.browser.connected) this.#retire(this.#browser);
     if (this.#browser) return Promise.resolve(this.#browser);
     this.#launching ??= this.#launch().finally(() => {
       this.#launching = null;
@@ -150,30 +164,36 @@ export class MockupRenderer {
     return this.#launching;
   }
 
-  async #launch(): Promise<LaunchedBrowser> {
+  async #launch(): Promise<LiveBrowser> {
     const launched = await launchBrowser({ chromiumPath: this.#options.chromiumPath, tempDir: this.#options.tempDir });
-    if (this.#closed) {
+    let live: LiveBrowser;
+    try {
+      if (this.#closed) throw new Error('The mockup renderer is closed.');
+      // Off the record: nothing the mockups do is written to the profile on disk.
+      live = { launched, context: await launched.browser.createBrowserContext(), gate: new CaptureGate() };
+    } catch (error) {
       await launched.close();
-      throw new Error('The mockup renderer is closed.');
+      throw error;
     }
-    this.#browser = launched;
+    this.#browser = live;
     this.#idleTabs = [];
     this.#tabCount = 0;
     launched.browser.once('disconnected', () => {
-      if (this.#browser !== launched) return;
-      this.#retire(launched);
+      if (this.#browser !== live) return;
+      this.#retire(live);
       // Renders waiting for a tab go on to start the next browser.
       this.#wakeTabWaiters();
     });
-    return launched;
+    return live;
   }
 
-  #retire(launched: LaunchedBrowser): void {
-    if (this.#browser === launched) {
+  #retire(live: LiveBrowser): void {
+    if (this.#browser === live) {
       this.#browser = null;
       this.#idleTabs = [];
       this.#tabCount = 0;
     }
+    const { launched } = live;
     // Reaps a crashed browser's process and removes its profile folder either way. Nothing
     // waits on a replaced browser, so a failure to clean up is reported, not thrown.
     const closing = launched
