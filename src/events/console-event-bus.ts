@@ -4,8 +4,12 @@ export type ConsoleTopic = 'runs' | 'notifications';
 /** `control` carries topic changes for a stream another process holds. */
 type Tag = ConsoleTopic | 'control';
 
-/** One console message as it crosses Redis: the topic and the frame's JSON text, never re-parsed. */
-export type ConsoleListener = (topic: Tag, json: string) => void;
+/**
+ * One console message as it crosses Redis: the topic and the frame's JSON text, never
+ * re-parsed. `gap` crosses no wire: this process lost the channel for a while (Redis went
+ * away) and is subscribed again, so whatever was published meanwhile never reached it.
+ */
+export type ConsoleListener = (topic: Tag | 'gap', json: string) => void;
 
 const TAG: Record<Tag, string> = { runs: 'r', notifications: 'n', control: 'c' };
 
@@ -23,6 +27,8 @@ const TOPIC_OF: Record<string, Tag> = { r: 'runs', n: 'notifications', c: 'contr
 export class ConsoleEventBus {
   private readonly listeners = new Set<ConsoleListener>();
   private subscribed: Promise<unknown> | null = null;
+  /** The subscriber's connection closed while subscribed; cleared once subscribed again. */
+  private lostChannel = false;
 
   constructor(
     private readonly publisher: Redis,
@@ -38,6 +44,18 @@ export class ConsoleEventBus {
       if (!topic) return;
       const json = message.slice(1);
       for (const listener of this.listeners) listener(topic, json);
+    });
+    this.subscriber.on('close', () => {
+      if (this.subscribed) this.lostChannel = true;
+    });
+    // ioredis resubscribes by itself on reconnect; this SUBSCRIBE queues behind its own, so
+    // once it answers the channel is live again and listeners can recover what they missed.
+    this.subscriber.on('ready', () => {
+      if (!this.lostChannel || !this.subscribed) return;
+      this.lostChannel = false;
+      this.subscriber.subscribe(this.channel).then(() => {
+        for (const listener of this.listeners) listener('gap', '');
+      }, this.onError);
     });
   }
 

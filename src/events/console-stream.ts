@@ -45,6 +45,17 @@ export class ConsoleStream {
     if (this.topics[topic]) this.frame(topic === 'runs' ? 'run' : 'notification', json);
   }
 
+  /**
+   * Tells the client to re-read `GET /jobs/active`: messages were lost upstream of this
+   * stream (the Redis channel dropped), so how many is unknown and `dropped` counts only
+   * the frames this stream itself discarded (usually none).
+   */
+  resync(): void {
+    const dropped = this.dropped;
+    this.dropped = 0;
+    this.frame('resync', JSON.stringify({ dropped }));
+  }
+
   setTopics(change: Partial<Record<ConsoleTopic, boolean>>): void {
     if (change.notifications !== undefined) this.topics.notifications = change.notifications;
     if (change.runs !== undefined) this.topics.runs = change.runs;
@@ -89,11 +100,7 @@ export class ConsoleStream {
     this.blocked = false;
     const pending = this.buffered;
     this.buffered = [];
-    if (this.dropped > 0) {
-      const dropped = this.dropped;
-      this.dropped = 0;
-      this.write(`event: resync\ndata: ${JSON.stringify({ dropped })}\n\n`);
-    }
+    if (this.dropped > 0) this.resync();
     // Frames buffered after the drop are newer than it: they follow the resync.
     for (const text of pending) this.write(text);
   }

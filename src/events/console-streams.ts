@@ -19,7 +19,10 @@ export class ConsoleStreams {
   async open(res: ServerResponse): Promise<ConsoleStream> {
     this.unlisten ??= this.bus.listen((topic, json) => {
       if (topic === 'control') return this.applyForwarded(json);
-      for (const stream of this.streams.values()) stream.deliver(topic, json);
+      for (const stream of this.streams.values()) {
+        if (topic === 'gap') stream.resync();
+        else stream.deliver(topic, json);
+      }
     });
     await this.unlisten;
     const stream: ConsoleStream = new ConsoleStream(res, this.options, () => {

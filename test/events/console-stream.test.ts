@@ -1,6 +1,8 @@
 import { createConnection } from 'node:net';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { redisOptionsFromUrl } from '../../src/redis/managed-redis.js';
 import { openConsole, seedCatalog } from '../helpers/jobs-fixtures.js';
 import { jobsHttp } from '../helpers/jobs-http.js';
 import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
@@ -111,5 +113,31 @@ describe('GET /notifications', () => {
     // Every notification not delivered is counted; heartbeats queued while stalled may add a few.
     expect(dropped).toBeGreaterThanOrEqual(1500 - delivered);
     expect(dropped).toBeLessThanOrEqual(1500 - delivered + 10);
+  });
+});
+
+describe('GET /notifications when Redis drops the console channel', () => {
+  it('resyncs every open console once the channel is subscribed again, then delivers as before', async () => {
+    const client = await openConsole(base);
+    const admin = new Redis(redisOptionsFromUrl(inject('redisUrl')));
+    try {
+      const streamId = await client.streamId;
+      expect((await http.put(`/notifications/${streamId}/topics`, undefined, { runs: true })).status).toBe(204);
+      const channel = backend.app.runJobs.queue.keys.consoleChannel;
+      const clients = (await admin.client('LIST')) as string;
+      const ours = clients.split('\n').filter((line) => line.includes(` name=${channel} `));
+      expect(ours).toHaveLength(1);
+      const id = /\bid=(\d+)/.exec(ours[0]!)![1]!;
+      expect(await admin.client('KILL', 'ID', id)).toBe(1);
+
+      const resync = await client.next((frame) => frame.event === 'resync', 10_000);
+      expect(JSON.parse(resync.data)).toEqual({ dropped: 0 });
+      const after = (await http.post('/jobs', operator, launch)).body.jobId;
+      await client.next((frame) => frame.event === 'run' && JSON.parse(frame.data).runId === after);
+    } finally {
+      admin.disconnect();
+      client.close();
+      await http.post('/jobs/cancel-all', operator);
+    }
   });
 });

@@ -52,9 +52,10 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
   const { config, db } = app;
   if (!config.redisUrl) throw new Error('REDIS_URL must be resolved (the managed redis-server\'s address) before the app is built.');
   const redis = new Redis({ ...redisOptionsFromUrl(config.redisUrl), enableAutoPipelining: true });
-  const subscriber = redis.duplicate();
-  const log = app.log.child({ area: 'jobs' });
   const queue = new RunQueue({ redis, prefix: config.redisPrefix });
+  // Named, so `CLIENT LIST` tells an operator which connection carries the console channel.
+  const subscriber = redis.duplicate({ connectionName: queue.keys.consoleChannel });
+  const log = app.log.child({ area: 'jobs' });
   const bus = new ConsoleEventBus(redis, subscriber, queue.keys.consoleChannel, (error) => log.warn({ err: error }, 'console event not published'));
   const heartbeatMs = options.heartbeatMs ?? 15 * SECOND;
   const streams = new ConsoleStreams(bus, { heartbeatMs, maxBuffered: options.consoleBufferFrames ?? 1000 }, queue.keys.consoleStreams);
