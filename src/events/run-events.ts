@@ -3,13 +3,11 @@ import type { JobState } from '../queue/run-queue.js';
 
 export type RunEventKind = 'enqueued' | 'state-changed' | 'finished';
 
-/**
- * The run-event members that never change for a job (`"runId":…,"testCaseSlug":…`), encoded
- * once at enqueue and kept beside the job in Redis, so every transition's event is built by
- * string concatenation on the hot path.
- */
-export function runSubjectJson(job: Pick<JobRow, 'id' | 'testCaseSlug' | 'testCaseVersion' | 'variant' | 'harnessSlug' | 'modelId' | 'engine' | 'ggPreset'>): string {
-  return JSON.stringify({
+type SubjectColumns = Pick<JobRow, 'id' | 'testCaseSlug' | 'testCaseVersion' | 'variant' | 'harnessSlug' | 'modelId' | 'engine' | 'ggPreset'>;
+
+/** What a run event, a notification and the active list say about which run it is. */
+export function runSubject(job: SubjectColumns) {
+  return {
     runId: job.id,
     testCaseSlug: job.testCaseSlug,
     testCaseVersion: job.testCaseVersion,
@@ -18,7 +16,16 @@ export function runSubjectJson(job: Pick<JobRow, 'id' | 'testCaseSlug' | 'testCa
     modelId: job.modelId,
     engine: job.engine ?? 'none',
     ggPreset: job.ggPreset,
-  }).slice(1, -1);
+  };
+}
+
+/**
+ * The run-event members that never change for a job (`"runId":…,"testCaseSlug":…`), encoded
+ * once at enqueue and kept beside the job in Redis, so every transition's event is built by
+ * string concatenation on the hot path.
+ */
+export function runSubjectJson(job: SubjectColumns): string {
+  return JSON.stringify(runSubject(job)).slice(1, -1);
 }
 
 /** A run event as JSON text: `{ kind, state, …subject, recordId?, detail? }`. */
@@ -30,6 +37,7 @@ export function runEventJson(kind: RunEventKind, state: JobState, subjectJson: s
 /** The `run-completed` notification of a run that finished on its own (never for a cancel). */
 export function runCompletedNotification(job: JobRow, state: 'succeeded' | 'failed', recordId: string | null, detail: string | null) {
   const completed = recordId !== null;
+  const { runId: _runId, ...subject } = runSubject(job);
   return {
     kind: 'run-completed' as const,
     jobId: job.id,
@@ -37,12 +45,6 @@ export function runCompletedNotification(job: JobRow, state: 'succeeded' | 'fail
     // The console links a completed alert to the record, a failed one to the job.
     recordId: completed ? recordId : job.id,
     message: completed ? (state === 'failed' ? detail : null) : (detail ?? 'The run failed before it produced a record.'),
-    testCaseSlug: job.testCaseSlug,
-    testCaseVersion: job.testCaseVersion,
-    variant: job.variant,
-    harnessSlug: job.harnessSlug,
-    modelId: job.modelId,
-    engine: job.engine ?? 'none',
-    ggPreset: job.ggPreset,
+    ...subject,
   };
 }

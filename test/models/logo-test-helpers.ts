@@ -1,6 +1,5 @@
 import sharp from 'sharp';
 import { expect } from 'vitest';
-import { HttpError } from '../../src/errors.js';
 
 /** PNG chunk types that carry metadata rather than pixels. */
 const METADATA_CHUNKS = ['eXIf', 'iCCP', 'iTXt', 'tEXt', 'zTXt', 'tIME', 'sPLT'];
@@ -27,13 +26,4 @@ export async function expectCleanPng(png: Buffer, width: number, height: number)
   expect(pngChunkTypes(png).filter((type) => METADATA_CHUNKS.includes(type))).toEqual([]);
 }
 
-export async function httpError(promise: Promise<unknown>): Promise<HttpError> {
-  const error = await promise.then(
-    () => {
-      throw new Error('expected a rejection');
-    },
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(HttpError);
-  return error as HttpError;
-}
+export { httpError } from '../helpers/http-error.js';

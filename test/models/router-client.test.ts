@@ -1,39 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { HttpError } from '../../src/errors.js';
-import { createRouterClient, type RouterClientOptions } from '../../src/models/router-client.js';
+import { describe, expect, it } from 'vitest';
 import { SECOND } from '../../src/time.js';
-import { FAKE_SLUGS, startFakeRouter, type FakeRouter } from '../fakes/fake-router.js';
+import { FAKE_SLUGS, type FakeRouter } from '../fakes/fake-router.js';
+import { useFakeRouter } from '../helpers/fake-router-client.js';
+import { httpError } from '../helpers/http-error.js';
 
 const KEY = 'sk-or-v1-test-key-0123456789';
 
-/** Awaits a rejection and returns it as the HttpError it must be. */
-async function httpError(promise: Promise<unknown>): Promise<HttpError> {
-  const error = await promise.then(
-    () => {
-      throw new Error('expected a rejection');
-    },
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(HttpError);
-  return error as HttpError;
-}
-
 describe('router client', () => {
-  let router: FakeRouter;
-  const client = (overrides: Partial<RouterClientOptions> = {}) =>
-    createRouterClient({ baseUrl: router.url, apiKey: KEY, timeoutMs: 2 * SECOND, ...overrides });
-
-  beforeAll(async () => {
-    router = await startFakeRouter({ requireKey: KEY });
-  });
-  afterAll(async () => {
-    await router.close();
-  });
-  beforeEach(async () => {
-    await router.normal();
-    router.onChat(null);
-    router.requests.length = 0;
-  });
+  const fake = useFakeRouter(KEY);
+  const client = fake.client;
 
   describe('listModels', () => {
     it('lists every model with per-Mtok rates, sending the bearer key', async () => {
@@ -51,14 +26,14 @@ describe('router client', () => {
         contextLength: 200_000,
         rates: { inputPerMtok: 3, cachedInputPerMtok: 0.3, outputPerMtok: 15 },
       });
-      expect(router.requests).toHaveLength(1);
-      expect(router.requests[0]).toMatchObject({ method: 'GET', path: '/api/v1/models' });
-      expect(router.requests[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
+      expect(fake.router.requests).toHaveLength(1);
+      expect(fake.router.requests[0]).toMatchObject({ method: 'GET', path: '/api/v1/models' });
+      expect(fake.router.requests[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
     });
 
     it('accepts a base URL written with a trailing slash', async () => {
-      await expect(client({ baseUrl: `${router.url}/` }).listModels()).resolves.toHaveLength(4);
-      expect(router.requests[0]?.path).toBe('/api/v1/models');
+      await expect(client({ baseUrl: `${fake.router.url}/` }).listModels()).resolves.toHaveLength(4);
+      expect(fake.router.requests[0]?.path).toBe('/api/v1/models');
     });
   });
 
@@ -72,7 +47,7 @@ describe('router client', () => {
         ['DeepInfra', 'deepinfra/bf16', 'bf16'],
       ]);
       expect(model?.endpoints[1]?.rates).toEqual({ inputPerMtok: 0.25, cachedInputPerMtok: null, outputPerMtok: 0.95 });
-      expect(router.requests[0]?.path).toBe('/api/v1/models/meta-llama/llama-4-maverick/endpoints');
+      expect(fake.router.requests[0]?.path).toBe('/api/v1/models/meta-llama/llama-4-maverick/endpoints');
     });
 
     it('returns null for a slug the provider does not list', async () => {
@@ -93,12 +68,12 @@ describe('router client', () => {
       expect(error.statusCode).toBe(400);
       expect(error.code).toBe('bad_request');
       expect(error.message).toMatch(/^slug must look like "author\/name"/);
-      expect(router.requests).toHaveLength(0);
+      expect(fake.router.requests).toHaveLength(0);
     });
 
     it('keeps OpenRouter variant suffixes such as :free in the path', async () => {
       expect(await client().getEndpoints('meta-llama/llama-4-maverick:free')).toBeNull();
-      expect(router.requests[0]?.path).toBe('/api/v1/models/meta-llama/llama-4-maverick%3Afree/endpoints');
+      expect(fake.router.requests[0]?.path).toBe('/api/v1/models/meta-llama/llama-4-maverick%3Afree/endpoints');
     });
   });
 
@@ -167,46 +142,46 @@ describe('router client', () => {
     const body = { model: FAKE_SLUGS.allRates, messages: [{ role: 'user', content: 'hi' }] };
 
     it('posts the body as JSON with the bearer key and returns the parsed completion', async () => {
-      router.onChat((request) => ({ id: 'gen-2', model: request.model, choices: [{ message: { content: 'hello' } }] }));
+      fake.router.onChat((request) => ({ id: 'gen-2', model: request.model, choices: [{ message: { content: 'hello' } }] }));
       const completion = await client().chatCompletion(body);
       expect(completion).toEqual({ id: 'gen-2', model: FAKE_SLUGS.allRates, choices: [{ message: { content: 'hello' } }] });
-      expect(router.requests[0]).toMatchObject({ method: 'POST', path: '/api/v1/chat/completions', body });
-      expect(router.requests[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
-      expect(router.requests[0]?.headers['content-type']).toBe('application/json');
+      expect(fake.router.requests[0]).toMatchObject({ method: 'POST', path: '/api/v1/chat/completions', body });
+      expect(fake.router.requests[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
+      expect(fake.router.requests[0]?.headers['content-type']).toBe('application/json');
     });
 
     it('answers router_key_missing without calling the provider when no key is configured', async () => {
       const error = await httpError(client({ apiKey: undefined }).chatCompletion(body));
       expect(error.statusCode).toBe(503);
       expect(error.code).toBe('router_key_missing');
-      expect(router.requests).toHaveLength(0);
+      expect(fake.router.requests).toHaveLength(0);
     });
 
     it("quotes the provider's reason when it rejects the request", async () => {
       const error = await httpError(client().chatCompletion({ ...body, model: FAKE_SLUGS.unlisted }));
       expect(error.code).toBe('upstream_unavailable');
       expect(error.message).toBe(
-        `The routing provider at ${router.url} answered POST /api/v1/chat/completions with HTTP 400: ` +
+        `The routing provider at ${fake.router.url} answered POST /api/v1/chat/completions with HTTP 400: ` +
           `${FAKE_SLUGS.unlisted} is not a valid model ID.`,
       );
     });
 
     it('turns an error reported inside a 200 answer into a 502', async () => {
-      router.onChat(() => ({ error: { code: 502, message: 'Upstream provider overloaded.' } }));
+      fake.router.onChat(() => ({ error: { code: 502, message: 'Upstream provider overloaded.' } }));
       const error = await httpError(client().chatCompletion(body));
       expect(error.statusCode).toBe(502);
       expect(error.message).toBe(
-        `The routing provider at ${router.url} reported an error instead of a completion: Upstream provider overloaded.`,
+        `The routing provider at ${fake.router.url} reported an error instead of a completion: Upstream provider overloaded.`,
       );
     });
 
     it('lets one call wait longer than the client timeout', async () => {
-      await router.slow(400);
+      await fake.router.slow(400);
       await expect(client({ timeoutMs: 100 }).chatCompletion(body, { timeoutMs: 3 * SECOND })).resolves.toHaveProperty('choices');
     });
 
     it("rethrows the caller's abort reason instead of a 502", async () => {
-      await router.slow(2 * SECOND);
+      await fake.router.slow(2 * SECOND);
       const controller = new AbortController();
       const call = client().chatCompletion(body, { signal: controller.signal });
       const reason = new Error('probe canceled');

@@ -34,18 +34,23 @@ const writeFields = {
 export const ModelCreateBody = Type.Object({ slug: ModelSlug, ...writeFields }, { additionalProperties: false });
 export const ModelUpdateBody = Type.Object({ slug: Type.Optional(ModelSlug), ...writeFields }, { additionalProperties: false });
 
+/** The write fields as an entry (and the seed form) reads them back: every one present, null when unset. */
+const formFields = {
+  slug: Type.String(),
+  name: Nullable(Type.String()),
+  provider: Nullable(Type.String()),
+  description: Nullable(Type.String()),
+  aliases: Type.Array(Alias),
+  providerPin: Nullable(Type.String()),
+  logo: Nullable(Type.String()),
+  listPriceInputPerMtok: Nullable(Type.Number()),
+  listPriceCachedInputPerMtok: Nullable(Type.Number()),
+  listPriceOutputPerMtok: Nullable(Type.Number()),
+};
+
 export const ModelEntryOut = Type.Object(
   {
-    slug: Type.String(),
-    name: Nullable(Type.String()),
-    provider: Nullable(Type.String()),
-    description: Nullable(Type.String()),
-    aliases: Type.Array(Alias),
-    providerPin: Nullable(Type.String()),
-    logo: Nullable(Type.String()),
-    listPriceInputPerMtok: Nullable(Type.Number()),
-    listPriceCachedInputPerMtok: Nullable(Type.Number()),
-    listPriceOutputPerMtok: Nullable(Type.Number()),
+    ...formFields,
     listPrice: Nullable(Type.Object({ inputPerMtok: Type.Number(), cachedInputPerMtok: Type.Number(), outputPerMtok: Type.Number() })),
     listPriceAsOf: Nullable(Type.String()),
     listPriceSource: Nullable(Type.Union([Type.Literal('hand'), Type.Literal('router')])),
@@ -70,16 +75,7 @@ export const SlugWildcardParams = Type.Object({ '*': ModelSlug });
 export const SeedQuery = Type.Object({ runId: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
 
 export const SeedForm = Type.Object({
-  slug: Type.String(),
-  name: Nullable(Type.String()),
-  provider: Nullable(Type.String()),
-  description: Nullable(Type.String()),
-  aliases: Type.Array(Alias),
-  providerPin: Nullable(Type.String()),
-  logo: Nullable(Type.String()),
-  listPriceInputPerMtok: Nullable(Type.Number()),
-  listPriceCachedInputPerMtok: Nullable(Type.Number()),
-  listPriceOutputPerMtok: Nullable(Type.Number()),
+  ...formFields,
   listPriceAsOf: Nullable(Type.String()),
   harness: Nullable(Type.String({ description: 'the harness of the run the form was seeded from' })),
 });

@@ -7,6 +7,7 @@ import { enqueueRun, enqueueRuns, launchAck } from '../../../jobs/enqueue-runs.j
 import { followJobLive } from '../../../jobs/follow-job-live.js';
 import { relayJobEvents } from '../../../jobs/relay-job-events.js';
 import { reportJobStatus } from '../../../jobs/report-job-status.js';
+import { runSubject } from '../../../events/run-events.js';
 import { errorResponses, NoContent } from '../../schemas/common.js';
 import {
   ActiveJobs, CancelSweep, ClaimedJob, JobIdParams, JobStatus, LaunchAck, LaunchBatchAck, LaunchBatchBody, LaunchBody,
@@ -39,15 +40,8 @@ const jobsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/jobs/active', { schema: { response: { 200: ActiveJobs, ...errorResponses() } } }, async () => ({
     jobs: ctx.jobs.inFlight().map((job) => ({
-      runId: job.id,
+      ...runSubject(job),
       state: job.state,
-      testCaseSlug: job.testCaseSlug,
-      testCaseVersion: job.testCaseVersion,
-      variant: job.variant,
-      harnessSlug: job.harnessSlug,
-      modelId: job.modelId,
-      engine: job.engine ?? 'none',
-      ggPreset: job.ggPreset,
       origin: job.origin,
       enqueuedAt: job.enqueuedAt,
       startedAt: job.startedAt,

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { notFound, unprocessable } from '../../../errors.js';
 import { fetchLogo } from '../../../models/fetch-logo.js';
 import { observeIfMissing } from '../../../models/observe-billed-rate.js';
-import { seedModelForm } from '../../../models/seed-model-form.js';
+import { modelFormSeeder } from '../../../models/seed-model-form.js';
 import { errorResponses } from '../../schemas/common.js';
 import {
   LogoBody, LogoOut, ModelCreateBody, ModelEntryOut, ModelList, ModelUpdateBody, RouterListingOut, RouterQuery, SeedForm, SeedQuery,
@@ -13,6 +13,7 @@ import {
 /** Model ids contain a slash: `PUT /models/anthropic/claude-x` and `/models/anthropic%2Fclaude-x` name the same entry. */
 const modelRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { models, router } = app;
+  const seedModelForm = modelFormSeeder(app.db);
   const observeOnSave = (slug: string) =>
     void observeIfMissing(models, router, slug, 'save', (error) => app.log.warn({ err: error, slug }, 'billed-rate observation on save failed'));
 
@@ -28,7 +29,7 @@ const modelRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.get('/models/seed', { schema: { querystring: SeedQuery, response: { 200: SeedForm, ...errorResponses(400, 404) } } }, async (request) =>
-    seedModelForm(app.db, request.query.runId));
+    seedModelForm(request.query.runId));
 
   app.get('/models/router', {
     config: { auth: 'account' },
