@@ -85,6 +85,8 @@ export class RunQueue {
   readonly keys: RunQueueKeys;
   readonly bull: Queue;
   private readonly redis: Redis;
+  /** BullMQ's own connection; see the constructor. */
+  private readonly bullConnection: Redis;
   private readonly scripts: Record<ScriptName, ScriptCaller>;
   private readonly keepFinished: number;
   private readonly finishedTtlSeconds: number;
@@ -99,7 +101,11 @@ export class RunQueue {
     this.finishedTtlSeconds = Math.ceil((options.finishedTtlMs ?? DAY) / 1000);
     this.liveCap = options.liveCap ?? 10_000;
     this.maxHoldsPerClaim = options.maxHoldsPerClaim ?? 256;
-    this.bull = new Queue(RUN_QUEUE, { connection: options.redis, prefix: options.prefix });
+    // BullMQ defines some forty scripts on the connection it is given, and ioredis copies every
+    // script of a connection into each auto-pipeline batch it builds. On its own connection
+    // they stay off the one that carries every claim, report and console event.
+    this.bullConnection = options.redis.duplicate();
+    this.bull = new Queue(RUN_QUEUE, { connection: this.bullConnection, prefix: options.prefix });
     const k = this.keys;
     this.contextKeys = [k.wait, k.active, k.completed, k.failed, k.bullEvents, k.caps, k.pendingGroups, k.orphans];
     const scripts = {} as Record<ScriptName, ScriptCaller>;
@@ -240,6 +246,7 @@ export class RunQueue {
 
   async close(): Promise<void> {
     await this.bull.close();
+    await this.bullConnection.quit().catch(() => this.bullConnection.disconnect());
   }
 }
 
