@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { storeLayout, type StoredVersion } from '../catalog/definition-store.js';
+import { RESOLVED_RECORD_FORMAT } from '../catalog/record-format.js';
 import type { Database } from '../db/open-database.js';
 
 /** What enqueue needs to know about an ingested test case version. */
@@ -9,44 +10,41 @@ export interface LaunchableVersion {
   /** Variant slugs the version declares. */
   variants: string[];
   testType: string;
-  maxRuntimeSeconds: number;
 }
 
-/**
- * The catalog as the run queue sees it. The catalog area owns the real one; the default
- * below reads what ingest wrote (`test_case_versions` rows and each version's resolved.json).
- */
+/** The catalog as the run queue sees it. */
 export interface LaunchCatalog {
-  /** Null when the version was never ingested (or cannot be read by this build). */
+  /** Null when the version was never ingested, or its stored record is in a format this build cannot read. */
   version(slug: string, version: string): LaunchableVersion | null;
   caseExists(slug: string): boolean;
 }
 
-interface ResolvedRecord {
-  engines?: Array<{ slug: string }>;
-  variants?: Array<{ slug: string }>;
-  testType?: string;
-  maxRuntimeSeconds?: number;
-}
-
-/** Reads `<store_dir>/resolved.json` of each ingested version, cached per store directory (a re-ingest swaps it). */
+/**
+ * Reads what ingest stored: the `test_case_versions` index and each version's
+ * `resolved.json`, cached per store directory. A directory is never rewritten once
+ * committed (a re-ingest writes a new one and moves the index), so the cache cannot go
+ * stale. Reads are synchronous: they happen once per directory, and enqueue stays one
+ * straight pass over its batch.
+ */
 export function sqliteLaunchCatalog(db: Database): LaunchCatalog {
   const storeDir = db.prepare<[string, string], string>('SELECT store_dir FROM test_case_versions WHERE slug = ? AND version = ?').pluck();
   const anyVersion = db.prepare<[string], number>('SELECT EXISTS (SELECT 1 FROM test_case_versions WHERE slug = ?)').pluck();
   const cache = new Map<string, LaunchableVersion | null>();
 
   function read(dir: string): LaunchableVersion | null {
+    let stored: StoredVersion;
     try {
-      const record = JSON.parse(readFileSync(join(dir, 'resolved.json'), 'utf8')) as ResolvedRecord;
-      return {
-        engines: (record.engines ?? []).map((engine) => engine.slug),
-        variants: (record.variants ?? []).map((variant) => variant.slug),
-        testType: record.testType ?? 'end-to-end',
-        maxRuntimeSeconds: record.maxRuntimeSeconds ?? 3600,
-      };
+      stored = JSON.parse(readFileSync(storeLayout(dir).resolvedJson, 'utf8')) as StoredVersion;
     } catch {
       return null;
     }
+    if (stored.recordFormat !== RESOLVED_RECORD_FORMAT) return null;
+    const { resolved } = stored;
+    return {
+      engines: resolved.engines.map((engine) => engine.slug),
+      variants: resolved.variants.map((variant) => variant.slug),
+      testType: resolved.testType,
+    };
   }
 
   return {

@@ -1,6 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { catalogIndex } from '../../src/catalog/catalog-index.js';
+import { storeLayout, type StoredVersion } from '../../src/catalog/definition-store.js';
+import { RESOLVED_RECORD_FORMAT } from '../../src/catalog/record-format.js';
+import type { ResolvedVersion } from '../../src/catalog/resolved-version.js';
 import type { Database } from '../../src/db/open-database.js';
 
 export interface SeedVersion {
@@ -12,25 +16,46 @@ export interface SeedVersion {
   maxRuntimeSeconds?: number;
 }
 
-/** Writes ingested versions the way ingest leaves them: a `test_case_versions` row and a resolved.json. */
+/**
+ * Writes ingested versions the way ingest leaves them: a typed `StoredVersion` in the store
+ * layout and its `test_case_versions` row, so a change to either shape breaks this at compile time.
+ */
 export function seedCatalog(db: Database, dataDir: string, versions: SeedVersion[]): void {
-  const insert = db.prepare(
-    `INSERT INTO test_case_versions (slug, version, record_format, store_dir, fingerprint, content_hash, experimental, ingested_at)
-     VALUES (?, ?, 1, ?, 'f', 'h', 0, ?)`,
-  );
+  const index = catalogIndex(db);
   for (const v of versions) {
     const dir = join(dataDir, 'store', v.slug, v.version);
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'resolved.json'), JSON.stringify({
+    const stored: StoredVersion = {
+      recordFormat: RESOLVED_RECORD_FORMAT,
       slug: v.slug,
       version: v.version,
-      testType: v.testType ?? 'end-to-end',
-      maxRuntimeSeconds: v.maxRuntimeSeconds ?? 1800,
-      engines: (v.engines ?? []).map((slug) => ({ slug })),
-      variants: (v.variants ?? ['base']).map((slug) => ({ slug })),
-    }));
-    insert.run(v.slug, v.version, dir, new Date().toISOString());
+      contentHash: 'h',
+      fingerprint: 'f',
+      resolved: seededVersion(v),
+      referencesToRender: [],
+      staticReferences: [],
+      showcaseDirs: {},
+    };
+    writeFileSync(storeLayout(dir).resolvedJson, JSON.stringify(stored));
+    index.put({
+      slug: v.slug, version: v.version, recordFormat: RESOLVED_RECORD_FORMAT, storeDir: dir, fingerprint: 'f', contentHash: 'h',
+      experimental: false, ingestedAt: new Date().toISOString(),
+    });
   }
+}
+
+function seededVersion(v: SeedVersion): ResolvedVersion {
+  return {
+    slug: v.slug, version: v.version, name: v.slug, difficulty: 'easy', summary: '', testType: v.testType ?? 'end-to-end',
+    assetKind: 'sprite', tags: [], description: '', changelog: '', experimental: false, maxRuntimeSeconds: v.maxRuntimeSeconds ?? 1800,
+    engines: ['none', ...(v.engines ?? [])].map((slug) => ({ slug })), build: null, init: null, workspaces: [], packages: [],
+    promptTemplate: '', commonSpecs: [], assets: [], engineFormat: false, domains: [], commonReferences: [], commonProofs: [],
+    checks: [], commonReviewItems: [], errata: [],
+    variants: (v.variants ?? ['base']).map((slug) => ({
+      slug, name: slug, description: null, prompt: '', specs: [], references: [], proofs: [], reviewItems: [], domains: [],
+      workspaces: null, showcase: null,
+    })),
+  };
 }
 
 export interface SseClient {

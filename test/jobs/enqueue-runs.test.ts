@@ -33,7 +33,7 @@ describe('launch validation', () => {
     expect(await refused({ ...launch, testCase: 'pong' })).toEqual([404, 'No test case "pong".']);
     expect(await refused({ ...launch, version: 'v9.0.0' })).toEqual([404, 'Test case carom has no ingested version v9.0.0.']);
     expect(await refused({ ...launch, engine: 'unity' })).toEqual([400, 'engine "unity" is not a known engine (none, simple-2d, structured-2d, decoupled-2d, decoupled-3d).']);
-    expect(await refused({ ...launch, engine: 'decoupled-3d' })).toEqual([400, 'Test case carom v1.1.0 does not declare engine "decoupled-3d" (it declares simple-2d).']);
+    expect(await refused({ ...launch, engine: 'decoupled-3d' })).toEqual([400, 'Test case carom v1.1.0 does not declare engine "decoupled-3d" (it declares none, simple-2d).']);
     expect(await refused({ ...launch, harness: 'aider' })).toEqual([400, 'harness "aider" is not one of claude, codex, cline, antigravity, goose, kilo, opencode, pi, gg.']);
     expect(await refused({ ...launch, variant: 'easy' })).toEqual([400, 'Test case carom v1.1.0 has no variant "easy".']);
     expect(await refused({ ...launch, model: 'acme/unpriced' })).toEqual([422, 'The model catalog has no entry for acme/unpriced; add it to the catalog before launching it.']);
