@@ -120,6 +120,17 @@ export async function startFakeLogoServer(): Promise<FakeLogoServer> {
     }
   }
 
+  /** Whichever comes first; the other listener is removed, so a long transfer does not pile them up. */
+  function drainedOrClosed(response: ServerResponse): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        response.off('drain', done).off('close', done);
+        resolve();
+      };
+      response.once('drain', done).once('close', done);
+    });
+  }
+
   async function streamChunked(name: string, response: ServerResponse, total: number): Promise<void> {
     const transfer: Transfer = { name, bytesSent: 0, finished: false, closed: false };
     transfers.push(transfer);
@@ -132,7 +143,7 @@ export async function startFakeLogoServer(): Promise<FakeLogoServer> {
     while (transfer.bytesSent < total && !response.destroyed) {
       const flushed = response.write(chunk);
       transfer.bytesSent += chunk.length;
-      if (!flushed) await new Promise((resolve) => response.once('drain', resolve).once('close', resolve));
+      if (!flushed) await drainedOrClosed(response);
     }
     if (!response.destroyed) {
       transfer.finished = true;
