@@ -14,7 +14,11 @@ export interface LaunchableVersion {
 
 /** The catalog as the run queue sees it. */
 export interface LaunchCatalog {
-  /** Null when the version was never ingested, or its stored record is in a format this build cannot read. */
+  /**
+   * Null when the version was never ingested, its stored record is in a format this build
+   * cannot read, or it is experimental and the deployment does not offer those: exactly the
+   * versions a runner could not resolve.
+   */
   version(slug: string, version: string): LaunchableVersion | null;
   caseExists(slug: string): boolean;
 }
@@ -26,7 +30,7 @@ export interface LaunchCatalog {
  * stale. Reads are synchronous: they happen once per directory, and enqueue stays one
  * straight pass over its batch.
  */
-export function sqliteLaunchCatalog(db: Database): LaunchCatalog {
+export function sqliteLaunchCatalog(db: Database, options: { includeExperimental: boolean }): LaunchCatalog {
   const storeDir = db.prepare<[string, string], string>('SELECT store_dir FROM test_case_versions WHERE slug = ? AND version = ?').pluck();
   const anyVersion = db.prepare<[string], number>('SELECT EXISTS (SELECT 1 FROM test_case_versions WHERE slug = ?)').pluck();
   const cache = new Map<string, LaunchableVersion | null>();
@@ -40,6 +44,7 @@ export function sqliteLaunchCatalog(db: Database): LaunchCatalog {
     }
     if (stored.recordFormat !== RESOLVED_RECORD_FORMAT) return null;
     const { resolved } = stored;
+    if (resolved.experimental && !options.includeExperimental) return null;
     return {
       engines: resolved.engines.map((engine) => engine.slug),
       variants: resolved.variants.map((variant) => variant.slug),

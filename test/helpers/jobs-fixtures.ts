@@ -14,6 +14,7 @@ export interface SeedVersion {
   variants?: string[];
   testType?: string;
   maxRuntimeSeconds?: number;
+  experimental?: boolean;
 }
 
 /**
@@ -39,7 +40,7 @@ export function seedCatalog(db: Database, dataDir: string, versions: SeedVersion
     writeFileSync(storeLayout(dir).resolvedJson, JSON.stringify(stored));
     index.put({
       slug: v.slug, version: v.version, recordFormat: RESOLVED_RECORD_FORMAT, storeDir: dir, fingerprint: 'f', contentHash: 'h',
-      experimental: false, ingestedAt: new Date().toISOString(),
+      experimental: v.experimental === true, ingestedAt: new Date().toISOString(),
     });
   }
 }
@@ -47,7 +48,7 @@ export function seedCatalog(db: Database, dataDir: string, versions: SeedVersion
 function seededVersion(v: SeedVersion): ResolvedVersion {
   return {
     slug: v.slug, version: v.version, name: v.slug, difficulty: 'easy', summary: '', testType: v.testType ?? 'end-to-end',
-    assetKind: 'sprite', tags: [], description: '', changelog: '', experimental: false, maxRuntimeSeconds: v.maxRuntimeSeconds ?? 1800,
+    assetKind: 'sprite', tags: [], description: '', changelog: '', experimental: v.experimental === true, maxRuntimeSeconds: v.maxRuntimeSeconds ?? 1800,
     engines: ['none', ...(v.engines ?? [])].map((slug) => ({ slug })), build: null, init: null, workspaces: [], packages: [],
     promptTemplate: '', commonSpecs: [], assets: [], engineFormat: false, domains: [], commonReferences: [], commonProofs: [],
     checks: [], commonReviewItems: [], errata: [],

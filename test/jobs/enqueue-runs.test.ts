@@ -16,6 +16,7 @@ beforeAll(async () => {
   seedCatalog(backend.db, backend.dataDir, [
     { slug: 'carom', version: 'v1.1.0', engines: ['simple-2d'], variants: ['base', 'hard'] },
     { slug: 'grace-period', version: 'v1.0.0', testType: 'game-jam' },
+    { slug: 'carom', version: 'v2.0.0', experimental: true },
   ]);
   http = jobsHttp(await backend.app.listen({ host: '127.0.0.1', port: 0 }));
   alice = (await backend.auth.register('alice')).token;
@@ -32,6 +33,8 @@ describe('launch validation', () => {
   it('refuses what the catalog, engines, harnesses and the model rule do not allow', async () => {
     expect(await refused({ ...launch, testCase: 'pong' })).toEqual([404, 'No test case "pong".']);
     expect(await refused({ ...launch, version: 'v9.0.0' })).toEqual([404, 'Test case carom has no ingested version v9.0.0.']);
+    // Experimental, and this deployment does not offer experimental versions: a runner could not resolve it.
+    expect(await refused({ ...launch, version: 'v2.0.0' })).toEqual([404, 'Test case carom has no ingested version v2.0.0.']);
     expect(await refused({ ...launch, engine: 'unity' })).toEqual([400, 'engine "unity" is not a known engine (none, simple-2d, structured-2d, decoupled-2d, decoupled-3d).']);
     expect(await refused({ ...launch, engine: 'decoupled-3d' })).toEqual([400, 'Test case carom v1.1.0 does not declare engine "decoupled-3d" (it declares none, simple-2d).']);
     expect(await refused({ ...launch, harness: 'aider' })).toEqual([400, 'harness "aider" is not one of claude, codex, cline, antigravity, goose, kilo, opencode, pi, gg.']);

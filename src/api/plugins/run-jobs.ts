@@ -79,7 +79,7 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
     ggConfigs: ggConfigsTable(db),
     queue,
     bus,
-    catalog: options.catalog ?? sqliteLaunchCatalog(db),
+    catalog: options.catalog ?? sqliteLaunchCatalog(db, { includeExperimental: config.allowExperimental }),
     models: options.models ?? launchModelAdmission(app.models, app.router, (error) => log.warn({ err: error }, 'billed-rate observation at enqueue failed')),
     records: options.records ?? app.runs.sink,
     recordDispatch: dispatchRecorder(jobs),
