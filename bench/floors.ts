@@ -11,16 +11,23 @@ export interface Floors {
   redisRoundTrip: LatencySummary;
 }
 
+/** A Fastify server with one no-op POST route, `/noop`: the cheapest request the stack answers. */
+export async function startNoopServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = Fastify({ logger: false });
+  server.post('/noop', async () => ({ ok: true }));
+  const url = await server.listen({ host: '127.0.0.1', port: 0 });
+  return { url, close: () => server.close() };
+}
+
 /**
  * The floors later benchmarks are compared against, measured in the same run:
  * a Fastify no-op POST over one keep-alive loopback connection, and a raw Redis round trip.
  */
 export async function measureFloors(redisUrl: string, iterations = 5000): Promise<Floors> {
-  const server = Fastify({ logger: false });
-  server.post('/noop', async () => ({ ok: true }));
-  const address = await server.listen({ host: '127.0.0.1', port: 0 });
-  const client = keepAliveClient(address);
-  const noopPost = await timeSequential(iterations, 500, () => client.send('POST', '/noop', '{}'));
+  const server = await startNoopServer();
+  const client = keepAliveClient(server.url);
+  // No body, like a claim: the floor is the same request shape as POST /jobs/next.
+  const noopPost = await timeSequential(iterations, 500, () => client.send('POST', '/noop'));
   client.close();
   await server.close();
 

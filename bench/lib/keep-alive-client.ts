@@ -1,4 +1,4 @@
-import { Agent, request } from 'node:http';
+import { Client } from 'undici';
 
 export interface BenchResponse {
   status: number;
@@ -6,35 +6,23 @@ export interface BenchResponse {
 }
 
 /**
- * A minimal HTTP/1.1 client over keep-alive sockets, so a benchmark measures the server
- * and not connection set-up or a heavyweight client.
+ * One keep-alive HTTP/1.1 connection, one request at a time (no pipelining), as a
+ * dispatcher holds it. undici rather than `node:http`: the load generator shares this
+ * machine's two cores with the server, and node's Agent spends about as much CPU per
+ * request as the server does, which a real dispatcher on another machine would not.
  */
-export function keepAliveClient(baseUrl: string, sockets = 1) {
-  const agent = new Agent({ keepAlive: true, maxSockets: sockets, maxFreeSockets: sockets });
-  const url = new URL(baseUrl);
+export function keepAliveClient(baseUrl: string) {
+  const client = new Client(baseUrl, { pipelining: 1 });
   return {
-    send(method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<BenchResponse> {
-      return new Promise((done, fail) => {
-        const req = request(
-          {
-            agent,
-            host: url.hostname,
-            port: url.port,
-            method,
-            path,
-            headers: body === undefined ? headers : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers },
-          },
-          (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (chunk: Buffer) => chunks.push(chunk));
-            res.on('end', () => done({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
-            res.on('error', fail);
-          },
-        );
-        req.on('error', fail);
-        req.end(body);
+    async send(method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<BenchResponse> {
+      const response = await client.request({
+        method: method as 'GET' | 'POST' | 'PUT' | 'DELETE',
+        path,
+        headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+        body,
       });
+      return { status: response.statusCode, body: await response.body.text() };
     },
-    close: () => agent.destroy(),
+    close: () => void client.close(),
   };
 }
