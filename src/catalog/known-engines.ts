@@ -1,3 +1,5 @@
+import { badRequest, type HttpError } from '../errors.js';
+
 /**
  * The engines this deployment knows (open-points.md, Names). A case may only declare these,
  * and `?engine=` with anything else is a 400, so a version naming another engine is
@@ -16,4 +18,9 @@ export const NO_ENGINE = 'none';
 
 export function isKnownEngine(slug: string): boolean {
   return KNOWN_ENGINES.has(slug);
+}
+
+/** The 400 for an engine slug this deployment does not know, the same wherever a request names one. */
+export function unknownEngine(slug: string): HttpError {
+  return badRequest(`engine "${slug}" is not a known engine (${[...KNOWN_ENGINES.keys()].join(', ')}).`);
 }

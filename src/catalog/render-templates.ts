@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import Handlebars from 'handlebars';
 import { badRequest } from '../errors.js';
 import { CatalogFileError } from './catalog-file-error.js';
-import { KNOWN_ENGINES, NO_ENGINE } from './known-engines.js';
+import { KNOWN_ENGINES, NO_ENGINE, unknownEngine } from './known-engines.js';
 import type { ResolvedVariant, ResolvedVersion, SpecEntry } from './resolved-version.js';
 import { resolveInside } from './safe-store-path.js';
 
@@ -63,7 +63,7 @@ export function renderTemplate(source: string, context: object, file: string): s
 export function engineFor(record: ResolvedVersion, slug: string | undefined): EngineContext {
   const chosen = slug ?? NO_ENGINE;
   const known = KNOWN_ENGINES.get(chosen);
-  if (!known) throw badRequest(`Unknown engine "${chosen}".`);
+  if (!known) throw unknownEngine(chosen);
   if (!record.engines.some((engine) => engine.slug === chosen)) {
     throw badRequest(`Test case ${record.slug} ${record.version} does not support engine "${chosen}".`);
   }

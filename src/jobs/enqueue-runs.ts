@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { ENGINE_SLUGS, LAUNCHABLE_HARNESSES, LaunchBody, type LaunchBodyT } from '../api/schemas/jobs.js';
+import { LAUNCHABLE_HARNESSES, LaunchBody, type LaunchBodyT } from '../api/schemas/jobs.js';
+import { isKnownEngine, unknownEngine } from '../catalog/known-engines.js';
 import type { NewJobRow } from '../db/jobs-table.js';
 import { badRequest, HttpError, notFound, unprocessable } from '../errors.js';
 import { runEventJson, runSubjectJson } from '../events/run-events.js';
@@ -33,7 +34,6 @@ export type EnqueueResult = { jobId: string } | { error: { code: string; message
 
 const launchShape = TypeCompiler.Compile(LaunchBody);
 const HARNESSES = new Set<string>(LAUNCHABLE_HARNESSES);
-const ENGINES = new Set<string>(ENGINE_SLUGS);
 
 export const launchAck = (jobId: string) => ({ jobId, statusUrl: `/jobs/${jobId}`, liveUrl: `/jobs/${jobId}/live` });
 
@@ -88,7 +88,7 @@ export async function prepareLaunch(
     throw notFound(`Test case ${body.testCase} has no ingested version ${body.version}.`);
   }
   const engine = body.engine ?? 'none';
-  if (!ENGINES.has(engine)) throw badRequest(`engine "${engine}" is not a known engine (${ENGINE_SLUGS.join(', ')}).`);
+  if (!isKnownEngine(engine)) throw unknownEngine(engine);
   if (engine !== 'none' && !version.engines.includes(engine)) {
     const declared = version.engines.length > 0 ? version.engines.join(', ') : 'none';
     throw badRequest(`Test case ${body.testCase} ${body.version} does not declare engine "${engine}" (it declares ${declared}).`);

@@ -66,7 +66,10 @@ describe('resolved version', () => {
     expect(structured).not.toBe(none);
     const unknown = await get('/test-cases/floe/versions/v3.0.0?engine=unity');
     expect(unknown.statusCode).toBe(400);
-    expect(unknown.json().error.message).toContain('unity');
+    expect(unknown.json().error).toEqual({
+      code: 'bad_request',
+      message: 'engine "unity" is not a known engine (none, simple-2d, structured-2d, decoupled-2d, decoupled-3d).',
+    });
   });
 
   it('answers 404 for a version never ingested', async () => {

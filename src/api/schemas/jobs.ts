@@ -21,7 +21,6 @@ export const NullableInteger = (bounds: IntegerBounds) =>
 export const HARNESS_SLUGS = ['claude', 'codex', 'cline', 'antigravity', 'goose', 'kilo', 'opencode', 'pi'] as const;
 /** The eight catalogue harnesses plus `gg`, the project's own. */
 export const LAUNCHABLE_HARNESSES = [...HARNESS_SLUGS, 'gg'] as const;
-export const ENGINE_SLUGS = ['none', 'simple-2d', 'structured-2d', 'decoupled-2d', 'decoupled-3d'] as const;
 
 export const JobStateSchema = Type.Union(
   ['queued', 'pending', 'dispatched', 'starting', 'running', 'succeeded', 'failed', 'canceled'].map((state) => Type.Literal(state)),
