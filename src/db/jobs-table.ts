@@ -50,8 +50,9 @@ export function jobsTable(db: Database) {
   const byId = db.prepare<[string], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`);
   const tokenOf = db.prepare<[string], string | null>('SELECT token_hash FROM jobs WHERE id = ?').pluck();
   const inFlight = db.prepare<[], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${IN_FLIGHT} ORDER BY seq`);
-  const dispatched = db.prepare<[string, string, string]>(
-    `UPDATE jobs SET state = 'dispatched', token_hash = ?, dispatched_at = ? WHERE id = ?`,
+  // By `seq`, the row's key: the claim's hot path skips the id index.
+  const dispatched = db.prepare<[string, string, number]>(
+    `UPDATE jobs SET state = 'dispatched', token_hash = ?, dispatched_at = ? WHERE seq = ?`,
   );
   const waitingState = db.prepare<[JobState, string]>('UPDATE jobs SET state = ? WHERE id = ?');
   const started = db.prepare<[JobState, string, string]>(
@@ -64,8 +65,8 @@ export function jobsTable(db: Database) {
   const setStates = db.transaction((ids: string[], state: JobState) => {
     for (const id of ids) waitingState.run(state, id);
   });
-  const dispatchAll = db.transaction((claims: Array<{ id: string; tokenHash: string }>, at: string) => {
-    for (const claim of claims) dispatched.run(claim.tokenHash, at, claim.id);
+  const dispatchAll = db.transaction((claims: Array<{ seq: number; tokenHash: string }>, at: string) => {
+    for (const claim of claims) dispatched.run(claim.tokenHash, at, claim.seq);
   });
   const finishAll = db.transaction((ids: string[], state: JobState, detail: string | null, at: string) => {
     for (const id of ids) finished.run(state, detail, null, at, id);
@@ -79,8 +80,7 @@ export function jobsTable(db: Database) {
     tokenHash: (id: string): string | null | undefined => tokenOf.get(id),
     /** Non-terminal jobs in queue order. */
     inFlight: (): JobRow[] => inFlight.all(),
-    markDispatched: (id: string, tokenHash: string, at: string) => void dispatched.run(tokenHash, at, id),
-    markAllDispatched: (claims: Array<{ id: string; tokenHash: string }>, at: string) => void dispatchAll(claims, at),
+    markAllDispatched: (claims: Array<{ seq: number; tokenHash: string }>, at: string) => void dispatchAll(claims, at),
     /** queued <-> pending moves, many at once. */
     markWaiting: (ids: string[], state: 'queued' | 'pending') => void (ids.length > 0 && setStates(ids, state)),
     markStarted: (id: string, state: 'starting' | 'running', at: string) => void started.run(state, at, id),

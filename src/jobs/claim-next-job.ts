@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { announceWaiting, sha256Hex, type JobsContext } from './jobs-context.js';
+import { mintJobToken } from './mint-job-token.js';
 
 /**
  * `POST /jobs/next`: one Redis script claims the oldest claimable job (holding capped and
@@ -9,13 +9,13 @@ import { announceWaiting, sha256Hex, type JobsContext } from './jobs-context.js'
  * when nothing is claimable.
  */
 export async function claimNextJob(ctx: JobsContext): Promise<string | null> {
-  const jobToken = randomBytes(24).toString('base64url');
+  const jobToken = mintJobToken();
   const tokenHash = sha256Hex(jobToken);
   const { claimed, held } = await ctx.queue.claim(tokenHash);
   // The script published the holds' and the claim's run events with the moves themselves.
   announceWaiting(ctx, held, 'pending', true);
   if (!claimed) return null;
-  await ctx.recordDispatch(claimed.id, tokenHash);
+  await ctx.recordDispatch(claimed.seq, tokenHash);
   const origin = claimed.origin === null ? 'null' : JSON.stringify(claimed.origin);
   return `{"jobId":"${claimed.id}","jobToken":"${jobToken}","request":${claimed.requestJson},"origin":${origin}}`;
 }

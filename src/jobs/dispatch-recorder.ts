@@ -8,11 +8,11 @@ import type { JobsTable } from '../db/jobs-table.js';
  * is committed, so a driver never sees a job its claim has not recorded.
  */
 export function dispatchRecorder(jobs: JobsTable) {
-  let pending: Array<{ id: string; tokenHash: string }> = [];
+  let pending: Array<{ seq: number; tokenHash: string }> = [];
   let committed: Promise<void> | null = null;
 
-  return (id: string, tokenHash: string): Promise<void> => {
-    pending.push({ id, tokenHash });
+  return (seq: number, tokenHash: string): Promise<void> => {
+    pending.push({ seq, tokenHash });
     committed ??= new Promise<void>((done, fail) =>
       queueMicrotask(() => {
         const batch = pending;

@@ -23,8 +23,8 @@ export interface JobsContext {
   catalog: LaunchCatalog;
   models: LaunchModels;
   records: RunRecordSink;
-  /** Records a claim in SQLite, committed with the claims answered alongside it; resolves once committed. */
-  recordDispatch: (id: string, tokenHash: string) => Promise<void>;
+  /** Records a claim (by the job's `seq`) in SQLite, committed with the claims answered alongside it; resolves once committed. */
+  recordDispatch: (seq: number, tokenHash: string) => Promise<void>;
   log: JobsLog;
 }
 

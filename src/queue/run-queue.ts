@@ -20,7 +20,7 @@ export interface MovedJob {
 /** What the claim script hands back: the BullMQ job data and run subject stay raw JSON text. */
 export interface ClaimResult {
   /** Null when nothing was claimable. The script already published the `state-changed` events. */
-  claimed: { id: string; requestJson: string; subjectJson: string; origin: string | null } | null;
+  claimed: { id: string; seq: number; requestJson: string; subjectJson: string; origin: string | null } | null;
   /** Jobs this claim moved to `pending` on its way to a claimable one. */
   held: MovedJob[];
 }
@@ -156,8 +156,8 @@ export class RunQueue {
   }
 
   async claim(tokenHash: string): Promise<ClaimResult> {
-    const [id, data, subject, origin, ...held] = (await this.call('claimNextJob', [tokenHash, this.maxHoldsPerClaim, this.keys.consoleChannel])) as string[];
-    return { claimed: id ? { id, requestJson: data!, subjectJson: subject!, origin: origin || null } : null, held: moved(held) };
+    const [id, data, subject, origin, seq, ...held] = (await this.call('claimNextJob', [tokenHash, this.maxHoldsPerClaim, this.keys.consoleChannel])) as string[];
+    return { claimed: id ? { id, seq: Number(seq), requestJson: data!, subjectJson: subject!, origin: origin || null } : null, held: moved(held) };
   }
 
   async report(

@@ -11,7 +11,8 @@
            run event here ('r' + JSON), atomically with the move, so the hot path makes no
            second round trip
 
-  Returns { claimedId | '', BullMQ job data | '', run subject | '', origin | '', heldId, heldSubject, ... }
+  Returns { claimedId | '', BullMQ job data | '', run subject | '', origin | '', seq | '', heldId, heldSubject, ... }
+  (seq is the job's enqueue sequence, the SQLite row's key)
 ]]
 -- @include run-queue-context.lua
 
@@ -50,10 +51,10 @@ for _ = 1, tonumber(ARGV[10]) do
         rcall('HINCRBY', jobKey, 'ats', 1)
         rcall('XADD', ctx.bullEvents, 'MAXLEN', '~', 10000, '*', 'event', 'active', 'jobId', id, 'prev', 'waiting')
         rcall('PUBLISH', ARGV[11], 'r{"kind":"state-changed","state":"dispatched",' .. (run[5] or '') .. '}')
-        return { id, rcall('HGET', jobKey, 'data') or 'null', run[5] or '', run[6] or '', unpack(held) }
+        return { id, rcall('HGET', jobKey, 'data') or 'null', run[5] or '', run[6] or '', run[4], unpack(held) }
       end
     end
     -- Any other state: a stale entry (its cancel already recorded it); dropping it is the fix.
   end
 end
-return { '', '', '', '', unpack(held) }
+return { '', '', '', '', '', unpack(held) }
