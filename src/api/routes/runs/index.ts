@@ -10,6 +10,7 @@ import { requestPublish } from '../../../runs/publish-run.js';
 import { getRun, listRuns, runEvents } from '../../../runs/read-runs.js';
 import { showcasePath } from '../../../runs/showcase-path.js';
 import { submitReview } from '../../../runs/submit-review.js';
+import { publicFileHeaders } from '../../../snapshot/serve-snapshot.js';
 import { sendJsonText } from '../../send-json-text.js';
 import { bearerToken } from '../../plugins/authenticate.js';
 import { ErrorEnvelope, errorResponses } from '../../schemas/common.js';
@@ -42,7 +43,7 @@ const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const path = showcasePath(runs.mediaDir, request.params.id, request.params.file);
     const info = path ? await stat(path).catch(() => null) : null;
     if (!path || !info?.isFile()) throw notFound(`Run ${request.params.id} has no showcase file ${request.params.file}.`);
-    return reply.type(contentTypeFor(path)).header('content-length', info.size).send(createReadStream(path));
+    return reply.headers(publicFileHeaders({ size: info.size, contentType: contentTypeFor(path) })).send(createReadStream(path));
   });
 
   // The driver's upload: the raw body is the file, whatever Content-Type it claims (the
