@@ -10,7 +10,7 @@ import { decodeRunRecord } from '../src/runs/decode-run-record.js';
 import { measureFloors } from './floors.js';
 import { benchRedis } from './lib/bench-redis.js';
 import { keepAliveClient } from './lib/keep-alive-client.js';
-import { ms, printTable, timeSequential, type LatencySummary } from './lib/stats.js';
+import { ms, printTable, summarize, type LatencySummary } from './lib/stats.js';
 
 const RUNS = 100_000;
 const MODELS = 20;
@@ -73,7 +73,9 @@ export default async function benchRunsListing(): Promise<void> {
 
     const address = await app.listen({ host: '127.0.0.1', port: 0 });
     const client = keepAliveClient(address);
-    const first = JSON.parse((await client.send('GET', '/runs?fields=summary&state=published&limit=50')).body) as { nextBefore: string };
+    // A summary request without `before` is a numbered page, so the cursor into the second
+    // page comes from the listing itself.
+    const secondPage = app.runs.listing.cursor('published', undefined, 50).nextBefore!;
     const narrowed = { model: 'vendor/model-7', harness: 'goose' };
     const offsetPages = [
       { name: 'offset page (model+harness, sort=cost desc, total)', filters: { ...narrowed, sort: 'cost' as const, dir: 'desc' as const } },
@@ -92,18 +94,23 @@ export default async function benchRunsListing(): Promise<void> {
       if (check.runs.length !== 50) throw new Error(`expected a full page, got ${check.runs.length} (total ${check.total})`);
     }
 
-    // Every HTTP page first, then the raw statements: a socket left idle through a slow raw
-    // series would outlive the server's keep-alive timeout.
+    // HTTP and raw calls alternate, so both series see the same machine load (this box is
+    // shared) and no keep-alive socket sits idle through a long raw series.
     const iterations = 2000;
-    const cursorUrl = `/runs?fields=summary&state=published&limit=50&before=${first.nextBefore}`;
-    const http: LatencySummary[] = [];
-    for (const page of offsetPages) http.push(await timeSequential(iterations, 200, () => client.send('GET', page.url)));
-    http.push(await timeSequential(iterations, 200, () => client.send('GET', cursorUrl)));
-    const raw: LatencySummary[] = [];
-    for (const page of offsetPages) raw.push(await timeSequential(iterations, 200, async () => app.runs.listing.offset('published', page.filters, 50, 50)));
-    raw.push(await timeSequential(iterations, 200, async () => app.runs.listing.cursor('published', first.nextBefore, 50)));
-    const names = [...offsetPages.map((page) => page.name), 'cursor page (published, second page)'];
-    const measured = names.map((name, i) => [name, http[i]!, raw[i]!] as const);
+    const cursorUrl = `/runs?fields=summary&state=published&limit=50&before=${secondPage}`;
+    const cursorCheck = await client.send('GET', cursorUrl);
+    const cursorRuns = cursorCheck.status === 200 ? (JSON.parse(cursorCheck.body) as { runs: unknown[] }).runs.length : 0;
+    if (cursorRuns !== 50) throw new Error(`expected a full cursor page, got HTTP ${cursorCheck.status}: ${cursorCheck.body.slice(0, 200)}`);
+    const series = [
+      ...offsetPages.map((page) => ({
+        name: page.name,
+        http: () => client.send('GET', page.url),
+        raw: async () => app.runs.listing.offset('published', page.filters, 50, 50),
+      })),
+      { name: 'cursor page (published, second page)', http: () => client.send('GET', cursorUrl), raw: async () => app.runs.listing.cursor('published', secondPage, 50) },
+    ];
+    const measured: Array<[string, LatencySummary, LatencySummary]> = [];
+    for (const { name, http, raw } of series) measured.push([name, ...(await timePaired(iterations, 200, http, raw))]);
     client.close();
     const floors = await measureFloors(redis.url, 2000);
 
@@ -119,6 +126,19 @@ export default async function benchRunsListing(): Promise<void> {
     rmSync(dataDir, { recursive: true, force: true });
     await redis.stop();
   }
+}
+
+/** Times `a` and `b` alternately, `iterations` times each after `warmup` untimed rounds. */
+async function timePaired(iterations: number, warmup: number, a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<[LatencySummary, LatencySummary]> {
+  const samples: [number[], number[]] = [[], []];
+  for (let i = 0; i < warmup + iterations; i++) {
+    for (const [side, call] of [a, b].entries()) {
+      const start = process.hrtime.bigint();
+      await call();
+      if (i >= warmup) samples[side]!.push(Number(process.hrtime.bigint() - start) / 1e6);
+    }
+  }
+  return [summarize(samples[0]), summarize(samples[1])];
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await benchRunsListing();
