@@ -30,6 +30,8 @@ export interface Config {
   snapshotUrl: string | null;
   snapshotDir: string;
   snapshotDeployHook: string | null;
+  /** Largest showcase file a driver may upload (bytes; SHOWCASE_UPLOAD_MAX_MIB, default 256 MiB). */
+  showcaseUploadMaxBytes: number;
   routerBaseUrl: string;
   routerApiKey: string | null;
   logoBaseUrl: string | null;
@@ -47,6 +49,7 @@ export interface Config {
 export type Env = Record<string, string | undefined>;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const MIB = 1024 * 1024;
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -80,6 +83,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     snapshotUrl: read.url('SNAPSHOT_URL', ['http:', 'https:']),
     snapshotDir: read.path('SNAPSHOT_DIR', resolve(dataDir, 'snapshot'), cwd),
     snapshotDeployHook: read.url('SNAPSHOT_DEPLOY_HOOK', ['http:', 'https:']),
+    showcaseUploadMaxBytes: Math.round(read.number('SHOWCASE_UPLOAD_MAX_MIB', 256, { min: 0.001, max: 64 * 1024 }) * MIB),
     routerBaseUrl: read.url('ROUTER_BASE_URL', ['http:', 'https:']) ?? 'https://openrouter.ai',
     routerApiKey: read.optionalString('ROUTER_API_KEY'),
     logoBaseUrl: read.url('LOGO_BASE_URL', ['http:', 'https:']),

@@ -9,6 +9,8 @@ export type ErrorCode =
   | 'not_found'
   | 'conflict'
   | 'unprocessable'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
   | 'internal'
   | 'auth_unavailable'
   | 'store_not_ready'
@@ -20,6 +22,8 @@ const STATUS: Record<ErrorCode, number> = {
   unauthorized: 401,
   not_found: 404,
   conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
   unprocessable: 422,
   internal: 500,
   auth_unavailable: 502,
@@ -48,6 +52,8 @@ export const unauthorized = (message = 'A valid bearer token is required.') =>
 export const notFound = (message: string) => new HttpError('not_found', message);
 export const conflict = (message: string) => new HttpError('conflict', message);
 export const unprocessable = (message: string) => new HttpError('unprocessable', message);
+export const payloadTooLarge = (message: string) => new HttpError('payload_too_large', message);
+export const unsupportedMediaType = (message: string) => new HttpError('unsupported_media_type', message);
 export const authUnavailable = (cause: unknown) =>
   new HttpError('auth_unavailable', 'The auth service could not be reached.', { cause });
 export const upstreamUnavailable = (message: string, cause?: unknown) =>

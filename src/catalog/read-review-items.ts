@@ -1,5 +1,5 @@
 import { FUNCTIONAL_TIERS } from './catalog-vocabulary.js';
-import type { Domain, EngineSupport, MediaKind, ReviewItem, ValidationScript } from './resolved-version.js';
+import type { Domain, EngineSupport, MediaKind, ResolvedVersion, ReviewItem, ValidationScript } from './resolved-version.js';
 import type { FieldReader } from './toml-fields.js';
 import type { VersionFolder } from './version-folder.js';
 
@@ -40,6 +40,45 @@ export async function readChecklist(reader: FieldReader, context: ChecklistConte
     ids.add(id);
   }
   return items;
+}
+
+/**
+ * The verdict id of a game jam reviewer's whole-game mark, given on the same graded scale
+ * as the categories. It is reserved, so no jam item may use it, and it earns no points.
+ */
+export const OVERALL_VERDICT_ID = 'overall';
+
+// What a jam with no checklist of its own is reviewed on (the fixture jam's manifest names
+// these seven). Worded for the reviewer; ids are the verdict ids a review sends.
+const GENERIC_JAM_CATEGORIES: ReadonlyArray<[id: string, title: string, text: string]> = [
+  ['playability', 'Playability', 'The game loads, controls respond, and it can be played from start to an end or a loop.'],
+  ['fun', 'Fun', 'Playing it is enjoyable: there is a goal, some challenge and a reason to keep going.'],
+  ['theme', 'Theme', "The jam's theme shapes the game's design, not just its title."],
+  ['presentation', 'Presentation', 'Art, layout and effects read clearly and hang together.'],
+  ['audio', 'Audio', 'Music and sound effects are present and support the play.'],
+  ['polish', 'Polish', 'Few rough edges: menus, restarts, feedback and edge cases are handled.'],
+  ['creativity', 'Creativity', 'The idea or its execution brings something of its own.'],
+];
+
+/**
+ * A game jam is graded, not pass/fail: every item it declares is marked `graded`, and a jam
+ * that declares none gets the generic categories. Graded points and validators never mix,
+ * so a jam is never engine-format. Sub items (pass/fail points) and an item named like the
+ * overall mark are refused.
+ */
+export function gradeJamChecklist(record: ResolvedVersion, manifest: FieldReader): void {
+  const variantItems = record.variants.flatMap((variant) => variant.reviewItems);
+  if (record.commonReviewItems.length === 0 && variantItems.length === 0) {
+    record.commonReviewItems = GENERIC_JAM_CATEGORIES.map(([id, title, text]) => ({ id, title, text, weight: 1, subItems: [] }));
+  }
+  record.engineFormat = false;
+  for (const item of [...record.commonReviewItems, ...variantItems]) {
+    if (item.subItems.length > 0) throw manifest.fail(`game jam review item "${item.id}" cannot have sub_items: a jam grades each item as a whole`);
+    if (item.id === OVERALL_VERDICT_ID) throw manifest.fail(`review item id "${OVERALL_VERDICT_ID}" is reserved for the reviewer's whole-game grade`);
+    item.graded = true;
+    delete item.domains;
+    delete item.failureCap;
+  }
 }
 
 /** The ids a reviewer records a verdict under: an item's sub items, else the item itself. */

@@ -9,7 +9,7 @@ import { passThroughBlocks } from './pass-through-blocks.js';
 import { readEngines } from './read-engines.js';
 import { readErrata } from './read-errata.js';
 import { readChecks, readProofs, readReferences, readViewport, type ReferenceToRender, type StaticReference, COMMON_SCOPE } from './read-references.js';
-import { readChecklist, readDomains } from './read-review-items.js';
+import { gradeJamChecklist, readChecklist, readDomains } from './read-review-items.js';
 import { readAssets, readSpecs, readWorkspaces } from './read-seeded-files.js';
 import { readVariant, readVariantTable, type ReadVariantResult, type VariantContext } from './read-variant.js';
 import { renderVariantPrompt } from './render-templates.js';
@@ -97,6 +97,7 @@ export async function readVersion(checkoutRoot: string, dir: string): Promise<Re
     ...blocks,
   };
   applyEngineFormat(record, manifest);
+  if (isJam) gradeJamChecklist(record, manifest);
   checkVersionLinks(record, manifest.file);
   await checkTemplatesRender(record, folder, promptKey, manifest);
   for (const variant of record.variants) variant.prompt = renderVariantPrompt(record, variant.slug);

@@ -126,6 +126,8 @@ export interface ReviewItem {
   validation?: ValidationScript | null;
   domains?: string[];
   failureCap?: string;
+  /** True on a game jam's items: graded on the five-level scale instead of pass/fail. */
+  graded?: boolean;
 }
 
 export interface SubReviewItem {

@@ -1,6 +1,8 @@
 import type { ResolvedVersion, ReviewItem } from '../catalog/resolved-version.js';
-import { verdictIdsOf } from '../catalog/read-review-items.js';
-import { RATINGS, UNRATED_TEST_TYPES, worstAesthetic, worstRating, type Aesthetic, type Rating } from './run-states.js';
+import { OVERALL_VERDICT_ID, verdictIdsOf } from '../catalog/read-review-items.js';
+import {
+  combinedGrade, GRADE_POINTS, isGrade, RATINGS, UNRATED_TEST_TYPES, worstAesthetic, worstRating, type Aesthetic, type GradeTier, type Rating,
+} from './run-states.js';
 
 export interface Verdict {
   id: string;
@@ -19,7 +21,7 @@ export interface RunScore {
   earned: number;
   total: number;
   reviews: number;
-  /** A graded (game jam) overall mark; binary checklists have none. */
+  /** A graded (game jam) run's reviewers' overall marks combined (combinedGrade); null on binary checklists. */
   overallGrade: string | null;
 }
 
@@ -73,9 +75,32 @@ export function gradeRun(input: GradeInput, version: ResolvedVersion | null): Gr
     rating: rated ? worstRating(ratings) : null,
     aesthetic,
     validatorRated,
-    score: meanScore(items, input.reviews.map((review) => overlay(new Map(), review.checklist)), input.reviews.length),
+    score: items.some((item) => item.graded)
+      ? gradedScore(items, input.reviews)
+      : meanScore(items, input.reviews.map((review) => overlay(new Map(), review.checklist)), input.reviews.length),
   };
 }
+
+/**
+ * A graded (game jam) checklist: each item earns its grade's points times its weight, the
+ * score is the mean across reviews, and `overallGrade` combines the reviews' overall marks.
+ * An ungraded item earns nothing (a review must grade them all, so only old reviews have one).
+ */
+function gradedScore(items: ReviewItem[], reviews: GradedReview[]): RunScore {
+  const total = items.reduce((sum, item) => sum + item.weight * GRADE_POINTS.incredible, 0);
+  const points = (status: string | undefined) => (status !== undefined && isGrade(status) ? GRADE_POINTS[status] : 0);
+  const marks: GradeTier[] = [];
+  let sum = 0;
+  for (const review of reviews) {
+    const sheet = new Map(review.checklist.map((verdict) => [verdict.id, verdict.status]));
+    sum += items.reduce((earned, item) => earned + item.weight * points(sheet.get(item.id)), 0);
+    const overall = sheet.get(OVERALL_VERDICT_ID);
+    if (overall !== undefined && isGrade(overall)) marks.push(overall);
+  }
+  return { earned: roundPoints(sum / reviews.length), total, reviews: reviews.length, overallGrade: combinedGrade(marks) };
+}
+
+const roundPoints = (points: number) => Math.round(points * 1000) / 1000;
 
 /** A review's effective checklist: the validators' verdicts with its overrides laid over them. */
 function overlay(validators: Map<string, boolean>, checklist: Verdict[]): Map<string, boolean> {
@@ -114,5 +139,5 @@ function meanScore(items: ReviewItem[], sheets: Map<string, boolean>[], reviews:
   const total = items.reduce((sum, item) => sum + item.weight, 0);
   if (items.length === 0 || sheets.length === 0) return null;
   const mean = sheets.reduce((sum, sheet) => sum + earned(items, sheet), 0) / sheets.length;
-  return { earned: Math.round(mean * 1000) / 1000, total, reviews, overallGrade: null };
+  return { earned: roundPoints(mean), total, reviews, overallGrade: null };
 }

@@ -38,3 +38,30 @@ export function worstRating(ratings: readonly Rating[]): Rating | null {
 export function worstAesthetic(tiers: readonly Aesthetic[]): Aesthetic | null {
   return tiers.reduce<Aesthetic | null>((worst, t) => (worst === null || AESTHETICS.indexOf(t) > AESTHETICS.indexOf(worst) ? t : worst), null);
 }
+
+/**
+ * The graded scale of a game jam's categories and its overall mark, best to worst, with the
+ * points each grade earns (review.schema.json VerdictStatus). A graded item is worth
+ * `weight * GRADE_POINTS.incredible` points in full.
+ */
+export const GRADES = ['incredible', 'great', 'neutral', 'poor', 'broken'] as const;
+export type GradeTier = (typeof GRADES)[number];
+export const GRADE_POINTS: Readonly<Record<GradeTier, number>> = { incredible: 10, great: 8, neutral: 5, poor: 2, broken: 0 };
+export const isGrade = (status: string): status is GradeTier => (GRADES as readonly string[]).includes(status);
+
+/**
+ * Several reviewers' overall marks as one: the grade nearest their mean points, a tie going
+ * to the lower grade, so a split panel never rounds up (8 and 10 make great, 0 and 10
+ * neutral). Null with no marks.
+ */
+export function combinedGrade(marks: readonly GradeTier[]): GradeTier | null {
+  if (marks.length === 0) return null;
+  const mean = marks.reduce((sum, mark) => sum + GRADE_POINTS[mark], 0) / marks.length;
+  let best: GradeTier = 'broken';
+  for (const grade of GRADES) {
+    const distance = Math.abs(GRADE_POINTS[grade] - mean);
+    // GRADES runs best to worst, so `<=` lets the lower of two equally near grades win.
+    if (distance <= Math.abs(GRADE_POINTS[best] - mean)) best = grade;
+  }
+  return best;
+}

@@ -11,3 +11,6 @@ export function showcasePath(mediaDir: string, runId: string, file: string): str
   if (!PLAIN_SEGMENT.test(runId) || !PLAIN_SEGMENT.test(file)) return null;
   return join(mediaDir, runId, 'showcase', file);
 }
+
+/** `DATA_DIR/run-media`: a run's stored media, one folder per run id. */
+export const runMediaDir = (dataDir: string) => join(dataDir, 'run-media');

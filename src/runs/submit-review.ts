@@ -1,5 +1,5 @@
 import type { Account } from '../accounts/verify-token.js';
-import { verdictIdsOf } from '../catalog/read-review-items.js';
+import { OVERALL_VERDICT_ID, verdictIdsOf } from '../catalog/read-review-items.js';
 import type { ResolvedVersion } from '../catalog/resolved-version.js';
 import type { StoredVersions } from '../catalog/stored-versions.js';
 import { notFound, unprocessable } from '../errors.js';
@@ -7,7 +7,7 @@ import { reviewItemsOf } from './grade-run.js';
 import { diffReviews, isEmptyDiff, type ReviewContent } from './review-diff.js';
 import type { RunGrades } from './run-grades.js';
 import type { RunRows, StoredReview } from './run-rows.js';
-import { AESTHETICS, RATINGS } from './run-states.js';
+import { AESTHETICS, GRADES, isGrade, RATINGS } from './run-states.js';
 
 export interface ReviewBody {
   ratings?: { domain: string; rating: string }[];
@@ -98,13 +98,27 @@ function validReview(version: ResolvedVersion, variant: string, body: ReviewBody
     if (unrated.length > 0) throw unprocessable(`ratings leaves domain ${unrated.map((d) => `"${d}"`).join(', ')} unrated.`);
   }
 
-  const declared = new Set(reviewItemsOf(version, variant).flatMap(verdictIdsOf));
+  const items = reviewItemsOf(version, variant);
+  const declared = new Set(items.flatMap(verdictIdsOf));
+  // A graded (game jam) checklist also takes the reviewer's whole-game mark.
+  const graded = new Set(items.filter((item) => item.graded).flatMap(verdictIdsOf));
+  if (graded.size > 0) for (const set of [declared, graded]) set.add(OVERALL_VERDICT_ID);
   const ids = new Set<string>();
   for (const verdict of checklist) {
     if (!declared.has(verdict.id)) throw unprocessable(`checklist names "${verdict.id}", which is not a declared verdict id of this run's checklist.`);
-    if (verdict.status !== 'pass' && verdict.status !== 'fail') throw unprocessable(`checklist gives "${verdict.id}" the status "${verdict.status}"; a verdict is pass or fail.`);
+    if (graded.has(verdict.id) && !isGrade(verdict.status)) {
+      throw unprocessable(`checklist gives "${verdict.id}" the status "${verdict.status}"; "${verdict.id}" is graded: one of ${GRADES.join(', ')}.`);
+    }
+    if (!graded.has(verdict.id) && verdict.status !== 'pass' && verdict.status !== 'fail') {
+      throw unprocessable(`checklist gives "${verdict.id}" the status "${verdict.status}"; a verdict is pass or fail.`);
+    }
     if (ids.has(verdict.id)) throw unprocessable(`checklist gives "${verdict.id}" twice.`);
     ids.add(verdict.id);
+  }
+  // An ungraded category would silently score zero, so a graded review grades them all.
+  const ungraded = [...graded].filter((id) => !ids.has(id));
+  if (ungraded.length > 0) {
+    throw unprocessable(`checklist leaves ${ungraded.map((id) => `"${id}"`).join(', ')} ungraded; a game jam review grades every category and the whole game ("${OVERALL_VERDICT_ID}").`);
   }
 
   return {

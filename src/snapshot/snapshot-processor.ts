@@ -4,6 +4,7 @@ import type { BackgroundProcessor } from '../queue/background-workers.js';
 import { BACKGROUND_QUEUES } from '../queue/queue-keys.js';
 import { runGrades } from '../runs/run-grades.js';
 import { runRows } from '../runs/run-rows.js';
+import { runMediaDir } from '../runs/showcase-path.js';
 import { snapshotWriter } from './write-snapshot.js';
 
 /** Regenerates the public snapshot; refresh requests made meanwhile coalesce into one job. */
@@ -16,6 +17,7 @@ export const snapshotProcessor: BackgroundProcessor = {
       db,
       rows,
       grades: runGrades({ db, rows, index, versions: storedVersions(index) }),
+      mediaDir: runMediaDir(config.dataDir),
       dir: config.snapshotDir,
       deployHook: config.snapshotDeployHook,
       onWarning: (message) => console.warn(`snapshot: ${message}`),

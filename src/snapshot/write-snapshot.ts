@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, link, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Database } from '../db/open-database.js';
+import { mediaKindOf } from '../catalog/media-kind.js';
 import { describeFetchFailure } from '../http/describe-fetch-failure.js';
 import type { RunGrades } from '../runs/run-grades.js';
 import { LISTED_COLUMNS, type RunRow, type RunRows } from '../runs/run-rows.js';
@@ -16,6 +17,8 @@ export interface SnapshotDeps {
   db: Database;
   rows: RunRows;
   grades: RunGrades;
+  /** `DATA_DIR/run-media`: published runs' showcase media is carried into the snapshot. */
+  mediaDir: string;
   /** Where the snapshot lives; replaced whole on each refresh. */
   dir: string;
   deployHook: string | null;
@@ -28,9 +31,17 @@ export interface SnapshotResult {
   hookFired: boolean;
 }
 
+/** One showcase file in the snapshot; `key` is its path under the snapshot root. */
+export interface SnapshotMedia {
+  file: string;
+  kind: 'image' | 'video';
+  key: string;
+}
+
 /**
  * Regenerates the public snapshot: `runs.json` (published runs' summary cards, newest
- * first) and `runs/<id>.json` (each published run's detail, what a gallery page shows).
+ * first), `runs/<id>.json` (each published run's detail plus its `showcase` media list,
+ * what a gallery page shows) and `media/<id>/showcase/<file>` (that media).
  * It is written to a sibling temp folder and renamed into place, so a reader never sees
  * half a snapshot; then the deploy hook, when configured, is told.
  */
@@ -48,7 +59,8 @@ export function snapshotWriter(deps: SnapshotDeps) {
     try {
       await writeFile(join(temp, 'runs.json'), `{"schemaVersion":${SNAPSHOT_SCHEMA_VERSION},"runs":[${rows.map(summaryCardJson).join(',')}]}`);
       for (const row of rows) {
-        await writeFile(join(temp, 'runs', `${encodeURIComponent(row.id)}.json`), JSON.stringify(runDetail(row, deps.rows.reviews(row.id))));
+        const showcase = await carryShowcase(row.id, temp);
+        await writeFile(join(temp, 'runs', `${encodeURIComponent(row.id)}.json`), JSON.stringify({ ...runDetail(row, deps.rows.reviews(row.id)), showcase }));
       }
       await mkdir(dirname(deps.dir), { recursive: true });
       const old = `${deps.dir}.old-${randomUUID().slice(0, 8)}`;
@@ -62,6 +74,26 @@ export function snapshotWriter(deps: SnapshotDeps) {
       throw error;
     }
     return { refreshed: true, runs: rows.length, hookFired: await fireHook(rows.length) };
+  }
+
+  /**
+   * Hard-links (copies across file systems) a run's uploaded showcase images and videos
+   * into the snapshot being written. Uploads replace files by rename, so a link never
+   * changes under a published snapshot.
+   */
+  async function carryShowcase(id: string, temp: string): Promise<SnapshotMedia[]> {
+    const from = join(deps.mediaDir, id, 'showcase');
+    const entries = await readdir(from, { withFileTypes: true }).catch(() => []);
+    const media: SnapshotMedia[] = [];
+    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+      const kind = mediaKindOf(entry.name);
+      if (!entry.isFile() || (kind !== 'image' && kind !== 'video')) continue;
+      const key = `media/${encodeURIComponent(id)}/showcase/${entry.name}`;
+      await mkdir(join(temp, dirname(key)), { recursive: true });
+      await link(join(from, entry.name), join(temp, key)).catch(() => copyFile(join(from, entry.name), join(temp, key)));
+      media.push({ file: entry.name, kind, key });
+    }
+    return media;
   }
 
   async function fireHook(runs: number): Promise<boolean> {

@@ -287,7 +287,9 @@ describe('low-tide, the game jam', () => {
     expect(record.variants.map((variant) => variant.slug)).toEqual(['base']);
     expect(record.variants[0]!.prompt).toContain('The session is stopped **4 hours** after it starts');
     expect(record.commonSpecs).toEqual([]);
-    expect(record.commonReviewItems).toEqual([]);
+    // It declares no checklist, so it is reviewed on the generic graded jam categories.
+    expect(record.commonReviewItems.map((item) => item.id)).toEqual(['playability', 'fun', 'theme', 'presentation', 'audio', 'polish', 'creativity']);
+    expect(record.commonReviewItems.every((item) => item.graded === true)).toBe(true);
   });
 });
 

@@ -1,7 +1,7 @@
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
+import { jobsTable } from '../../db/jobs-table.js';
 import { observeBilledRate } from '../../models/observe-billed-rate.js';
 import { bullConnection, redisOptionsFromUrl } from '../../redis/managed-redis.js';
 import { artifactService, type ArtifactService } from '../../runs/artifact-service.js';
@@ -14,7 +14,9 @@ import { createPublishQueue, type PublishPayload } from '../../runs/publish-run.
 import { runGrades, type RunGrades } from '../../runs/run-grades.js';
 import { runRecords, runsRecordSink, type RunRecords, type RunRecordSink } from '../../runs/run-record-sink.js';
 import { runRows, type RunRows } from '../../runs/run-rows.js';
+import { runMediaDir } from '../../runs/showcase-path.js';
 import { unreadableRuns } from '../../runs/unreadable-runs.js';
+import { showcaseUploads, type ShowcaseUploads } from '../../runs/upload-showcase.js';
 import { createSnapshotQueue, requestSnapshotRefresh } from '../../snapshot/snapshot-queue.js';
 import { snapshotWriter, type SnapshotWriter } from '../../snapshot/write-snapshot.js';
 import type { Queue } from 'bullmq';
@@ -36,6 +38,7 @@ declare module 'fastify' {
       unreadable: ReturnType<typeof unreadableRuns>;
       /** `DATA_DIR/run-media`: a run's stored media, one folder per run id. */
       mediaDir: string;
+      uploadShowcase: ShowcaseUploads;
       requestSnapshot(): Promise<void>;
       followPublish(publishJobId: string): AsyncGenerator<PublishLine | null>;
     };
@@ -74,7 +77,8 @@ async function runs(app: FastifyInstance, options: RunsPluginOptions) {
     onPublishedChanged: requestSnapshot,
     onError,
   });
-  const snapshot = snapshotWriter({ db, rows, grades, dir: config.snapshotDir, deployHook: config.snapshotDeployHook, onWarning: warn });
+  const mediaDir = runMediaDir(config.dataDir);
+  const snapshot = snapshotWriter({ db, rows, grades, mediaDir, dir: config.snapshotDir, deployHook: config.snapshotDeployHook, onWarning: warn });
 
   app.decorate('runs', {
     rows,
@@ -88,7 +92,8 @@ async function runs(app: FastifyInstance, options: RunsPluginOptions) {
     snapshot,
     stats: cabinetStats(db),
     unreadable: unreadableRuns(db),
-    mediaDir: join(config.dataDir, 'run-media'),
+    mediaDir,
+    uploadShowcase: showcaseUploads({ db, jobs: jobsTable(db), mediaDir, maxBytes: config.showcaseUploadMaxBytes, requestSnapshot }),
     requestSnapshot,
     async *followPublish(publishJobId: string) {
       // XREAD BLOCK holds its connection: one per follower.

@@ -186,3 +186,14 @@ export const SnapshotRefreshOut = Type.Object({ refreshed: Type.Boolean(), runs:
 
 export const PublishJobParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 export const ShowcaseParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }), file: Type.String({ minLength: 1, maxLength: 300 }) });
+
+export const ShowcaseUploadHeaders = Type.Object({
+  'x-svc-job-id': Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "the driver's job id, whose per-job token is the bearer token" })),
+});
+export const ShowcaseStored = Type.Object({
+  id: Type.String({ description: 'the run id' }),
+  file: Type.String(),
+  kind: Type.Union([Type.Literal('image'), Type.Literal('video')]),
+  contentType: Type.String({ description: 'what GET serves it as, from the extension' }),
+  bytes: Type.Integer(),
+});

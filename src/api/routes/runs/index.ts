@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Readable } from 'node:stream';
+import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { contentTypeFor } from '../../../catalog/content-type-for.js';
 import { notFound } from '../../../errors.js';
@@ -9,11 +10,13 @@ import { requestPublish } from '../../../runs/publish-run.js';
 import { getRun, listRuns, runEvents } from '../../../runs/read-runs.js';
 import { showcasePath } from '../../../runs/showcase-path.js';
 import { submitReview } from '../../../runs/submit-review.js';
+import { publicFileHeaders } from '../../../snapshot/serve-snapshot.js';
 import { sendJsonText } from '../../send-json-text.js';
-import { errorResponses } from '../../schemas/common.js';
+import { bearerToken } from '../../plugins/authenticate.js';
+import { ErrorEnvelope, errorResponses } from '../../schemas/common.js';
 import {
   DeletedOut, ListRunsQuery, PublishAccepted, ReviewBody, ReviewResult, RunDetailOut, RunEventsOut, RunIdParams, RunListOut, ShowcaseParams,
-  UnreadableList, UnreadableQuery,
+  ShowcaseStored, ShowcaseUploadHeaders, UnreadableList, UnreadableQuery,
 } from '../../schemas/runs.js';
 
 const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -40,7 +43,32 @@ const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const path = showcasePath(runs.mediaDir, request.params.id, request.params.file);
     const info = path ? await stat(path).catch(() => null) : null;
     if (!path || !info?.isFile()) throw notFound(`Run ${request.params.id} has no showcase file ${request.params.file}.`);
-    return reply.type(contentTypeFor(path)).header('content-length', info.size).send(createReadStream(path));
+    return reply.headers(publicFileHeaders({ size: info.size, contentType: contentTypeFor(path) })).send(createReadStream(path));
+  });
+
+  // The driver's upload: the raw body is the file, whatever Content-Type it claims (the
+  // extension decides what it is), so this route alone streams every body unparsed.
+  await app.register(async (uploads) => {
+    uploads.removeAllContentTypeParsers();
+    uploads.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    uploads.withTypeProvider<TypeBoxTypeProvider>().put('/runs/:id/showcase/:file', {
+      schema: {
+        params: ShowcaseParams,
+        headers: ShowcaseUploadHeaders,
+        response: { 200: ShowcaseStored, 201: ShowcaseStored, 413: ErrorEnvelope, 415: ErrorEnvelope, ...errorResponses(401, 404, 422) },
+      },
+    }, async (request, reply) => {
+      const length = request.headers['content-length'];
+      const stored = await runs.uploadShowcase({
+        runId: request.params.id,
+        file: request.params.file,
+        jobId: request.headers['x-svc-job-id'],
+        token: bearerToken(request),
+        contentLength: length === undefined ? undefined : Number(length),
+        body: request.body as Readable | undefined,
+      });
+      return reply.code(stored.created ? 201 : 200).send(stored);
+    });
   });
 
   app.post('/runs/:id/reviews', {

@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { contentTypeFor } from '../catalog/content-type-for.js';
+import { mediaKindOf } from '../catalog/media-kind.js';
+import type { JobsTable } from '../db/jobs-table.js';
+import type { Database } from '../db/open-database.js';
+import { payloadTooLarge, unauthorized, unprocessable, unsupportedMediaType } from '../errors.js';
+import { formatBytes } from '../http/read-capped-body.js';
+import { verifyJobToken } from '../jobs/verify-job-token.js';
+import { isTerminal } from '../queue/run-queue.js';
+import { showcasePath } from './showcase-path.js';
+
+export interface ShowcaseUploadDeps {
+  db: Database;
+  jobs: Pick<JobsTable, 'get' | 'tokenHash'>;
+  mediaDir: string;
+  /** SHOWCASE_UPLOAD_MAX_MIB in bytes. */
+  maxBytes: number;
+  requestSnapshot(): Promise<void>;
+}
+
+export interface ShowcaseUpload {
+  runId: string;
+  file: string;
+  /** `x-svc-job-id`: the job the driver runs, whose per-job token it presents. */
+  jobId: string | undefined;
+  token: string | null;
+  contentLength: number | undefined;
+  /** Undefined when the request had no body at all. */
+  body: Readable | undefined;
+}
+
+export interface StoredShowcase {
+  id: string;
+  file: string;
+  kind: 'image' | 'video';
+  contentType: string;
+  bytes: number;
+  /** False when an earlier upload of the same name was replaced. */
+  created: boolean;
+}
+
+class TooLarge extends Error {}
+
+/**
+ * `PUT /runs/{id}/showcase/{file}`: a driver stores one image or video of the run it is
+ * producing. It authenticates with its per-job token against `x-svc-job-id` (a run id is
+ * not a job id), and may write while its job is in flight, or afterwards only to the run
+ * its job produced. The bytes go to a temporary name beside the run's showcase folder and
+ * are renamed into place, so a reader never sees half a file.
+ */
+export function showcaseUploads(deps: ShowcaseUploadDeps) {
+  const producer = deps.db.prepare<[string], { jobId: string | null; published: number }>('SELECT job_id AS jobId, published FROM runs WHERE id = ?');
+
+  return async function upload(request: ShowcaseUpload): Promise<StoredShowcase> {
+    const { runId, file, jobId } = request;
+    if (!request.token) throw unauthorized('A showcase upload needs Authorization: Bearer <job token>.');
+    if (!jobId) throw unauthorized('A showcase upload names its job in the x-svc-job-id header; the run id is not the job id.');
+    verifyJobToken(deps.jobs.tokenHash, jobId, request.token);
+
+    const path = showcasePath(deps.mediaDir, runId, file);
+    if (!path) throw unprocessable(`file "${file}" must be one plain file name (no "/", "\\", "." or "..").`);
+    const kind = mediaKindOf(file);
+    if (kind !== 'image' && kind !== 'video') {
+      throw unsupportedMediaType(`file "${file}" is not showcase media: its extension must name an image (png, jpg, gif, webp, avif, svg) or a video (mp4, webm, mov).`);
+    }
+
+    const job = deps.jobs.get(jobId)!;
+    const stored = producer.get(runId);
+    if (isTerminal(job.state) && job.recordId !== runId) {
+      throw unprocessable(`Job ${jobId} is ${job.state}${job.recordId ? ` and produced run ${job.recordId}` : ''}; it can no longer upload media for run ${runId}.`);
+    }
+    if (stored && stored.jobId !== jobId) throw unprocessable(`Run ${runId} was produced by another job; job ${jobId} cannot upload its media.`);
+    if (request.contentLength !== undefined && request.contentLength > deps.maxBytes) throw tooLarge(file, deps.maxBytes);
+    if (!request.body) throw emptyBody(file);
+
+    const temp = join(dirname(dirname(path)), `.upload-${randomUUID()}`);
+    await mkdir(dirname(path), { recursive: true });
+    let bytes = 0;
+    const cap = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        bytes += chunk.length;
+        // Counting what arrives is the real cap: a chunked body announces no length.
+        done(bytes > deps.maxBytes ? new TooLarge() : null, chunk);
+      },
+    });
+    try {
+      await pipeline(request.body, cap, createWriteStream(temp, { flags: 'wx' }));
+      if (bytes === 0) throw emptyBody(file);
+      const created = (await stat(path).catch(() => null)) === null;
+      await rename(temp, path);
+      if (stored?.published === 1) await deps.requestSnapshot();
+      return { id: runId, file, kind, contentType: contentTypeFor(file), bytes, created };
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw error instanceof TooLarge ? tooLarge(file, deps.maxBytes) : error;
+    }
+  };
+}
+
+const emptyBody = (file: string) => unprocessable(`The body of ${file} is empty; send the file's bytes.`);
+const tooLarge = (file: string, maxBytes: number) =>
+  payloadTooLarge(`${file} is larger than the showcase upload limit of ${formatBytes(maxBytes)} (SHOWCASE_UPLOAD_MAX_MIB).`);
+
+export type ShowcaseUploads = ReturnType<typeof showcaseUploads>;

@@ -1,0 +1,55 @@
+import { realpath, stat } from 'node:fs/promises';
+import { join, sep } from 'node:path';
+import { contentTypeFor } from '../catalog/content-type-for.js';
+
+/**
+ * The path this service serves the snapshot under: SNAPSHOT_URL's path without its
+ * trailing slash. A root path (or no SNAPSHOT_URL) means the snapshot is hosted elsewhere
+ * (the deploy hook's business), since this service's root is the API.
+ */
+export function snapshotServePrefix(snapshotUrl: string | null): string | null {
+  if (!snapshotUrl) return null;
+  const path = new URL(snapshotUrl).pathname.replace(/\/+$/, '');
+  return path === '' ? null : path;
+}
+
+export interface SnapshotFile {
+  path: string;
+  size: number;
+  contentType: string;
+}
+
+const UNSAFE_SEGMENT = /^\.{0,2}$|[\\\0]/;
+
+/**
+ * The file a request path names inside the snapshot folder, or null: never a directory
+ * (no listings), never `.`/`..`/empty segments, and never anything a link resolves to
+ * outside the folder.
+ */
+export async function snapshotFile(dir: string, relative: string): Promise<SnapshotFile | null> {
+  const segments = relative.split('/');
+  if (segments.some((segment) => UNSAFE_SEGMENT.test(segment))) return null;
+  try {
+    const root = await realpath(dir);
+    const path = await realpath(join(root, ...segments));
+    if (!path.startsWith(root + sep)) return null;
+    const info = await stat(path);
+    return info.isFile() ? { path, size: info.size, contentType: contentTypeFor(path) } : null;
+  } catch {
+    return null; // missing, or the snapshot was swapped mid-lookup: not found either way
+  }
+}
+
+/**
+ * Headers for public media and snapshot files served from the API's origin: the type comes
+ * from the extension and is not to be sniffed, and a document (an SVG opened directly) runs
+ * sandboxed so uploaded markup cannot script this origin.
+ */
+export function publicFileHeaders(file: { size: number; contentType: string }): Record<string, string | number> {
+  return {
+    'content-type': file.contentType,
+    'content-length': file.size,
+    'x-content-type-options': 'nosniff',
+    'content-security-policy': "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'; sandbox",
+  };
+}
