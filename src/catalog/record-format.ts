@@ -4,4 +4,6 @@
  * misread a stored version: the index then reports the store as another record format and
  * the next scan re-ingests everything (http-interface, Versioning rule 4).
  */
-export const RESOLVED_RECORD_FORMAT = 1;
+// 2: game jams store their graded checklist (the generic categories when a jam declares
+// none, every item flagged `graded`); a format-1 copy has an empty one and cannot be reviewed.
+export const RESOLVED_RECORD_FORMAT = 2;

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
+import { RESOLVED_RECORD_FORMAT } from '../../src/catalog/record-format.js';
 import { storeMeta } from '../../src/db/store-meta.js';
 import { bullConnection } from '../../src/redis/managed-redis.js';
 import { SNAPSHOT_QUEUE } from '../../src/snapshot/snapshot-queue.js';
@@ -140,7 +141,7 @@ describe('POST /ingest', () => {
     const { json } = await ingest({ testCases: ['floe'] });
     expect(json.total).toBe(3);
     expect(json.ingested).toBe(3);
-    expect(storeMeta(backend.db).get('record_format')).toBe('1');
+    expect(storeMeta(backend.db).get('record_format')).toBe(String(RESOLVED_RECORD_FORMAT));
   });
 
   it('queues a snapshot refresh after a scan that re-ingested something, which the snapshot worker writes', async () => {

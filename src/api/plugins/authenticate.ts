@@ -1,9 +1,9 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Account, TokenVerifier } from '../../accounts/verify-token.js';
-import { createHash } from 'node:crypto';
-import { notFound, unauthorized } from '../../errors.js';
+import { unauthorized } from '../../errors.js';
+import { sameSecret } from '../../http/same-secret.js';
+import { verifyJobToken } from '../../jobs/verify-job-token.js';
 
 /**
  * What a route needs from the caller, declared in its options as `config: { auth }`:
@@ -37,12 +37,6 @@ export function bearerToken(request: FastifyRequest): string | null {
   return match ? match[1]! : null;
 }
 
-export function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
 async function authenticate(app: FastifyInstance, { verifier, serviceToken, jobTokenHash }: AuthenticateOptions) {
   app.decorateRequest('account', null);
   app.addHook('onRequest', async (request) => {
@@ -56,11 +50,7 @@ async function authenticate(app: FastifyInstance, { verifier, serviceToken, jobT
       return;
     }
     if (requirement === 'job') {
-      const jobId = (request.params as { id?: string }).id ?? '';
-      const expected = jobTokenHash?.(jobId);
-      if (expected === undefined) throw notFound(`No job ${jobId}.`);
-      const given = createHash('sha256').update(token).digest('hex');
-      if (expected === null || !sameSecret(given, expected)) throw unauthorized(`The token is not the job token of job ${jobId}.`);
+      verifyJobToken(jobTokenHash ?? (() => undefined), (request.params as { id?: string }).id ?? '', token);
       return;
     }
     request.account = await verifier.verify(token);
