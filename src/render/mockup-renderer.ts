@@ -121,7 +121,10 @@ export class MockupRenderer {
       if (this.#tabCount < this.#options.pages) {
         this.#tabCount += 1;
         try {
-          return { page: await owner.gate.openTab(() => MockupPage.open(owner.context, owner.gate)), owner };
+          // Raced because Puppeteer's newPage() does not notice its browser dying between
+          // creating the tab and the tab showing up: it waits out its own 30 s instead.
+          const opening = owner.gate.openTab(() => MockupPage.open(owner.context, owner.gate));
+          return { page: await Promise.race([opening, owner.launched.gone]), owner };
         } catch (error) {
           if (owner === this.#browser) this.#tabCount -= 1;
           this.#wakeTabWaiters();
