@@ -1,5 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { findChromium } from '../src/render/find-chromium.js';
@@ -25,6 +25,9 @@ async function pngPerSecond(count: number, run: () => Promise<void>): Promise<nu
  * one browser opening a new tab per shot, and a new browser per shot.
  */
 export default async function benchRenderThroughput(): Promise<void> {
+  // Ratios hold up on a busy machine better than rates do; say how busy it was.
+  const load = () => loadavg().map((x) => x.toFixed(1)).join(' ');
+  const loadAtStart = load();
   const chromiumPath = findChromium(process.env.CHROMIUM_PATH);
   const dir = await mkdtemp(join(tmpdir(), 'bench-render-'));
   try {
@@ -52,6 +55,7 @@ export default async function benchRenderThroughput(): Promise<void> {
     const vsNewBrowser = poolRate / newBrowserRate;
     const verdict = (ratio: number, target: number) => `${ratio >= target ? 'PASS' : 'FAIL'} (target >= ${target}x)`;
     console.log(`render throughput, ${MOCKUPS} distinct 1280x720 mockups`);
+    console.log(`  load average (1, 5, 15 min): ${loadAtStart} at start, ${load()} at end`);
     console.log(`  pool (createRenderPool defaults):  ${poolRate.toFixed(1)} PNG/s`);
     console.log(`  new page per shot, sequential:     ${newPageRate.toFixed(1)} PNG/s`);
     console.log(`  new browser per shot, sequential:  ${newBrowserRate.toFixed(2)} PNG/s ` +

@@ -2,6 +2,7 @@
 import benchClaim from './claim.js';
 import benchFloors from './floors.js';
 import benchIngestRescan from './ingest-rescan.js';
+import benchRenderThroughput from './render-throughput.js';
 import benchRunsListing from './runs-listing.js';
 
 const only = process.argv[2];
@@ -10,6 +11,7 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ['ingest-rescan', benchIngestRescan],
   ['claim', benchClaim],
   ['runs-listing', benchRunsListing],
+  ['render-throughput', benchRenderThroughput],
 ];
 
 for (const [name, run] of benches) {

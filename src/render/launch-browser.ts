@@ -21,6 +21,11 @@ export interface LaunchedBrowser {
   pid: number;
   /** The fresh profile folder; `close()` removes it. */
   userDataDir: string;
+  /**
+   * Rejects once the browser has disconnected (exited, was killed or closed); never resolves.
+   * Race waits against it that Puppeteer does not end by itself when the browser dies.
+   */
+  gone: Promise<never>;
   /** Closes the browser (killing it if it does not exit in time) and removes its profile. Idempotent. */
   close(): Promise<void>;
 }
@@ -93,10 +98,17 @@ export async function launchBrowser(options: LaunchBrowserOptions): Promise<Laun
   }
   const pid = browser.process()?.pid;
   if (pid === undefined) throw new Error('Puppeteer launched Chromium but reports no process id.');
+  const gone = new Promise<never>((_resolve, reject) => {
+    const report = () => reject(new Error(`Chromium ${pid} exited`));
+    if (browser.connected) browser.once('disconnected', report);
+    else report();
+  });
+  // Only ever raced; a browser that dies with nothing waiting on it is no error.
+  gone.catch(() => {});
 
   let closing: Promise<void> | undefined;
   const close = () => (closing ??= closeAndClean(browser, userDataDir));
-  return { browser, pid, userDataDir, close };
+  return { browser, pid, userDataDir, gone, close };
 }
 
 async function closeAndClean(browser: Browser, userDataDir: string): Promise<void> {

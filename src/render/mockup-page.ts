@@ -1,5 +1,6 @@
 import type { BrowserContext, CDPSession, Dialog, HTTPRequest, Page } from 'puppeteer-core';
 import type { CaptureGate } from './capture-gate.js';
+import { FONTS_SETTLED, loadInFrameScript } from './frame-host.js';
 import { isRequestAllowed } from './request-guard.js';
 import type { Viewport } from './viewport.js';
 
@@ -21,9 +22,15 @@ export interface Shot {
   timeoutMs: number;
 }
 
-// Runs in the page after `load`: reading offsetHeight forces layout, and layout is what
-// starts the downloads of the web fonts the page uses; fonts.ready then waits for them.
-const FONTS_SETTLED = 'void document.documentElement.offsetHeight, document.fonts.ready.then(() => true)';
+export interface TakenShot {
+  /** Chromium's PNG of the viewport. */
+  png: Uint8Array;
+  /** Up to `MAX_BLOCKED_URLS` distinct URLs the mockup asked for and was refused (network, or outside its folder). */
+  blockedUrls: string[];
+}
+
+// A mockup that polls a server could ask thousands of times; a few name the problem.
+export const MAX_BLOCKED_URLS = 20;
 
 /**
  * One browser tab that renders mockup after mockup. Its request filter and dialog handler
@@ -38,11 +45,13 @@ export class MockupPage {
   #abandoned: 'timeout' | 'crash' | null = null;
   /** What the running shot is waiting for, named in the error when it times out. */
   #step = '';
+  #blocked = new Set<string>();
 
   private constructor(
     private readonly page: Page,
     private readonly session: CDPSession,
     private readonly gate: CaptureGate,
+    private readonly hostUrl: string,
   ) {}
 
   /**
@@ -50,20 +59,22 @@ export class MockupPage {
    * context: Chromium then keeps their renderer processes across navigations, where a
    * context per tab made it start a new process for almost every mockup. But tabs sharing a
    * window are hidden behind the active one, and a hidden tab draws no frames to capture.
+   * The tab stays on `hostUrl` (see `writeFrameHost`) and loads mockups into frames.
    * Call it through `gate.openTab`, the gate of the tab's browser.
    */
-  static async open(context: BrowserContext, gate: CaptureGate): Promise<MockupPage> {
+  static async open(context: BrowserContext, gate: CaptureGate, hostUrl: string): Promise<MockupPage> {
     const page = await context.newPage({ type: 'window' });
     try {
       // Our own session for captures: page.screenshot() takes one screenshot at a time per
       // browser context, which would serialise the tabs.
-      const mockupPage = new MockupPage(page, await page.createCDPSession(), gate);
+      const mockupPage = new MockupPage(page, await page.createCDPSession(), gate, hostUrl);
       await page.setRequestInterception(true);
       page.on('request', (request) => mockupPage.#filter(request));
       page.on('dialog', dismiss);
       // A crashed tab answers nothing more; closing it fails the running shot at once instead
       // of at its deadline.
       page.on('error', () => mockupPage.#abandon('crash'));
+      await page.goto(hostUrl, { waitUntil: 'load' });
       return mockupPage;
     } catch (error) {
       await page.close().catch(() => {});
@@ -75,13 +86,15 @@ export class MockupPage {
    * Loads the mockup, waits for its fonts and returns Chromium's PNG of the viewport. After a
    * failure the tab may be in any state: close it rather than reuse it.
    */
-  async shoot(shot: Shot): Promise<Uint8Array> {
+  async shoot(shot: Shot): Promise<TakenShot> {
     this.#rootReal = shot.rootReal;
+    this.#blocked = new Set();
     // Closing the tab is the one thing that fails every pending protocol call at once,
     // whatever the page is stuck in (a script loop, a font that never settles).
     const deadline = setTimeout(() => this.#abandon('timeout'), shot.timeoutMs);
     try {
-      return await this.#load(shot);
+      const png = await this.#load(shot);
+      return { png, blockedUrls: [...this.#blocked] };
     } catch (error) {
       if (this.#abandoned === 'crash') throw new PageCrashedError(error);
       if (this.#abandoned === 'timeout') {
@@ -114,9 +127,11 @@ export class MockupPage {
       this.#viewport = { width, height };
     }
     this.#step = 'loading the page';
-    await this.page.goto(shot.url, { waitUntil: 'load', timeout: shot.timeoutMs });
+    await this.page.evaluate(loadInFrameScript(shot.url));
+    const frame = this.page.mainFrame().childFrames().find((child) => child.url() === shot.url);
+    if (!frame) throw new Error('its frame did not show the mockup (did the mockup navigate away?)');
     this.#step = 'waiting for fonts';
-    await this.page.evaluate(FONTS_SETTLED);
+    await frame.evaluate(FONTS_SETTLED);
     this.#step = 'capturing the screenshot';
     const { data } = await this.gate.capture(() =>
       this.session.send('Page.captureScreenshot', {
@@ -138,9 +153,10 @@ export class MockupPage {
   }
 
   #filter(request: HTTPRequest): void {
-    const settled = isRequestAllowed(request.url(), this.#rootReal)
-      ? request.continue()
-      : request.abort('blockedbyclient');
+    const url = request.url();
+    const allowed = url === this.hostUrl || isRequestAllowed(url, this.#rootReal);
+    if (!allowed && this.#rootReal !== null && this.#blocked.size < MAX_BLOCKED_URLS) this.#blocked.add(url);
+    const settled = allowed ? request.continue() : request.abort('blockedbyclient');
     // Rejects only when the page or browser went away meanwhile, which the task sees itself.
     settled.catch(() => {});
   }

@@ -2,8 +2,9 @@ import { toError } from '../errors.js';
 import { SECOND } from '../time.js';
 import type { BrowserContext } from 'puppeteer-core';
 import { CaptureGate } from './capture-gate.js';
+import { writeFrameHost } from './frame-host.js';
 import { launchBrowser, type LaunchedBrowser } from './launch-browser.js';
-import { MockupPage, PageCrashedError, type Shot } from './mockup-page.js';
+import { MockupPage, PageCrashedError, type Shot, type TakenShot } from './mockup-page.js';
 import { resolveMockup } from './resolve-mockup.js';
 import { assertViewport, type Viewport } from './viewport.js';
 
@@ -28,6 +29,8 @@ interface LiveBrowser {
   launched: LaunchedBrowser;
   context: BrowserContext;
   gate: CaptureGate;
+  /** The page its tabs load mockups into; see `writeFrameHost`. */
+  hostUrl: string;
 }
 
 interface Tab {
@@ -66,7 +69,7 @@ export class MockupRenderer {
   }
 
   /** Renders the mockup and returns Chromium's PNG of the viewport. Errors name the HTML file. */
-  async render(mockup: MockupToRender): Promise<Uint8Array> {
+  async render(mockup: MockupToRender): Promise<TakenShot> {
     try {
       assertViewport(mockup.viewport);
       const { url, rootReal } = await resolveMockup(mockup.htmlPath, mockup.rootDir);
@@ -94,12 +97,12 @@ export class MockupRenderer {
     await Promise.all(this.#retiring);
   }
 
-  async #shoot(shot: Shot): Promise<Uint8Array> {
+  async #shoot(shot: Shot): Promise<TakenShot> {
     const tab = await this.#acquireTab();
     try {
-      const png = await tab.page.shoot(shot);
+      const taken = await tab.page.shoot(shot);
       this.#releaseTab(tab);
-      return png;
+      return taken;
     } catch (error) {
       this.#discardTab(tab);
       const browserGone = !tab.owner.launched.browser.connected;
@@ -121,7 +124,10 @@ export class MockupRenderer {
       if (this.#tabCount < this.#options.pages) {
         this.#tabCount += 1;
         try {
-          return { page: await owner.gate.openTab(() => MockupPage.open(owner.context, owner.gate)), owner };
+          // Raced because Puppeteer's newPage() does not notice its browser dying between
+          // creating the tab and the tab showing up: it waits out its own 30 s instead.
+          const opening = owner.gate.openTab(() => MockupPage.open(owner.context, owner.gate, owner.hostUrl));
+          return { page: await Promise.race([opening, owner.launched.gone]), owner };
         } catch (error) {
           if (owner === this.#browser) this.#tabCount -= 1;
           this.#wakeTabWaiters();
@@ -170,7 +176,9 @@ export class MockupRenderer {
     try {
       if (this.#closed) throw new Error('The mockup renderer is closed.');
       // Off the record: nothing the mockups do is written to the profile on disk.
-      live = { launched, context: await launched.browser.createBrowserContext(), gate: new CaptureGate() };
+      const context = await launched.browser.createBrowserContext();
+      // In the profile folder, which goes when the browser does.
+      live = { launched, context, gate: new CaptureGate(), hostUrl: await writeFrameHost(launched.userDataDir) };
     } catch (error) {
       await launched.close();
       throw error;

@@ -14,7 +14,13 @@ export interface RenderMockupInput {
   viewport: Viewport;
 }
 
-export type RenderMockupOutput = WrittenPng;
+export interface RenderMockupOutput extends WrittenPng {
+  /**
+   * URLs the mockup asked for and was refused: anything on the network, and files outside
+   * its folder. Empty for a self-contained mockup; otherwise the PNG may lack what they held.
+   */
+  blockedUrls: string[];
+}
 
 /** What the render pool hands every thread in `workerData`. */
 export interface RenderWorkerData {
@@ -47,6 +53,6 @@ function threadRenderer(): MockupRenderer {
 
 /** Piscina task: renders one HTML mockup to a PNG the size of its viewport. */
 export default async function renderMockup(input: RenderMockupInput): Promise<RenderMockupOutput> {
-  const png = await threadRenderer().render(input);
-  return await writePng(png, input.outPath);
+  const { png, blockedUrls } = await threadRenderer().render(input);
+  return { ...(await writePng(png, input.outPath)), blockedUrls };
 }

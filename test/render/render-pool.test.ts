@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,7 +44,7 @@ describe('render pool (real Chromium)', () => {
     const result = await pool.render({ htmlPath, rootDir, outPath, viewport: { width: 640, height: 360 } });
 
     const meta = await sharp(outPath).metadata();
-    expect(result).toEqual({ outPath, width: 640, height: 360, bytes: expect.any(Number) as number });
+    expect(result).toEqual({ outPath, width: 640, height: 360, bytes: expect.any(Number) as number, blockedUrls: [] });
     expect([meta.format, meta.width, meta.height]).toEqual(['png', 640, 360]);
     expect([meta.exif, meta.icc, meta.xmp]).toEqual([undefined, undefined, undefined]);
     const stats = await sharp(outPath).stats();
@@ -81,6 +82,8 @@ describe('render pool (real Chromium)', () => {
 
       expect(result.width).toBe(1280);
       expect(connections).toEqual([]);
+      // Reported, so ingest can say why a reference lacks what they held.
+      expect(result.blockedUrls).toEqual(expect.arrayContaining([`${origin}/style.css`, `${origin}/script.js`, `${origin}/x`]));
       expect(datagrams).toEqual([]);
     } finally {
       server.closeAllConnections();
@@ -93,7 +96,7 @@ describe('render pool (real Chromium)', () => {
     const { htmlPath, rootDir } = await writeEscapingMockup(join(dir, 'escape'));
     const outPath = join(dir, 'escape.png');
 
-    await pool.render({ htmlPath, rootDir, outPath });
+    const { blockedUrls } = await pool.render({ htmlPath, rootDir, outPath });
 
     expect(await pixelAt(outPath, 50, 50)).toEqual([0, 0, 255]); // own.css did load
     expect(await pixelAt(outPath, 150, 50)).toEqual(WHITE); // ../outside/dotdot.css
@@ -101,6 +104,11 @@ describe('render pool (real Chromium)', () => {
     expect(await pixelAt(outPath, 350, 50)).toEqual(WHITE); // theme.css -> ../outside/linked-file.css
     expect(await pixelAt(outPath, 25, 175)).not.toEqual([0, 255, 0]); // ../outside/green.png
     expect(await pixelAt(outPath, 125, 175)).not.toEqual([0, 255, 0]); // file:///…/outside/green.png
+    const outside = pathToFileURL(join(dir, 'escape', 'outside')).href;
+    expect([...blockedUrls].sort()).toEqual(
+      [`${outside}/dotdot.css`, `${outside}/green.png`, `${pathToFileURL(rootDir).href}/shared/linked-dir.css`,
+        `${pathToFileURL(rootDir).href}/theme.css`].sort(),
+    );
   });
 
   it('fails with an Error naming a missing HTML file, or one outside its folder', async () => {
@@ -117,11 +125,15 @@ describe('render pool (real Chromium)', () => {
   });
 
   it('survives its browsers being killed, during and between renders', async () => {
+    // A pool of its own with one browser: every kill then costs one relaunch, not one per
+    // thread, which keeps this test well inside its time limit on a busy machine.
+    const killDir = await mkdtemp(join(dir, 'kill-'));
+    const onePool = createRenderPool({ chromiumPath: findChromium(process.env.CHROMIUM_PATH), tempDir: killDir, threads: 1, pagesPerBrowser: 2 });
     const rootDir = join(dir, 'styled');
     const htmlPath = join(rootDir, 'index.html');
     const task = (name: string) => ({ htmlPath, rootDir, outPath: join(dir, 'killed', `${name}.png`) });
     const killBrowsers = () => {
-      const browsers = chromiumProcessesUnder(dir).filter((found) => found.isBrowser);
+      const browsers = chromiumProcessesUnder(killDir).filter((found) => found.isBrowser);
       for (const { pid } of browsers) {
         try {
           process.kill(pid, 'SIGKILL');
@@ -131,18 +143,23 @@ describe('render pool (real Chromium)', () => {
       }
       return browsers.length;
     };
-    await pool.renderAll([task('warm-1'), task('warm-2'), task('warm-3'), task('warm-4')]);
+    try {
+      await onePool.renderAll([task('warm-1'), task('warm-2')]);
 
-    expect(killBrowsers()).toBeGreaterThan(0);
-    await expect(pool.render(task('after'))).resolves.toMatchObject({ width: 1280, height: 720 });
+      expect(killBrowsers()).toBeGreaterThan(0);
+      await expect(onePool.render(task('after'))).resolves.toMatchObject({ width: 1280, height: 720 });
 
-    // Renders under way when their browser dies are tried again on a new one. These pages
-    // take 800 ms to load, so they are certainly loading when the browsers die.
-    const slow = (name: string) => ({ ...task(name), htmlPath: join(rootDir, 'slow.html') });
-    const inFlight = pool.renderAll(['a', 'b', 'c', 'd'].map(slow));
-    await sleep(300);
-    expect(killBrowsers()).toBeGreaterThan(0);
-    await expect(inFlight).resolves.toHaveLength(4);
+      // Renders under way when their browser dies are tried again on a new one. These pages
+      // take 800 ms to load, so they are certainly loading when the browser dies.
+      const slow = (name: string) => ({ ...task(name), htmlPath: join(rootDir, 'slow.html') });
+      const inFlight = onePool.renderAll(['a', 'b'].map(slow));
+      await sleep(300);
+      expect(killBrowsers()).toBeGreaterThan(0);
+      await expect(inFlight).resolves.toHaveLength(2);
+    } finally {
+      await onePool.close();
+    }
+    expect(chromiumProcessesUnder(killDir)).toEqual([]);
   });
 
   it('closes every browser and removes their profiles', async () => {
