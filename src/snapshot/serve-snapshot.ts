@@ -1,6 +1,6 @@
-import { realpath, stat } from 'node:fs/promises';
-import { join, sep } from 'node:path';
+import { stat } from 'node:fs/promises';
 import { contentTypeFor } from '../catalog/content-type-for.js';
+import { resolveInside } from '../catalog/safe-store-path.js';
 
 /**
  * The path this service serves the snapshot under: SNAPSHOT_URL's path without its
@@ -19,24 +19,18 @@ export interface SnapshotFile {
   contentType: string;
 }
 
-const UNSAFE_SEGMENT = /^\.{0,2}$|[\\\0]/;
-
 /**
- * The file a request path names inside the snapshot folder, or null: never a directory
- * (no listings), never `.`/`..`/empty segments, and never anything a link resolves to
- * outside the folder.
+ * The file a request path names inside the snapshot folder, or null: the definition store's
+ * own check (`resolveInside`), so never a directory (no listings), never `.`/`..`/empty
+ * segments, and never anything a link resolves to outside the folder. The path is taken as
+ * the router decoded it: snapshot file names are themselves percent-encoded run ids.
  */
 export async function snapshotFile(dir: string, relative: string): Promise<SnapshotFile | null> {
-  const segments = relative.split('/');
-  if (segments.some((segment) => UNSAFE_SEGMENT.test(segment))) return null;
   try {
-    const root = await realpath(dir);
-    const path = await realpath(join(root, ...segments));
-    if (!path.startsWith(root + sep)) return null;
-    const info = await stat(path);
-    return info.isFile() ? { path, size: info.size, contentType: contentTypeFor(path) } : null;
+    const path = await resolveInside(dir, relative, { fromUrl: false });
+    return { path, size: (await stat(path)).size, contentType: contentTypeFor(path) };
   } catch {
-    return null; // missing, or the snapshot was swapped mid-lookup: not found either way
+    return null; // refused, missing, or the snapshot was swapped mid-lookup: not found either way
   }
 }
 
