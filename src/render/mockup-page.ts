@@ -1,6 +1,6 @@
-import type { BrowserContext, CDPSession, Dialog, HTTPRequest, Page } from 'puppeteer-core';
+import type { CDPSession, Protocol } from 'puppeteer-core';
 import type { CaptureGate } from './capture-gate.js';
-import { FONTS_SETTLED, loadInFrameScript } from './frame-host.js';
+import { writeInFrameScript } from './frame-host.js';
 import { isRequestAllowed } from './request-guard.js';
 import type { Viewport } from './viewport.js';
 
@@ -13,8 +13,8 @@ export class PageCrashedError extends Error {
 }
 
 export interface Shot {
-  /** `file:` URL of the mockup's HTML. */
-  url: string;
+  /** The mockup's document, from `mockupMarkup`. */
+  markup: string;
   /** Real path of the folder the mockup may load files from. */
   rootReal: string;
   viewport: Viewport;
@@ -32,10 +32,26 @@ export interface TakenShot {
 // A mockup that polls a server could ask thousands of times; a few name the problem.
 export const MAX_BLOCKED_URLS = 20;
 
+/** Where a tab opens: its browser's own DevTools session, and the context its tabs share. */
+export interface TabPlace {
+  /** A session attached to the browser itself, which creates and closes targets. */
+  browserSession: CDPSession;
+  browserContextId: string | undefined;
+  /** The gate of the tab's browser. */
+  gate: CaptureGate;
+  /** The page the tab shows mockups in; see `writeFrameHost`. */
+  hostUrl: string;
+}
+
+const HOST_WORLD = 'mockup-host';
+
 /**
- * One browser tab that renders mockup after mockup. Its request filter and dialog handler
- * are installed once and read the current task from the instance, so nothing piles up or
- * leaks from one task to the next.
+ * One browser tab that renders mockup after mockup, driven over a DevTools session of its
+ * own rather than through a Puppeteer Page: a Page subscribes to network, runtime and
+ * lifecycle events of every frame, which the browser serialises and Node parses for each
+ * mockup though a render reads none of them. The request fence and the dialog handler are
+ * installed once and read the current task from the instance, so nothing piles up or leaks
+ * from one task to the next.
  */
 export class MockupPage {
   /** Root of the task in progress; null between tasks, when every file is refused. */
@@ -43,47 +59,49 @@ export class MockupPage {
   #viewport: Viewport | null = null;
   /** Why the tab was closed under a running shot, so the shot can say so. */
   #abandoned: 'timeout' | 'crash' | null = null;
+  /** A mockup's script navigated the tab (`top.location = …`) away from the host page. */
+  #leftHost = false;
+  #closed = false;
   /** What the running shot is waiting for, named in the error when it times out. */
   #step = '';
   #blocked = new Set<string>();
+  /** The host's isolated world: a mockup's scripts cannot touch the globals our script uses. */
+  #hostContextId = 0;
 
   private constructor(
-    private readonly page: Page,
+    private readonly place: TabPlace,
+    private readonly targetId: string,
     private readonly session: CDPSession,
-    private readonly gate: CaptureGate,
-    private readonly hostUrl: string,
   ) {}
 
   /**
-   * Opens a tab in `context`, in a window of its own. Tabs of one browser should share a
-   * context: Chromium then keeps their renderer processes across navigations, where a
-   * context per tab made it start a new process for almost every mockup. But tabs sharing a
-   * window are hidden behind the active one, and a hidden tab draws no frames to capture.
-   * The tab stays on `hostUrl` (see `writeFrameHost`) and loads mockups into frames.
-   * Call it through `gate.openTab`, the gate of the tab's browser.
+   * Opens a tab in the place's context, in a window of its own, and shows the host page.
+   * Tabs of one browser should share a context: Chromium then keeps their renderer
+   * processes, where a context per tab made it start a new process for almost every mockup.
+   * But tabs sharing a window are hidden behind the active one, and a hidden tab draws no
+   * frames to capture. Call it through `place.gate.openTab`.
    */
-  static async open(context: BrowserContext, gate: CaptureGate, hostUrl: string): Promise<MockupPage> {
-    const page = await context.newPage({ type: 'window' });
+  static async open(place: TabPlace): Promise<MockupPage> {
+    const { targetId } = await place.browserSession.send('Target.createTarget', {
+      url: 'about:blank',
+      browserContextId: place.browserContextId,
+      newWindow: true,
+    });
     try {
-      // Our own session for captures: page.screenshot() takes one screenshot at a time per
-      // browser context, which would serialise the tabs.
-      const mockupPage = new MockupPage(page, await page.createCDPSession(), gate, hostUrl);
-      await page.setRequestInterception(true);
-      page.on('request', (request) => mockupPage.#filter(request));
-      page.on('dialog', dismiss);
-      // A crashed tab answers nothing more; closing it fails the running shot at once instead
-      // of at its deadline.
-      page.on('error', () => mockupPage.#abandon('crash'));
-      await page.goto(hostUrl, { waitUntil: 'load' });
-      return mockupPage;
+      const { sessionId } = await place.browserSession.send('Target.attachToTarget', { targetId, flatten: true });
+      const session = place.browserSession.connection()?.session(sessionId);
+      if (!session) throw new Error(`no DevTools session ${sessionId} for the new tab`);
+      const page = new MockupPage(place, targetId, session);
+      await page.#setUp();
+      return page;
     } catch (error) {
-      await page.close().catch(() => {});
+      await place.browserSession.send('Target.closeTarget', { targetId }).catch(() => {});
       throw error;
     }
   }
 
   /**
-   * Loads the mockup, waits for its fonts and returns Chromium's PNG of the viewport. After a
+   * Shows the mockup, waits for its fonts and returns Chromium's PNG of the viewport. After a
    * failure the tab may be in any state: close it rather than reuse it.
    */
   async shoot(shot: Shot): Promise<TakenShot> {
@@ -93,10 +111,13 @@ export class MockupPage {
     // whatever the page is stuck in (a script loop, a font that never settles).
     const deadline = setTimeout(() => this.#abandon('timeout'), shot.timeoutMs);
     try {
-      const png = await this.#load(shot);
+      const png = await this.#show(shot);
       return { png, blockedUrls: [...this.#blocked] };
     } catch (error) {
       if (this.#abandoned === 'crash') throw new PageCrashedError(error);
+      if (this.#leftHost) {
+        throw new Error('its script navigated the browser tab away (it set top or parent location)', { cause: error });
+      }
       if (this.#abandoned === 'timeout') {
         throw new Error(`it took longer than ${shot.timeoutMs} ms to load and render (stuck ${this.#step})`, {
           cause: error,
@@ -111,30 +132,67 @@ export class MockupPage {
 
   /** False once the tab crashed, timed out or was closed. */
   get isUsable(): boolean {
-    return this.#abandoned === null && !this.page.isClosed();
+    return this.#abandoned === null && !this.#leftHost && !this.#closed && !this.session.detached;
   }
 
   async close(): Promise<void> {
-    await this.page.close().catch(() => {});
+    this.#closed = true;
+    await this.place.browserSession.send('Target.closeTarget', { targetId: this.targetId }).catch(() => {});
   }
 
-  async #load(shot: Shot): Promise<Uint8Array> {
+  async #setUp(): Promise<void> {
+    const { session } = this;
+    session.on('Fetch.requestPaused', (event: Protocol.Fetch.RequestPausedEvent) => this.#filter(event));
+    session.on('Page.javascriptDialogOpening', (event: Protocol.Page.JavascriptDialogOpeningEvent) => {
+      // alert() or confirm() would block the page until answered.
+      session.send('Page.handleJavaScriptDialog', { accept: event.type === 'beforeunload' }).catch(() => {});
+    });
+    // A crashed tab answers nothing more; closing it fails the running shot at once instead
+    // of at its deadline.
+    session.on('Inspector.targetCrashed', () => this.#abandon('crash'));
+    const loaded = new Promise<void>((resolve) => session.once('Page.loadEventFired', () => resolve()));
+    await Promise.all([
+      session.send('Page.enable'),
+      session.send('Inspector.enable'),
+      // Every request pauses until `#filter` lets it go on or fails it.
+      session.send('Fetch.enable', { patterns: [{ urlPattern: '*' }] }),
+    ]);
+    const { frameId } = await session.send('Page.navigate', { url: this.place.hostUrl });
+    await loaded;
+    const world = await session.send('Page.createIsolatedWorld', { frameId, worldName: HOST_WORLD });
+    this.#hostContextId = world.executionContextId;
+    // Requested comes before the navigation fails our script; navigated covers any other way.
+    session.on('Page.frameRequestedNavigation', (event: Protocol.Page.FrameRequestedNavigationEvent) => {
+      if (event.frameId === frameId) this.#leftHost = true;
+    });
+    session.on('Page.frameNavigated', (event: Protocol.Page.FrameNavigatedEvent) => {
+      if (event.frame.id === frameId) this.#leftHost = true;
+    });
+  }
+
+  async #show(shot: Shot): Promise<Uint8Array> {
+    const { session } = this;
     const { width, height } = shot.viewport;
     // Changing the viewport costs a relayout; tasks of one batch share their size.
     if (this.#viewport?.width !== width || this.#viewport.height !== height) {
       this.#step = 'resizing the viewport';
-      await this.page.setViewport({ width, height, deviceScaleFactor: 1 });
+      await session.send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: 1, mobile: false });
       this.#viewport = { width, height };
     }
-    this.#step = 'loading the page';
-    await this.page.evaluate(loadInFrameScript(shot.url));
-    const frame = this.page.mainFrame().childFrames().find((child) => child.url() === shot.url);
-    if (!frame) throw new Error('its frame did not show the mockup (did the mockup navigate away?)');
-    this.#step = 'waiting for fonts';
-    await frame.evaluate(FONTS_SETTLED);
+    this.#step = 'loading the page and its fonts';
+    const shown = await session.send('Runtime.evaluate', {
+      expression: writeInFrameScript(this.place.hostUrl, shot.markup),
+      contextId: this.#hostContextId,
+      awaitPromise: true,
+      returnByValue: true,
+    });
+    if (shown.exceptionDetails) {
+      const { exception, text } = shown.exceptionDetails;
+      throw new Error(exception?.description ?? text);
+    }
     this.#step = 'capturing the screenshot';
-    const { data } = await this.gate.capture(() =>
-      this.session.send('Page.captureScreenshot', {
+    const { data } = await this.place.gate.capture(() =>
+      session.send('Page.captureScreenshot', {
         format: 'png',
         // Chromium's fastest zlib setting, a quarter of the CPU of its default: sharp
         // re-encodes the PNG anyway.
@@ -152,19 +210,14 @@ export class MockupPage {
     void this.close();
   }
 
-  #filter(request: HTTPRequest): void {
-    const url = request.url();
-    const allowed = url === this.hostUrl || isRequestAllowed(url, this.#rootReal);
+  #filter({ requestId, request }: Protocol.Fetch.RequestPausedEvent): void {
+    const { url } = request;
+    const allowed = url === this.place.hostUrl || isRequestAllowed(url, this.#rootReal);
     if (!allowed && this.#rootReal !== null && this.#blocked.size < MAX_BLOCKED_URLS) this.#blocked.add(url);
-    const settled = allowed ? request.continue() : request.abort('blockedbyclient');
-    // Rejects only when the page or browser went away meanwhile, which the task sees itself.
+    const settled = allowed
+      ? this.session.send('Fetch.continueRequest', { requestId })
+      : this.session.send('Fetch.failRequest', { requestId, errorReason: 'BlockedByClient' });
+    // Rejects only when the tab or browser went away meanwhile, which the task sees itself.
     settled.catch(() => {});
   }
-}
-
-function dismiss(dialog: Dialog): void {
-  // alert() or confirm() would block the page until answered. Accepting "leave this page?"
-  // lets the next navigation go ahead.
-  const answered = dialog.type() === 'beforeunload' ? dialog.accept() : dialog.dismiss();
-  answered.catch(() => {});
 }

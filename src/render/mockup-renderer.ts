@@ -1,10 +1,11 @@
+import { readFile } from 'node:fs/promises';
 import { toError } from '../errors.js';
 import { SECOND } from '../time.js';
-import type { BrowserContext } from 'puppeteer-core';
 import { CaptureGate } from './capture-gate.js';
 import { writeFrameHost } from './frame-host.js';
 import { launchBrowser, type LaunchedBrowser } from './launch-browser.js';
-import { MockupPage, PageCrashedError, type Shot, type TakenShot } from './mockup-page.js';
+import { mockupMarkup } from './mockup-markup.js';
+import { MockupPage, PageCrashedError, type Shot, type TabPlace, type TakenShot } from './mockup-page.js';
 import { resolveMockup } from './resolve-mockup.js';
 import { assertViewport, type Viewport } from './viewport.js';
 
@@ -24,13 +25,10 @@ export interface MockupToRender {
   viewport: Viewport;
 }
 
-/** A running browser and the one off-the-record context its tabs share. */
+/** A running browser and where its tabs open: one off-the-record context they share. */
 interface LiveBrowser {
   launched: LaunchedBrowser;
-  context: BrowserContext;
-  gate: CaptureGate;
-  /** The page its tabs load mockups into; see `writeFrameHost`. */
-  hostUrl: string;
+  place: TabPlace;
 }
 
 interface Tab {
@@ -72,8 +70,9 @@ export class MockupRenderer {
   async render(mockup: MockupToRender): Promise<TakenShot> {
     try {
       assertViewport(mockup.viewport);
-      const { url, rootReal } = await resolveMockup(mockup.htmlPath, mockup.rootDir);
-      const shot: Shot = { url, rootReal, viewport: mockup.viewport, timeoutMs: this.#options.timeoutMs };
+      const { url, htmlReal, rootReal } = await resolveMockup(mockup.htmlPath, mockup.rootDir);
+      const markup = mockupMarkup(await readFile(htmlReal), url);
+      const shot: Shot = { markup, rootReal, viewport: mockup.viewport, timeoutMs: this.#options.timeoutMs };
       try {
         return await this.#shoot(shot);
       } catch (error) {
@@ -120,13 +119,18 @@ export class MockupRenderer {
         throw this.#closed ? error : new RendererGoneError(error);
       });
       const idle = this.#idleTabs.pop();
-      if (idle) return idle;
+      if (idle?.page.isUsable) return idle;
+      // Crashed or navigated away while idle: a late `top.location` of the last mockup.
+      if (idle) {
+        this.#discardTab(idle);
+        continue;
+      }
       if (this.#tabCount < this.#options.pages) {
         this.#tabCount += 1;
         try {
           // Raced because Puppeteer's newPage() does not notice its browser dying between
           // creating the tab and the tab showing up: it waits out its own 30 s instead.
-          const opening = owner.gate.openTab(() => MockupPage.open(owner.context, owner.gate, owner.hostUrl));
+          const opening = owner.place.gate.openTab(() => MockupPage.open(owner.place));
           return { page: await Promise.race([opening, owner.launched.gone]), owner };
         } catch (error) {
           if (owner === this.#browser) this.#tabCount -= 1;
@@ -177,8 +181,14 @@ export class MockupRenderer {
       if (this.#closed) throw new Error('The mockup renderer is closed.');
       // Off the record: nothing the mockups do is written to the profile on disk.
       const context = await launched.browser.createBrowserContext();
-      // In the profile folder, which goes when the browser does.
-      live = { launched, context, gate: new CaptureGate(), hostUrl: await writeFrameHost(launched.userDataDir) };
+      const place: TabPlace = {
+        browserSession: await launched.browser.target().createCDPSession(),
+        browserContextId: context.id,
+        gate: new CaptureGate(),
+        // In the profile folder, which goes when the browser does.
+        hostUrl: await writeFrameHost(launched.userDataDir),
+      };
+      live = { launched, place };
     } catch (error) {
       await launched.close();
       throw error;

@@ -6,6 +6,8 @@ import { isInside } from './request-guard.js';
 export interface ResolvedMockup {
   /** `file:` URL of the HTML, through any symlinks. */
   url: string;
+  /** Real path of the HTML. */
+  htmlReal: string;
   /** Real path of the folder the mockup may load its assets from. */
   rootReal: string;
 }
@@ -26,5 +28,5 @@ export async function resolveMockup(htmlPath: string, rootDir: string): Promise<
   if (!isInside(rootReal, htmlReal)) {
     throw new Error(`the HTML file is outside its folder ${rootDir}`);
   }
-  return { url: pathToFileURL(htmlReal).href, rootReal };
+  return { url: pathToFileURL(htmlReal).href, htmlReal, rootReal };
 }

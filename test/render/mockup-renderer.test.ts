@@ -1,0 +1,93 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findChromium } from '../../src/render/find-chromium.js';
+import { MockupRenderer } from '../../src/render/mockup-renderer.js';
+import { writeStyledMockup } from './mockup-fixtures.js';
+
+const VIEWPORT = { width: 320, height: 200 };
+const RED = [255, 0, 0];
+const GREEN = [0, 255, 0];
+const WHITE = [255, 255, 255];
+
+async function pixel(png: Uint8Array, x: number, y: number): Promise<number[]> {
+  const data = await sharp(png).extract({ left: x, top: y, width: 1, height: 1 }).removeAlpha().raw().toBuffer();
+  return [...data];
+}
+
+// One browser with two tabs, driven directly: what a pool thread does, minus the thread.
+describe('mockup renderer (real Chromium)', () => {
+  let dir: string;
+  let renderer: MockupRenderer;
+  const page = async (name: string, html: string) => {
+    const htmlPath = join(dir, name);
+    await writeFile(htmlPath, html);
+    return htmlPath;
+  };
+  const render = (htmlPath: string) => renderer.render({ htmlPath, rootDir: dir, viewport: VIEWPORT });
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'mockup-renderer-test-'));
+    await mkdir(join(dir, 'profiles'));
+    renderer = new MockupRenderer({
+      chromiumPath: findChromium(process.env.CHROMIUM_PATH),
+      tempDir: join(dir, 'profiles'),
+      pages: 2,
+      timeoutMs: 3000,
+    });
+  });
+
+  afterAll(async () => {
+    await renderer.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("runs the mockup's scripts, and alert() does not hold them up", async () => {
+    const htmlPath = await page(
+      'scripted.html',
+      `<!doctype html><body style="margin:0"><div id="box" style="width:100px;height:100px;background:#f00"></div>
+       <script>alert('hello'); confirm('sure?'); document.getElementById('box').style.background = '#0f0';</script>`,
+    );
+    const { png } = await render(htmlPath);
+    expect(await pixel(png, 50, 50)).toEqual(GREEN);
+  });
+
+  it('renders a page with a doctype in standards mode and one without in quirks mode', async () => {
+    // Only in quirks mode does a percentage height fill the viewport from an auto-height body.
+    const body = '<body style="margin:0"><div style="height:100%;background:#f00"></div></body>';
+    const standards = await render(await page('standards.html', `<!-- v2 --><!DOCTYPE html><html>${body}</html>`));
+    const quirks = await render(await page('quirks.html', `<html>${body}</html>`));
+    expect(await pixel(standards.png, 10, 10)).toEqual(WHITE);
+    expect(await pixel(quirks.png, 10, 10)).toEqual(RED);
+  });
+
+  it("loads relative assets from the mockup's own folder, and from its own <base>", async () => {
+    await writeStyledMockup(join(dir, 'styled'));
+    const { png } = await render(join(dir, 'styled', 'index.html'));
+    expect(await pixel(png, 50, 50)).toEqual([0xe4, 0x00, 0x7c]); // css/site.css
+    const based = await render(
+      await page('based.html', '<!doctype html><base href="styled/"><link rel="stylesheet" href="css/site.css"><div id="block"></div>'),
+    );
+    expect(await pixel(based.png, 50, 50)).toEqual([0xe4, 0x00, 0x7c]);
+  });
+
+  it('fails a mockup that navigates its tab away, and renders the next one', async () => {
+    await page('elsewhere.html', '<!doctype html><body style="background:#f00"></body>');
+    const leaving = await page(
+      'leaving.html',
+      `<!doctype html><script>top.location.href = new URL('elsewhere.html', document.baseURI).href;</script>`,
+    );
+    await expect(render(leaving)).rejects.toThrow(/leaving\.html: its script navigated the browser tab away/);
+    const { png } = await render(await page('after-leaving.html', '<!doctype html><body style="background:#0f0">'));
+    expect(await pixel(png, 10, 10)).toEqual(GREEN);
+  });
+
+  it('gives up on a mockup whose script never ends, and renders the next one', async () => {
+    const stuck = await page('stuck.html', '<!doctype html><script>for (;;) {}</script>');
+    await expect(render(stuck)).rejects.toThrow(/stuck\.html: it took longer than 3000 ms to load and render \(stuck loading/);
+    const { png } = await render(await page('after-stuck.html', '<!doctype html><body style="background:#0f0">'));
+    expect(await pixel(png, 10, 10)).toEqual(GREEN);
+  });
+});
