@@ -25,7 +25,8 @@ export function ingestDeps(config: Config, db: Database, snapshotQueue: Queue): 
     store: new DefinitionStore(definitionStoreRoot(config)),
     async render(target, rootDir) {
       pool ??= createRenderPool({ chromiumPath: findChromium(config.chromiumPath ?? undefined), threads: config.renderThreads });
-      await pool.render({ htmlPath: target.htmlFile, rootDir, outPath: target.outFile, ...(target.viewport ? { viewport: target.viewport } : {}) });
+      const rendered = await pool.render({ htmlPath: target.htmlFile, rootDir, outPath: target.outFile, ...(target.viewport ? { viewport: target.viewport } : {}) });
+      return rendered.blockedUrls;
     },
     onReingested: () => requestSnapshotRefresh(snapshotQueue),
     async close() {

@@ -18,12 +18,24 @@ export interface IngestRequest {
 /** One line of the NDJSON progress stream. */
 export type IngestEvent =
   | { event: 'start'; total: number }
-  | { event: 'version'; index: number; total: number; slug: string; version: string; ingested: boolean; renderedReferences: number; error?: string }
+  | ({ event: 'version'; index: number; total: number } & VersionLine)
   | { event: 'done'; total: number; ingested: number; skipped: number }
   | { event: 'error'; message: string };
 
+/** What became of one version. */
+export interface VersionLine {
+  slug: string;
+  version: string;
+  ingested: boolean;
+  renderedReferences: number;
+  /** Why the version could not be ingested; its previous stored copy is kept. */
+  error?: string;
+  /** URLs its mockups asked for and were refused (network, files outside the version), when any. */
+  blockedUrls?: string[];
+}
+
 export interface IngestReport {
-  testCaseVersions: Array<{ slug: string; version: string; ingested: boolean; renderedReferences: number; error?: string }>;
+  testCaseVersions: VersionLine[];
   total: number;
   ingested: number;
   skipped: number;
@@ -44,8 +56,11 @@ export interface IngestDeps {
   index: CatalogIndex;
   meta: StoreMeta;
   store: DefinitionStore;
-  /** Renders one mockup into `target.outFile`; `rootDir` bounds what the page may load. */
-  render(target: RenderTarget, rootDir: string): Promise<void>;
+  /**
+   * Renders one mockup into `target.outFile`; `rootDir` bounds what the page may load.
+   * Resolves with the URLs the page asked for and was refused.
+   */
+  render(target: RenderTarget, rootDir: string): Promise<string[]>;
   /** Called once when the scan re-ingested anything (queues the snapshot refresh). */
   onReingested(): Promise<void>;
 }
@@ -81,10 +96,11 @@ export async function runIngestScan(deps: IngestDeps, request: IngestRequest, em
   emit({ event: 'start', total });
   const report: IngestReport = { testCaseVersions: [], total, ingested: 0, skipped: 0, failed: 0, pruned: [] };
   for (const [position, found] of selected.entries()) {
-    let line: IngestReport['testCaseVersions'][number];
+    let line: VersionLine;
     try {
-      const renderedReferences = await ingestVersion(deps, found, force);
-      line = { slug: found.slug, version: found.version, ingested: renderedReferences !== null, renderedReferences: renderedReferences ?? 0 };
+      const rendered = await ingestVersion(deps, found, force);
+      line = { slug: found.slug, version: found.version, ingested: rendered !== null, renderedReferences: rendered?.references ?? 0 };
+      if (rendered && rendered.blockedUrls.length > 0) line.blockedUrls = rendered.blockedUrls;
     } catch (error) {
       const message = error instanceof CatalogFileError || error instanceof Error ? error.message : String(error);
       line = { slug: found.slug, version: found.version, ingested: false, renderedReferences: 0, error: message };
@@ -109,8 +125,12 @@ export async function runIngestScan(deps: IngestDeps, request: IngestRequest, em
   return report;
 }
 
-/** Ingests one version; null when it was unchanged (a no-op), else the number of rendered references. */
-async function ingestVersion(deps: IngestDeps, found: FoundVersion, force: boolean): Promise<number | null> {
+/** Ingests one version; null when it was unchanged (a no-op), else what rendering its references found. */
+async function ingestVersion(
+  deps: IngestDeps,
+  found: FoundVersion,
+  force: boolean,
+): Promise<{ references: number; blockedUrls: string[] } | null> {
   const { index, store } = deps;
   const stored = index.get(found.slug, found.version);
   const current = stored !== null && stored.recordFormat === RESOLVED_RECORD_FORMAT;
@@ -126,8 +146,9 @@ async function ingestVersion(deps: IngestDeps, found: FoundVersion, force: boole
   const read = await readVersion(deps.catalogDir, found.dir);
   const staged = await store.stage({ read, sourceDir: found.dir, checkoutRoot: deps.catalogDir, contentHash: hash, fingerprint });
   let dir: string;
+  let blocked: string[][];
   try {
-    await Promise.all(staged.renderTargets.map((target) => deps.render(target, staged.dir)));
+    blocked = await Promise.all(staged.renderTargets.map((target) => deps.render(target, staged.dir)));
     dir = await staged.commit();
   } catch (error) {
     await staged.discard();
@@ -144,7 +165,7 @@ async function ingestVersion(deps: IngestDeps, found: FoundVersion, force: boole
     ingestedAt: new Date().toISOString(),
   });
   await store.removeStaleDirs(read.record.slug, read.record.version, dir);
-  return staged.renderTargets.length;
+  return { references: staged.renderTargets.length, blockedUrls: [...new Set(blocked.flat())].sort() };
 }
 
 async function prune(deps: IngestDeps, declared: Set<string>): Promise<IngestReport['pruned']> {
@@ -165,7 +186,7 @@ function reuseStore(index: CatalogIndex, emit: (event: IngestEvent) => void): In
   const total = versions.length;
   emit({ event: 'start', total });
   const lines = versions.map((version, position) => {
-    const line = { slug: version.slug, version: version.version, ingested: false, renderedReferences: 0 };
+    const line: VersionLine = { slug: version.slug, version: version.version, ingested: false, renderedReferences: 0 };
     emit({ event: 'version', index: position, total, ...line });
     return line;
   });

@@ -116,6 +116,27 @@ describe('POST /ingest', () => {
     }
   });
 
+  it("lists the URLs a version's mockups were refused", async () => {
+    const mockup = join(catalog, CAROM, 'reference', 'gameplay.html');
+    const original = readFileSync(mockup, 'utf8');
+    writeFileSync(
+      mockup,
+      original.replace('</head>', '<link rel="stylesheet" href="https://fonts.example.com/display.css"><link rel="stylesheet" href="../../secrets.css"></head>'),
+    );
+    try {
+      const [pong] = (await ingest({ testCases: ['carom'] })).json.testCaseVersions;
+      expect(pong).toMatchObject({ ingested: true, renderedReferences: 5 });
+      // Outside the version folder: resolved against the folder the mockup was rendered in.
+      expect(pong.blockedUrls).toEqual([expect.stringMatching(/^file:\/\/\/.+\/secrets\.css$/), 'https://fonts.example.com/display.css']);
+    } finally {
+      writeFileSync(mockup, original);
+    }
+    // Clean again: the line carries no blockedUrls at all.
+    expect((await ingest({ testCases: ['carom'] })).json.testCaseVersions[0]).toEqual({
+      slug: 'pong', version: 'v1.1.0', ingested: true, renderedReferences: 5,
+    });
+  });
+
   it('prunes versions a whole scan no longer finds, except those a stored run references', async () => {
     const now = new Date().toISOString();
     backend.db.prepare(

@@ -17,6 +17,11 @@ const VersionLine = Type.Object({
   ingested: Type.Boolean(),
   renderedReferences: Type.Integer(),
   error: Type.Optional(Type.String({ description: 'why the version could not be ingested; its previous stored copy is kept' })),
+  blockedUrls: Type.Optional(
+    Type.Array(Type.String(), {
+      description: 'URLs its mockups asked for and were refused (the network, files outside the version); their references lack what those held',
+    }),
+  ),
 });
 
 export const IngestReportOut = Type.Object({
