@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -71,6 +71,25 @@ describe('mockup renderer (real Chromium)', () => {
       await page('based.html', '<!doctype html><base href="styled/"><link rel="stylesheet" href="css/site.css"><div id="block"></div>'),
     );
     expect(await pixel(based.png, 50, 50)).toEqual([0xe4, 0x00, 0x7c]);
+  });
+
+  it('draws text in the web fonts the mockup ships in its folder', async () => {
+    // The bootstrap installs fonts-dejavu-core; shipped here as the mockup's own web font.
+    await mkdir(join(dir, 'fonts'), { recursive: true });
+    await copyFile('/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf', join(dir, 'fonts', 'shipped.ttf'));
+    const text = '<p style="margin:20px">Quarterly</p>';
+    const shipped = await render(
+      await page(
+        'web-font.html',
+        `<!doctype html><style>@font-face { font-family: Shipped; src: url(fonts/shipped.ttf); font-display: block; }
+         p { font: 40px Shipped, monospace; }</style>${text}`,
+      ),
+    );
+    const installed = await render(await page('system-font.html', `<!doctype html><style>p { font: 40px 'DejaVu Sans', monospace; }</style>${text}`));
+    const raw = (png: Uint8Array) => sharp(png).removeAlpha().raw().toBuffer();
+    // Without the web font the text would be invisible (font-display: block) or monospace.
+    expect((await raw(shipped.png)).equals(await raw(installed.png))).toBe(true);
+    expect(Math.max(...(await sharp(shipped.png).stats()).channels.map((channel) => channel.stdev))).toBeGreaterThan(5);
   });
 
   it('fails a mockup that navigates its tab away, and renders the next one', async () => {
