@@ -44,6 +44,8 @@ export interface TabPlace {
 }
 
 const HOST_WORLD = 'mockup-host';
+const HOST_LOADED =
+  "document.readyState === 'complete' || new Promise((resolve) => addEventListener('load', resolve, { once: true }))";
 
 /**
  * One browser tab that renders mockup after mockup, driven over a DevTools session of its
@@ -81,22 +83,32 @@ export class MockupPage {
    * But tabs sharing a window are hidden behind the active one, and a hidden tab draws no
    * frames to capture. Call it through `place.gate.openTab`.
    */
-  static async open(place: TabPlace): Promise<MockupPage> {
+  static async open(place: TabPlace, timeoutMs: number): Promise<MockupPage> {
     const { targetId } = await place.browserSession.send('Target.createTarget', {
       url: 'about:blank',
       browserContextId: place.browserContextId,
       newWindow: true,
     });
+    let timedOut = false;
+    let timer: NodeJS.Timeout | undefined;
     try {
       const { sessionId } = await place.browserSession.send('Target.attachToTarget', { targetId, flatten: true });
       const session = place.browserSession.connection()?.session(sessionId);
       if (!session) throw new Error(`no DevTools session ${sessionId} for the new tab`);
       const page = new MockupPage(place, targetId, session);
+      // Closing the tab fails whatever call the set-up is waiting on.
+      timer = setTimeout(() => {
+        timedOut = true;
+        void page.close();
+      }, timeoutMs);
       await page.#setUp();
       return page;
     } catch (error) {
       await place.browserSession.send('Target.closeTarget', { targetId }).catch(() => {});
+      if (timedOut) throw new Error(`a new tab did not show its host page within ${timeoutMs} ms`, { cause: error });
       throw error;
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -150,17 +162,22 @@ export class MockupPage {
     // A crashed tab answers nothing more; closing it fails the running shot at once instead
     // of at its deadline.
     session.on('Inspector.targetCrashed', () => this.#abandon('crash'));
-    const loaded = new Promise<void>((resolve) => session.once('Page.loadEventFired', () => resolve()));
     await Promise.all([
       session.send('Page.enable'),
       session.send('Inspector.enable'),
       // Every request pauses until `#filter` lets it go on or fails it.
       session.send('Fetch.enable', { patterns: [{ urlPattern: '*' }] }),
     ]);
-    const { frameId } = await session.send('Page.navigate', { url: this.place.hostUrl });
-    await loaded;
+    // Answers once the host's document is committed, so the world lands in it.
+    const { frameId, errorText } = await session.send('Page.navigate', { url: this.place.hostUrl });
+    if (errorText) throw new Error(`its host page ${this.place.hostUrl} did not load: ${errorText}`);
     const world = await session.send('Page.createIsolatedWorld', { frameId, worldName: HOST_WORLD });
     this.#hostContextId = world.executionContextId;
+    await session.send('Runtime.evaluate', {
+      expression: HOST_LOADED,
+      contextId: this.#hostContextId,
+      awaitPromise: true,
+    });
     // Requested comes before the navigation fails our script; navigated covers any other way.
     session.on('Page.frameRequestedNavigation', (event: Protocol.Page.FrameRequestedNavigationEvent) => {
       if (event.frameId === frameId) this.#leftHost = true;

@@ -15,7 +15,7 @@ export interface MockupRendererOptions {
   tempDir?: string;
   /** Tabs rendering at the same time (default 3). Further renders wait for a free tab. */
   pages?: number;
-  /** Time one render may take from navigation to screenshot (default 30 s). */
+  /** Time one render may take from loading to screenshot, and a new tab to come up (default 30 s). */
   timeoutMs?: number;
 }
 
@@ -130,7 +130,7 @@ export class MockupRenderer {
         try {
           // Raced because Puppeteer's newPage() does not notice its browser dying between
           // creating the tab and the tab showing up: it waits out its own 30 s instead.
-          const opening = owner.place.gate.openTab(() => MockupPage.open(owner.place));
+          const opening = owner.place.gate.openTab(() => MockupPage.open(owner.place, this.#options.timeoutMs));
           return { page: await Promise.race([opening, owner.launched.gone]), owner };
         } catch (error) {
           if (owner === this.#browser) this.#tabCount -= 1;

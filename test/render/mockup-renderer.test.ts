@@ -103,6 +103,19 @@ describe('mockup renderer (real Chromium)', () => {
     expect(await pixel(png, 10, 10)).toEqual(GREEN);
   });
 
+  it('gives up on a tab that does not come up in time', async () => {
+    // 1 ms: no tab comes up that fast, which stands in for one that never does.
+    const impatient = new MockupRenderer({ chromiumPath: findChromium(process.env.CHROMIUM_PATH), tempDir: join(dir, 'profiles'), timeoutMs: 1 });
+    try {
+      const htmlPath = await page('patient.html', '<!doctype html><p>x</p>');
+      await expect(impatient.render({ htmlPath, rootDir: dir, viewport: VIEWPORT })).rejects.toThrow(
+        /patient\.html: a new tab did not show its host page within 1 ms/,
+      );
+    } finally {
+      await impatient.close();
+    }
+  });
+
   it('gives up on a mockup whose script never ends, and renders the next one', async () => {
     const stuck = await page('stuck.html', '<!doctype html><script>for (;;) {}</script>');
     await expect(render(stuck)).rejects.toThrow(/stuck\.html: it took longer than 3000 ms to load and render \(stuck loading/);
