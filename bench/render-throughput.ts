@@ -1,5 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { findChromium } from '../src/render/find-chromium.js';
@@ -20,6 +20,11 @@ async function pngPerSecond(count: number, run: () => Promise<void>): Promise<nu
   return count / ((performance.now() - started) / 1000);
 }
 
+/** CPU time all cores spent busy so far, in milliseconds: every process, Chromium's too. */
+function machineBusyMs(): number {
+  return cpus().reduce((sum, { times }) => sum + times.user + times.nice + times.sys + times.irq, 0);
+}
+
 /**
  * Renders synthetic 1280×720 mockups three ways and prints PNG/s of each: the render pool,
  * one browser opening a new tab per shot, and a new browser per shot.
@@ -36,11 +41,14 @@ export default async function benchRenderThroughput(): Promise<void> {
 
     const pool = createRenderPool({ chromiumPath });
     let poolRate: number;
+    let poolCpuMs: number;
     try {
       // Browsers start on the first task; warm them up the way a long-lived service is.
       await pool.renderAll(htmlPaths.slice(0, 6).map((htmlPath, i) => ({ htmlPath, rootDir, outPath: join(dir, 'warm', `${i}.png`) })));
       const tasks = htmlPaths.map((htmlPath, i) => ({ htmlPath, rootDir, outPath: join(dir, 'pool', `${i}.png`) }));
+      const busyBefore = machineBusyMs();
       poolRate = await pngPerSecond(tasks.length, async () => void (await pool.renderAll(tasks)));
+      poolCpuMs = (machineBusyMs() - busyBefore) / tasks.length;
     } finally {
       await pool.close();
     }
@@ -56,7 +64,8 @@ export default async function benchRenderThroughput(): Promise<void> {
     const verdict = (ratio: number, target: number) => `${ratio >= target ? 'PASS' : 'FAIL'} (target >= ${target}x)`;
     console.log(`render throughput, ${MOCKUPS} distinct 1280x720 mockups`);
     console.log(`  load average (1, 5, 15 min): ${loadAtStart} at start, ${load()} at end`);
-    console.log(`  pool (createRenderPool defaults):  ${poolRate.toFixed(1)} PNG/s`);
+    console.log(`  pool (createRenderPool defaults):  ${poolRate.toFixed(1)} PNG/s, ` +
+      `${poolCpuMs.toFixed(0)} ms of CPU per PNG across ${cpus().length} cores (Chromium, Node and sharp)`);
     console.log(`  new page per shot, sequential:     ${newPageRate.toFixed(1)} PNG/s`);
     console.log(`  new browser per shot, sequential:  ${newBrowserRate.toFixed(2)} PNG/s ` +
       `(measured on ${NEW_BROWSER_SUBSET} of the ${MOCKUPS}; the rate is per shot, so it extrapolates)`);
