@@ -91,21 +91,27 @@ export class MockupPage {
     });
     let timedOut = false;
     let timer: NodeJS.Timeout | undefined;
+    let page: MockupPage | undefined;
     try {
       const { sessionId } = await place.browserSession.send('Target.attachToTarget', { targetId, flatten: true });
       const session = place.browserSession.connection()?.session(sessionId);
       if (!session) throw new Error(`no DevTools session ${sessionId} for the new tab`);
-      const page = new MockupPage(place, targetId, session);
+      page = new MockupPage(place, targetId, session);
       // Closing the tab fails whatever call the set-up is waiting on.
+      const opening = page;
       timer = setTimeout(() => {
         timedOut = true;
-        void page.close();
+        void opening.close();
       }, timeoutMs);
       await page.#setUp();
       return page;
     } catch (error) {
       await place.browserSession.send('Target.closeTarget', { targetId }).catch(() => {});
       if (timedOut) throw new Error(`a new tab did not show its host page within ${timeoutMs} ms`, { cause: error });
+      // Its renderer died on the way up (or the tab went with it): nothing the mockup did.
+      if (page && (page.#abandoned === 'crash' || (page.session.detached && !page.#closed))) {
+        throw new PageCrashedError(error);
+      }
       throw error;
     } finally {
       clearTimeout(timer);

@@ -135,7 +135,7 @@ export class MockupRenderer {
         } catch (error) {
           if (owner === this.#browser) this.#tabCount -= 1;
           this.#wakeTabWaiters();
-          if (!owner.launched.browser.connected) throw new RendererGoneError(error);
+          if (!owner.launched.browser.connected || error instanceof PageCrashedError) throw new RendererGoneError(error);
           throw error;
         }
       }

@@ -4,6 +4,8 @@ export interface ChromiumProcess {
   pid: number;
   /** The browser's main process, as opposed to its renderer, GPU and utility children. */
   isBrowser: boolean;
+  /** A process that runs tabs' pages. */
+  isRenderer: boolean;
 }
 
 /** Live Chromium processes whose command line mentions `dir` (their profile lives under it). Linux only. */
@@ -19,7 +21,7 @@ export function chromiumProcessesUnder(dir: string): ChromiumProcess[] {
     }
     // Zombies have an empty command line and are no longer running.
     if (!commandLine.includes(dir)) continue;
-    found.push({ pid: Number(entry), isBrowser: !commandLine.includes('--type=') });
+    found.push({ pid: Number(entry), isBrowser: !commandLine.includes('--type='), isRenderer: commandLine.includes('--type=renderer') });
   }
   return found;
 }

@@ -1,10 +1,12 @@
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium } from '../../src/render/find-chromium.js';
 import { MockupRenderer } from '../../src/render/mockup-renderer.js';
+import { chromiumProcessesUnder } from './chromium-processes.js';
 import { writeStyledMockup } from './mockup-fixtures.js';
 
 const VIEWPORT = { width: 320, height: 200 };
@@ -101,6 +103,32 @@ describe('mockup renderer (real Chromium)', () => {
     await expect(render(leaving)).rejects.toThrow(/leaving\.html: its script navigated the browser tab away/);
     const { png } = await render(await page('after-leaving.html', '<!doctype html><body style="background:#0f0">'));
     expect(await pixel(png, 10, 10)).toEqual(GREEN);
+  });
+
+  it('renders again in a new tab when its tab crashes mid-render', async () => {
+    // Its script holds the page for 800 ms, so the render is certainly under way at 300.
+    const slow = await page(
+      'slow-green.html',
+      '<!doctype html><body style="background:#0f0"><script>const end = Date.now() + 800; while (Date.now() < end);</script>',
+    );
+    // Browser and tab up first, so the kill lands in the render rather than in the launch.
+    await render(await page('warm-up.html', '<!doctype html><p>x</p>'));
+    const rendering = render(slow);
+    await sleep(300);
+    // Every tab's renderer, the idle tab's too: that one is found dead when next taken.
+    const renderers = chromiumProcessesUnder(join(dir, 'profiles')).filter((found) => found.isRenderer);
+    expect(renderers.length).toBeGreaterThan(0);
+    console.log(Date.now() % 100000, 'KILL', renderers.length);
+    for (const { pid } of renderers) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error; // exited meanwhile
+      }
+    }
+    expect(await pixel((await rendering).png, 10, 10)).toEqual(GREEN);
+    const [first, second] = await Promise.all([render(slow), render(slow)]);
+    expect([await pixel(first.png, 10, 10), await pixel(second.png, 10, 10)]).toEqual([GREEN, GREEN]);
   });
 
   it('gives up on a tab that does not come up in time', async () => {
