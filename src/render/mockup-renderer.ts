@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { toError } from '../errors.js';
 import { SECOND } from '../time.js';
 import { CaptureGate } from './capture-gate.js';
@@ -70,8 +69,8 @@ export class MockupRenderer {
   async render(mockup: MockupToRender): Promise<TakenShot> {
     try {
       assertViewport(mockup.viewport);
-      const { url, htmlReal, rootReal } = await resolveMockup(mockup.htmlPath, mockup.rootDir);
-      const markup = mockupMarkup(await readFile(htmlReal), url);
+      const { url, html, rootReal } = await resolveMockup(mockup.htmlPath, mockup.rootDir);
+      const markup = mockupMarkup(html, url);
       const shot: Shot = { markup, rootReal, viewport: mockup.viewport, timeoutMs: this.#options.timeoutMs };
       try {
         return await this.#shoot(shot);
