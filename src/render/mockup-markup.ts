@@ -8,7 +8,7 @@ const BOMS: Array<[bytes: number[], label: string]> = [
 ];
 
 /**
- * The markup a tab writes into a fresh frame to show a mockup, from the bytes of its HTML
+ * The markup a tab writes into its frame to show a mockup, from the bytes of its HTML
  * file. Decoded as a browser would (byte-order mark, else a `<meta>` charset near the top,
  * else UTF-8), with a `<base>` placed first so relative URLs resolve against the file's
  * folder as they would had the browser opened the file. The base goes after any doctype,
@@ -52,4 +52,18 @@ function metaCharset(bytes: Uint8Array): string | undefined {
   const found = /<meta\s[^>]*?charset\s*=\s*["']?\s*([\w.:-]+)/i.exec(head)?.[1]?.toLowerCase();
   // A page that declares UTF-16 in ASCII bytes is not UTF-16; browsers read it as UTF-8.
   return found?.startsWith('utf-16') ? 'utf-8' : found;
+}
+
+// Script elements and inline handlers, `javascript:` URLs, and whatever opens a window of its
+// own inside the mockup's (nested frames, plugins, a refresh).
+const MAY_RUN_SCRIPT =
+  /<(?:script|iframe|frame|frameset|object|embed|portal|fencedframe)\b|\bon[a-z]+\s*=|javascript:|<meta\b[^>]*\bhttp-equiv\s*=\s*["']?\s*refresh/i;
+
+/**
+ * Whether a mockup's markup may run script in the window it is shown in, or leave anything
+ * behind there that outlives its document (a timer, a global, a nested window). Errs towards
+ * yes: text that merely reads like a handler (`on=`) counts, which costs only a new frame.
+ */
+export function markupMayRunScript(markup: string): boolean {
+  return MAY_RUN_SCRIPT.test(markup);
 }

@@ -1,6 +1,7 @@
 import type { CDPSession, Protocol } from 'puppeteer-core';
 import type { CaptureGate } from './capture-gate.js';
 import { writeInFrameScript } from './frame-host.js';
+import { markupMayRunScript } from './mockup-markup.js';
 import { isRequestAllowed } from './request-guard.js';
 import type { Viewport } from './viewport.js';
 
@@ -69,6 +70,8 @@ export class MockupPage {
   #blocked = new Set<string>();
   /** The host's isolated world: a mockup's scripts cannot touch the globals our script uses. */
   #hostContextId = 0;
+  /** The host's frame has only ever shown mockups that run no script; the next may reuse it. */
+  #frameReusable = false;
 
   private constructor(
     private readonly place: TabPlace,
@@ -203,8 +206,10 @@ export class MockupPage {
       this.#viewport = { width, height };
     }
     this.#step = 'loading the page and its fonts';
+    const reuseFrame = this.#frameReusable;
+    this.#frameReusable = !markupMayRunScript(shot.markup);
     const shown = await session.send('Runtime.evaluate', {
-      expression: writeInFrameScript(this.place.hostUrl, shot.markup),
+      expression: writeInFrameScript(this.place.hostUrl, shot.markup, reuseFrame),
       contextId: this.#hostContextId,
       awaitPromise: true,
       returnByValue: true,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mockupMarkup } from '../../src/render/mockup-markup.js';
+import { markupMayRunScript, mockupMarkup } from '../../src/render/mockup-markup.js';
 
 const FILE_URL = 'file:///catalog/cases/board/v2/mockups/index.html';
 const BASE = `<base href="${FILE_URL}">`;
@@ -45,5 +45,37 @@ describe('mockupMarkup', () => {
     expect(mockupMarkup(utf8('\ufeff<p>crème</p>'), FILE_URL)).toBe(`${BASE}<p>crème</p>`);
     // An unknown label falls back to UTF-8, as browsers do.
     expect(mockupMarkup(utf8('<meta charset="no-such-charset"><p>déjà</p>'), FILE_URL)).toContain('<p>déjà</p>');
+  });
+});
+
+describe('markupMayRunScript', () => {
+  it('finds every way markup runs script or opens a window of its own', () => {
+    const scripted = [
+      '<script src="game.js"></script>',
+      '<SCRIPT>go()</SCRIPT>',
+      '<svg><script>go()</script></svg>',
+      '<body onload="go()">',
+      '<img src=x.png/onerror=go()>',
+      '<div ONCLICK\n= "go()">',
+      '<a href="javascript:go()">play</a>',
+      '<iframe srcdoc="<p>x</p>"></iframe>',
+      '<frameset><frame src="a.html"></frameset>',
+      '<object data="a.svg"></object>',
+      '<embed src="a.swf">',
+      '<meta http-equiv="Refresh" content="0; url=b.html">',
+      '<meta content="1" http-equiv=refresh>',
+    ];
+    for (const markup of scripted) expect(markupMayRunScript(`<!doctype html>${markup}`), markup).toBe(true);
+  });
+
+  it('passes plain markup: styles, images, fonts, forms, and words that only look like handlers', () => {
+    const plain = [
+      '<link rel="stylesheet" href="site.css"><style>@font-face { src: url(a.woff2) }</style>',
+      '<img src="board.png" alt="Board"><button type="button">Start</button><input value="on">',
+      '<meta charset="utf-8"><meta name="viewport" content="width=device-width">',
+      '<p>Buttons: Continue, Options. The description of the condition is here.</p>',
+      '<div class="scripted-look" data-note="no script">x</div>',
+    ];
+    for (const markup of plain) expect(markupMayRunScript(`<!doctype html>${markup}`), markup).toBe(false);
   });
 });

@@ -65,6 +65,33 @@ describe('mockup renderer (real Chromium)', () => {
     expect(await pixel(quirks.png, 10, 10)).toEqual(RED);
   });
 
+  it('shows plain mockups one after another in one frame as if each were alone', async () => {
+    // The first snaps its frame's scroll to its second block; the next starts at the top.
+    const scrolled = await render(
+      await page(
+        'snapped.html',
+        '<!doctype html><html style="scroll-snap-type:y mandatory"><body style="margin:0">' +
+          '<div style="height:3000px;background:#f00"></div><div style="height:3000px;background:#fff;scroll-snap-align:start"></div>',
+      ),
+    );
+    expect(await pixel(scrolled.png, 10, 10)).toEqual(WHITE);
+    const tall = await page('tall.html', '<!doctype html><body style="margin:0"><div style="height:3000px;background:#0f0"></div></body>');
+    expect(await pixel((await render(tall)).png, 10, 10)).toEqual(GREEN);
+  });
+
+  it('shows a mockup in a new window after one that ran script', async () => {
+    // Kept windows keep their timers and top-level declarations across documents.
+    const painter = (color: string) =>
+      `<!doctype html><body style="margin:0"><script>const paint = '${color}';
+       setInterval(() => { if (document.body) document.body.style.background = paint; }, 1);</script></body>`;
+    expect(await pixel((await render(await page('paints-red.html', painter('#f00')))).png, 10, 10)).toEqual(RED);
+    // A second declaration of `paint` in the same window would be a SyntaxError.
+    expect(await pixel((await render(await page('paints-green.html', painter('#0f0')))).png, 10, 10)).toEqual(GREEN);
+    const plain = await render(await page('plain-white.html', '<!doctype html><body><p>x</p></body>'));
+    await sleep(50);
+    expect(await pixel(plain.png, 300, 190)).toEqual(WHITE);
+  });
+
   it("loads relative assets from the mockup's own folder, and from its own <base>", async () => {
     await writeStyledMockup(join(dir, 'styled'));
     const { png } = await render(join(dir, 'styled', 'index.html'));
@@ -118,7 +145,6 @@ describe('mockup renderer (real Chromium)', () => {
     // Every tab's renderer, the idle tab's too: that one is found dead when next taken.
     const renderers = chromiumProcessesUnder(join(dir, 'profiles')).filter((found) => found.isRenderer);
     expect(renderers.length).toBeGreaterThan(0);
-    console.log(Date.now() % 100000, 'KILL', renderers.length);
     for (const { pid } of renderers) {
       try {
         process.kill(pid, 'SIGKILL');
