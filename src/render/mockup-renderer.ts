@@ -36,6 +36,9 @@ interface Tab {
   owner: LiveBrowser;
 }
 
+// New tabs of one render that may crash on their way up before the render gives up on its browser.
+const MAX_OPEN_CRASHES = 3;
+
 /** The browser or the tab died under a render, or on its way up; the render itself may be fine. */
 class RendererGoneError extends Error {
   constructor(cause: unknown) {
@@ -103,6 +106,12 @@ export class MockupRenderer {
       return taken;
     } catch (error) {
       this.#discardTab(tab);
+      if (error instanceof PageCrashedError && tab.owner === this.#browser) {
+        // Tabs of one browser mostly share a renderer process, so the idle ones likely went
+        // down with this one, which Chromium may not have reported yet. The retry should not
+        // be spent on one of them.
+        for (const idle of this.#idleTabs.splice(0)) this.#discardTab(idle);
+      }
       const browserGone = !tab.owner.launched.browser.connected;
       if (browserGone || error instanceof PageCrashedError) throw new RendererGoneError(error);
       throw error;
@@ -110,6 +119,7 @@ export class MockupRenderer {
   }
 
   async #acquireTab(): Promise<Tab> {
+    let openCrashes = 0;
     for (;;) {
       if (this.#closed) throw new Error('The mockup renderer is closed.');
       // A browser that cannot start was, as far as we know, killed on its way up; retrying
@@ -134,7 +144,14 @@ export class MockupRenderer {
         } catch (error) {
           if (owner === this.#browser) this.#tabCount -= 1;
           this.#wakeTabWaiters();
-          if (!owner.launched.browser.connected || error instanceof PageCrashedError) throw new RendererGoneError(error);
+          if (!owner.launched.browser.connected) throw new RendererGoneError(error);
+          if (error instanceof PageCrashedError) {
+            // No mockup was in it yet, so this render is not to blame: Chromium can put a new
+            // tab in a renderer process that is already dying. Another tab gets a new process.
+            openCrashes += 1;
+            if (openCrashes < MAX_OPEN_CRASHES) continue;
+            throw new RendererGoneError(error);
+          }
           throw error;
         }
       }
