@@ -12,6 +12,15 @@ import { notFound } from '../errors.js';
  * stored record (`fromUrl: false`) is used as written.
  */
 export async function resolveInside(versionDir: string, key: string, options: { fromUrl?: boolean } = {}): Promise<string> {
+  return (await statInside(versionDir, key, options)).path;
+}
+
+/** `resolveInside`, with the file's size from the check it already makes. */
+export async function statInside(
+  versionDir: string,
+  key: string,
+  options: { fromUrl?: boolean } = {},
+): Promise<{ path: string; size: number }> {
   const missing = () => notFound(`No artifact "${key.slice(0, 200)}" in this version.`);
   const decoded = options.fromUrl === false ? key : decodeOnce(key);
   for (const form of [key, decoded]) {
@@ -24,15 +33,18 @@ export async function resolveInside(versionDir: string, key: string, options: { 
   const candidate = join(versionDir, ...decoded.split('/'));
   let real: string;
   let root: string;
+  let size: number;
   try {
     [real, root] = await Promise.all([realpath(candidate), realpath(versionDir)]);
-    if (!(await stat(real)).isFile()) throw missing();
+    const info = await stat(real);
+    if (!info.isFile()) throw missing();
+    size = info.size;
   } catch {
     throw missing();
   }
   const rel = relative(root, real);
   if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw missing();
-  return real;
+  return { path: real, size };
 }
 
 // A key that is not valid percent-encoding (`100%.md`) cannot hide a `%2e` either: it is

@@ -1,6 +1,5 @@
-import { stat } from 'node:fs/promises';
 import { contentTypeFor } from '../catalog/content-type-for.js';
-import { resolveInside } from '../catalog/safe-store-path.js';
+import { statInside } from '../catalog/safe-store-path.js';
 
 /**
  * The path this service serves the snapshot under: SNAPSHOT_URL's path without its
@@ -21,14 +20,14 @@ export interface SnapshotFile {
 
 /**
  * The file a request path names inside the snapshot folder, or null: the definition store's
- * own check (`resolveInside`), so never a directory (no listings), never `.`/`..`/empty
+ * own check (`statInside`), so never a directory (no listings), never `.`/`..`/empty
  * segments, and never anything a link resolves to outside the folder. The path is taken as
  * the router decoded it: snapshot file names are themselves percent-encoded run ids.
  */
 export async function snapshotFile(dir: string, relative: string): Promise<SnapshotFile | null> {
   try {
-    const path = await resolveInside(dir, relative, { fromUrl: false });
-    return { path, size: (await stat(path)).size, contentType: contentTypeFor(path) };
+    const { path, size } = await statInside(dir, relative, { fromUrl: false });
+    return { path, size, contentType: contentTypeFor(path) };
   } catch {
     return null; // refused, missing, or the snapshot was swapped mid-lookup: not found either way
   }
