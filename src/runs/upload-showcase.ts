@@ -7,15 +7,16 @@ import { pipeline } from 'node:stream/promises';
 import { contentTypeFor } from '../catalog/content-type-for.js';
 import { mediaKindOf } from '../catalog/media-kind.js';
 import type { JobsTable } from '../db/jobs-table.js';
-import type { Database } from '../db/open-database.js';
 import { payloadTooLarge, unauthorized, unprocessable, unsupportedMediaType } from '../errors.js';
 import { formatBytes } from '../http/read-capped-body.js';
 import { verifyJobToken } from '../jobs/verify-job-token.js';
 import { isTerminal } from '../queue/run-queue.js';
+import { refuseForeignJob } from './run-ownership.js';
+import type { RunRows } from './run-rows.js';
 import { showcasePath } from './showcase-path.js';
 
 export interface ShowcaseUploadDeps {
-  db: Database;
+  rows: Pick<RunRows, 'owner' | 'get'>;
   jobs: Pick<JobsTable, 'get' | 'tokenHash'>;
   mediaDir: string;
   /** SHOWCASE_UPLOAD_MAX_MIB in bytes. */
@@ -54,8 +55,6 @@ class TooLarge extends Error {}
  * are renamed into place, so a reader never sees half a file.
  */
 export function showcaseUploads(deps: ShowcaseUploadDeps) {
-  const producer = deps.db.prepare<[string], { jobId: string | null; published: number }>('SELECT job_id AS jobId, published FROM runs WHERE id = ?');
-
   return async function upload(request: ShowcaseUpload): Promise<StoredShowcase> {
     const { runId, file, jobId } = request;
     if (!request.token) throw unauthorized('A showcase upload needs Authorization: Bearer <job token>.');
@@ -70,11 +69,11 @@ export function showcaseUploads(deps: ShowcaseUploadDeps) {
     }
 
     const job = deps.jobs.get(jobId)!;
-    const stored = producer.get(runId);
     if (isTerminal(job.state) && job.recordId !== runId) {
       throw unprocessable(`Job ${jobId} is ${job.state}${job.recordId ? ` and produced run ${job.recordId}` : ''}; it can no longer upload media for run ${runId}.`);
     }
-    if (stored && stored.jobId !== jobId) throw unprocessable(`Run ${runId} was produced by another job; job ${jobId} cannot upload its media.`);
+    const owner = deps.rows.owner(runId);
+    if (owner) refuseForeignJob(runId, owner.jobId, jobId, 'upload its media');
     if (request.contentLength !== undefined && request.contentLength > deps.maxBytes) throw tooLarge(file, deps.maxBytes);
     if (!request.body) throw emptyBody(file);
 
@@ -93,7 +92,7 @@ export function showcaseUploads(deps: ShowcaseUploadDeps) {
       if (bytes === 0) throw emptyBody(file);
       const created = (await stat(path).catch(() => null)) === null;
       await rename(temp, path);
-      if (stored?.published === 1) await deps.requestSnapshot();
+      if (deps.rows.get(runId)?.published === 1) await deps.requestSnapshot();
       return { id: runId, file, kind, contentType: contentTypeFor(file), bytes, created };
     } catch (error) {
       await rm(temp, { force: true });

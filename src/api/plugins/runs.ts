@@ -12,7 +12,7 @@ import { publishJobs, type PublishJobs } from '../../runs/publish-jobs.js';
 import { followPublishLive, type PublishLine } from '../../runs/publish-live.js';
 import { createPublishQueue, type PublishPayload } from '../../runs/publish-run.js';
 import { runGrades, type RunGrades } from '../../runs/run-grades.js';
-import { runRecords, runsRecordSink, type RunRecords, type RunRecordSink } from '../../runs/run-record-sink.js';
+import { runRecords, type RunRecords } from '../../runs/run-record-sink.js';
 import { runRows, type RunRows } from '../../runs/run-rows.js';
 import { runMediaDir } from '../../runs/showcase-path.js';
 import { unreadableRuns } from '../../runs/unreadable-runs.js';
@@ -27,9 +27,8 @@ declare module 'fastify' {
       rows: RunRows;
       grades: RunGrades;
       listing: RunListing;
+      /** Also what the run-job queue hands terminal reports to. */
       records: RunRecords;
-      /** What the run-job queue hands terminal reports to. */
-      sink: RunRecordSink;
       publishJobs: PublishJobs;
       publishQueue: Queue<PublishPayload>;
       artifacts: ArtifactService;
@@ -85,7 +84,6 @@ async function runs(app: FastifyInstance, options: RunsPluginOptions) {
     grades,
     listing: runListing(db),
     records,
-    sink: runsRecordSink(records),
     publishJobs: jobs,
     publishQueue,
     artifacts,
@@ -93,7 +91,7 @@ async function runs(app: FastifyInstance, options: RunsPluginOptions) {
     stats: cabinetStats(db),
     unreadable: unreadableRuns(db),
     mediaDir,
-    uploadShowcase: showcaseUploads({ db, jobs: jobsTable(db), mediaDir, maxBytes: config.showcaseUploadMaxBytes, requestSnapshot }),
+    uploadShowcase: showcaseUploads({ rows, jobs: jobsTable(db), mediaDir, maxBytes: config.showcaseUploadMaxBytes, requestSnapshot }),
     requestSnapshot,
     async *followPublish(publishJobId: string) {
       // XREAD BLOCK holds its connection: one per follower.
