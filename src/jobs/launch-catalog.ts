@@ -10,6 +10,8 @@ export interface LaunchableVersion {
   /** Variant slugs the version declares. */
   variants: string[];
   testType: string;
+  /** The version's run time limit; a launch may set its own. */
+  maxRuntimeSeconds: number;
 }
 
 /** The catalog as the run queue sees it. */
@@ -49,6 +51,7 @@ export function sqliteLaunchCatalog(db: Database, options: { includeExperimental
       engines: resolved.engines.map((engine) => engine.slug),
       variants: resolved.variants.map((variant) => variant.slug),
       testType: resolved.testType,
+      maxRuntimeSeconds: resolved.maxRuntimeSeconds,
     };
   }
 

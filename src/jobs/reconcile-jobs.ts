@@ -58,7 +58,7 @@ export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConf
       const redis = states[j];
       // An orphan already left the wait list without state: whatever its age, only this repairs it.
       if (orphans.has(row.id) || (!redis && settled(row))) {
-        if (row.state === 'queued' || row.state === 'pending') requeue.push(queuedRun(row));
+        if (row.state === 'queued' || row.state === 'pending') requeue.push(queuedRun(ctx, row));
         else lost.push(row.id);
         return;
       }
@@ -85,15 +85,17 @@ function copyState(ctx: JobsContext, row: JobRow, state: JobState, detail: strin
   // `dispatched` in Redis but not in SQLite: the claim never reached its dispatcher; failed as interrupted.
 }
 
-function queuedRun(row: JobRow): QueuedRun {
+function queuedRun(ctx: JobsContext, row: JobRow): QueuedRun {
+  const request = JSON.parse(row.request) as { maxRuntimeSeconds?: number | null };
   return {
     id: row.id,
     seq: row.seq,
     harness: row.harnessSlug,
     jam: row.testType === 'game-jam' ? `${row.testCaseSlug}|${row.modelId}` : '',
-    request: JSON.parse(row.request) as object,
+    request,
     subjectJson: runSubjectJson(row),
     origin: row.origin,
+    maxRuntimeSeconds: request.maxRuntimeSeconds ?? ctx.catalog.version(row.testCaseSlug, row.testCaseVersion)?.maxRuntimeSeconds ?? null,
   };
 }
 

@@ -7,14 +7,14 @@
  */
 export const RUN_QUEUE = 'runs';
 
-/** Background queues (ingest, render, publish, probes) register under these names. */
+/** Background queues register under these names (probes: reserved for the model probes). */
 export const BACKGROUND_QUEUES = {
   ingest: 'ingest',
-  render: 'render',
   publish: 'publish',
   probes: 'probes',
   snapshot: 'snapshot',
   billedRates: 'billed-rates',
+  staleJobs: 'stale-jobs',
 } as const;
 
 export interface RunQueueKeys {

@@ -51,6 +51,14 @@ export interface QueuedRun {
   subjectJson: string;
   /** `plan:<id>`, `ladder:<id>` or null. */
   origin: string | null;
+  /** The launch's maxRuntimeSeconds, else its version's; null when unknown (the job is never reaped for its run time). */
+  maxRuntimeSeconds: number | null;
+}
+
+/** What one stale-job sweep failed, and the held jobs the freed slots released. */
+export interface SweepResult {
+  failed: Array<MovedJob & { previous: JobState; detail: string }>;
+  released: MovedJob[];
 }
 
 export interface RunQueueOptions {
@@ -66,12 +74,13 @@ export interface RunQueueOptions {
   maxHoldsPerClaim?: number;
 }
 
-type ScriptName = 'claimNextJob' | 'reportJobStatus' | 'cancelJobs' | 'setHarnessCap';
+type ScriptName = 'claimNextJob' | 'reportJobStatus' | 'cancelJobs' | 'setHarnessCap' | 'sweepStaleJobs';
 const SCRIPTS: Record<ScriptName, string> = {
   claimNextJob: 'claim-next-job.lua',
   reportJobStatus: 'report-job-status.lua',
   cancelJobs: 'cancel-jobs.lua',
   setHarnessCap: 'set-harness-cap.lua',
+  sweepStaleJobs: 'sweep-stale-jobs.lua',
 };
 const CONTEXT_KEYS = 8;
 
@@ -134,6 +143,7 @@ export class RunQueue {
     for (const run of runs) {
       pipeline.hset(this.keys.run(run.id), {
         state: 'queued', harness: run.harness, jam: run.jam, seq: run.seq, subject: run.subjectJson, origin: run.origin ?? '',
+        ...(run.maxRuntimeSeconds === null ? {} : { maxRuntime: run.maxRuntimeSeconds }),
       });
     }
     const results = await pipeline.exec();
@@ -186,6 +196,21 @@ export class RunQueue {
       released: moved(released),
       skipped: pairs(skipped).map(([id, state]) => ({ id, state: state as JobState | 'missing' })),
     };
+  }
+
+  /**
+   * Fails every dispatched job with no driver report for `leaseMs` (0: never) and every
+   * starting or running job past its maxRuntimeSeconds plus `graceMs`, in one script.
+   */
+  async sweepStale(options: { leaseMs: number; graceMs: number; leaseDetail: string; runtimeDetail: string }): Promise<SweepResult> {
+    const [failed, released] = (await this.call('sweepStaleJobs', [
+      options.leaseMs, options.graceMs, options.leaseDetail, options.runtimeDetail,
+    ])) as [string[], string[]];
+    const jobs: SweepResult['failed'] = [];
+    for (let i = 0; i + 3 < failed.length; i += 4) {
+      jobs.push({ id: failed[i]!, previous: failed[i + 1] as JobState, subjectJson: failed[i + 2]!, detail: failed[i + 3]! });
+    }
+    return { failed: jobs, released: moved(released) };
   }
 
   async setCap(harness: string, maxParallelism: number | null): Promise<MovedJob[]> {

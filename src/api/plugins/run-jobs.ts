@@ -14,7 +14,8 @@ import { sqliteLaunchCatalog, type LaunchCatalog } from '../../jobs/launch-catal
 import { launchModelAdmission } from '../../models/admit-launch-model.js';
 import { reapOrphanedJobs, reconcileJobs } from '../../jobs/reconcile-jobs.js';
 import { RunQueue } from '../../queue/run-queue.js';
-import { redisOptionsFromUrl } from '../../redis/managed-redis.js';
+import { bullConnection, redisOptionsFromUrl } from '../../redis/managed-redis.js';
+import { scheduleStaleJobSweep } from '../../jobs/stale-jobs-processor.js';
 import { SECOND } from '../../time.js';
 
 declare module 'fastify' {
@@ -87,6 +88,10 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
     const reaped = await reapOrphanedJobs(ctx);
     if (reaped > 0) log.info({ reaped }, 'failed jobs a previous process left in flight');
   }
+  await scheduleStaleJobSweep(bullConnection(config.redisUrl), config.redisPrefix, {
+    dispatchLeaseMs: config.dispatchLeaseMs,
+    runtimeGraceMs: config.runtimeGraceMs,
+  });
 
   app.decorate('runJobs', ctx);
   app.decorate('consoleStreams', streams);
