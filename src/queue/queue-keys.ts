@@ -70,6 +70,16 @@ export function runQueueKeys(prefix: string): RunQueueKeys {
   };
 }
 
+/** Keys of the background areas, beside the run queue's. */
+export const backgroundKeys = (prefix: string) => ({
+  /** A capped stream of one ingest scan's progress lines, for the request that asked for it. */
+  ingestProgress: (jobId: string) => `${prefix}:ingest-progress:${jobId}`,
+  /** A capped stream of one publish job's progress lines. */
+  publishLive: (publishJobId: string) => `${prefix}:publish-live:${publishJobId}`,
+  /** Held by the one process writing the public snapshot. */
+  snapshotLock: `${prefix}:lock:snapshot`,
+});
+
 /** Hold group of a harness parallelism cap. */
 export const harnessGroup = (harness: string) => `h:${harness}`;
 /** Hold group of a game jam played by one model: at most one such run in flight. */

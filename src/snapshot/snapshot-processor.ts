@@ -1,7 +1,10 @@
+import { Redis } from 'ioredis';
 import { catalogIndex } from '../catalog/catalog-index.js';
 import { storedVersions } from '../catalog/stored-versions.js';
 import type { BackgroundProcessor } from '../queue/background-workers.js';
-import { BACKGROUND_QUEUES } from '../queue/queue-keys.js';
+import { BACKGROUND_QUEUES, backgroundKeys } from '../queue/queue-keys.js';
+import { redisLock } from '../queue/redis-lock.js';
+import { redisOptionsFromUrl } from '../redis/managed-redis.js';
 import { runGrades } from '../runs/run-grades.js';
 import { runRows } from '../runs/run-rows.js';
 import { runMediaDir } from '../runs/showcase-path.js';
@@ -11,6 +14,8 @@ import { snapshotWriter } from './write-snapshot.js';
 export const snapshotProcessor: BackgroundProcessor = {
   queue: BACKGROUND_QUEUES.snapshot,
   start({ config, db }) {
+    const redis = new Redis(redisOptionsFromUrl(config.redisUrl));
+    const onWarning = (message: string) => console.warn(`snapshot: ${message}`);
     const rows = runRows(db);
     const index = catalogIndex(db);
     const writer = snapshotWriter({
@@ -20,8 +25,9 @@ export const snapshotProcessor: BackgroundProcessor = {
       mediaDir: runMediaDir(config.dataDir),
       dir: config.snapshotDir,
       deployHook: config.snapshotDeployHook,
-      onWarning: (message) => console.warn(`snapshot: ${message}`),
+      onWarning,
+      exclusive: redisLock(redis, backgroundKeys(config.redisPrefix).snapshotLock, { onLost: () => onWarning('a refresh outlived its lock') }),
     });
-    return { processor: () => writer.refresh() };
+    return { processor: () => writer.refresh(), close: () => redis.quit().then(() => undefined, () => redis.disconnect()) };
   },
 };

@@ -3,6 +3,8 @@ import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
 import { jobsTable } from '../../db/jobs-table.js';
 import { observeBilledRate } from '../../models/observe-billed-rate.js';
+import { backgroundKeys } from '../../queue/queue-keys.js';
+import { redisLock } from '../../queue/redis-lock.js';
 import { bullConnection, redisOptionsFromUrl } from '../../redis/managed-redis.js';
 import { artifactService, type ArtifactService } from '../../runs/artifact-service.js';
 import { cabinetStats } from '../../runs/cabinet-stats.js';
@@ -77,7 +79,8 @@ async function runs(app: FastifyInstance, options: RunsPluginOptions) {
     onError,
   });
   const mediaDir = runMediaDir(config.dataDir);
-  const snapshot = snapshotWriter({ db, rows, grades, mediaDir, dir: config.snapshotDir, deployHook: config.snapshotDeployHook, onWarning: warn });
+  const exclusive = redisLock(redis, backgroundKeys(prefix).snapshotLock, { onLost: () => warn('a snapshot refresh outlived its lock') });
+  const snapshot = snapshotWriter({ db, rows, grades, mediaDir, dir: config.snapshotDir, deployHook: config.snapshotDeployHook, onWarning: warn, exclusive });
 
   app.decorate('runs', {
     rows,
