@@ -33,6 +33,8 @@ export interface RunQueueKeys {
   run(id: string): string;
   /** Hash harness slug -> maxParallelism. */
   caps: string;
+  /** Hash harness slug -> revision of the cap applied (orders concurrent writes). */
+  capRevisions: string;
   /** Set of in-flight job ids per hold group (`h:<harness>`, `j:<slug>|<model>`): `inflightPrefix + group`. */
   inflightPrefix: string;
   /** Sorted set (score = enqueue sequence) of held job ids per hold group: `pendingPrefix + group`. */
@@ -61,6 +63,7 @@ export function runQueueKeys(prefix: string): RunQueueKeys {
     run: (id) => `${runPrefix}${id}`,
     live: (id) => `${runPrefix}${id}:live`,
     caps: `${prefix}:run-caps`,
+    capRevisions: `${prefix}:run-cap-revisions`,
     inflightPrefix: `${prefix}:run-inflight:`,
     pendingPrefix: `${prefix}:run-pending:`,
     pendingGroups: `${prefix}:run-pending-groups`,

@@ -33,7 +33,7 @@ describe('run queue scripts', () => {
   });
 
   it('holds jobs of a capped harness and releases them in order when a slot frees', async () => {
-    await queue.setCap('claude', 1);
+    await queue.setCap('claude', 1, null);
     const [a, b, c, d] = [run(), run(), run(), run('codex')];
     await queue.add([a!, b!, c!, d!]);
     expect((await queue.claim('t')).claimed!.id).toBe(a!.id);
@@ -45,7 +45,7 @@ describe('run queue scripts', () => {
     expect(finished.released.map((job) => job.id)).toEqual([b!.id]);
     expect((await queue.claim('t')).claimed!.id).toBe(b!.id);
     expect((await queue.claim('t')).claimed).toBeNull();
-    const raised = await queue.setCap('claude', 3);
+    const raised = await queue.setCap('claude', 3, null);
     expect(raised.map((job) => job.id)).toEqual([c!.id]);
     expect(await queue.bull.getCompletedCount()).toBe(1);
   });
@@ -88,7 +88,7 @@ describe('run queue scripts', () => {
   });
 
   it('fails a dispatched job past its lease and a running job past its run time, releasing what they held', async () => {
-    await queue.setCap('claude', 1);
+    await queue.setCap('claude', 1, null);
     const [a, b, c] = [run(), run(), run()];
     await queue.add([a!, b!, c!]);
     expect((await queue.claim('t')).claimed!.id).toBe(a!.id);
@@ -119,5 +119,22 @@ describe('run queue scripts', () => {
     expect(overdue.failed[0]).toMatchObject({ id: b!.id, previous: 'running', detail: 'past 1 s' });
     expect(overdue.released.map((job) => job.id)).toEqual([c!.id]);
     expect(await queue.activeIds()).toEqual([]);
+  });
+
+  it('takes orphans atomically: one pushed while a take is under way waits for the next take', async () => {
+    await redis.lpush(queue.keys.orphans, 'a', 'b');
+    // Sent on the same connection right behind the take's first command, as a claim could be.
+    const [taken] = await Promise.all([queue.takeOrphans(), redis.lpush(queue.keys.orphans, 'c')]);
+    expect(taken.sort()).toEqual(['a', 'b']);
+    expect(await queue.takeOrphans()).toEqual(['c']);
+    expect(await queue.takeOrphans()).toEqual([]);
+  });
+
+  it('applies a harness cap only when it is not older than the one applied', async () => {
+    await queue.setCap('claude', 2, 2);
+    await queue.setCap('claude', 1, 1);
+    expect((await queue.caps()).get('claude')).toBe(2);
+    await queue.setCap('claude', null, 3);
+    expect((await queue.caps()).has('claude')).toBe(false);
   });
 });
