@@ -1,4 +1,5 @@
-import { decodeRunRecord, RUN_RECORD_FORMAT, type ListPrice } from './decode-run-record.js';
+import { unprocessable } from '../errors.js';
+import { decodeRunRecord, RUN_RECORD_FORMAT, timestampProblem, type ListPrice } from './decode-run-record.js';
 import type { RunGrades } from './run-grades.js';
 import { refuseForeignJob } from './run-ownership.js';
 import type { RunRows } from './run-rows.js';
@@ -30,6 +31,8 @@ export interface StoredRecord {
  */
 export function runRecords(deps: RunRecordsDeps) {
   function store(jobId: string, record: Record<string, unknown>, events: string[]): StoredRecord {
+    const problem = timestampProblem(record);
+    if (problem) throw unprocessable(problem);
     const decoded = decodeRunRecord(record, deps.listPriceOf);
     const recordId = decoded.lifted.id ?? jobId;
     const before = deps.rows.get(recordId);
