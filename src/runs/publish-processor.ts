@@ -18,6 +18,7 @@ export const publishProcessor: BackgroundProcessor = {
     const redis = new Redis(redisOptionsFromUrl(config.redisUrl));
     const snapshotQueue = createSnapshotQueue(connection, config.redisPrefix);
     const deps = {
+      db,
       rows: runRows(db),
       jobs: publishJobs(db),
       artifacts: artifactService({ url: config.artifactsUrl, serviceToken: config.artifactsServiceToken }),
