@@ -8,6 +8,7 @@ import { describeFetchFailure } from '../http/describe-fetch-failure.js';
 import type { RunGrades } from '../runs/run-grades.js';
 import { LISTED_COLUMNS, type RunRow, type RunRows } from '../runs/run-rows.js';
 import { runDetail, summaryCardJson } from '../runs/run-views.js';
+import { runMediaPath } from '../runs/showcase-path.js';
 import { SECOND } from '../time.js';
 
 /** Version of the snapshot's `runs.json` shape. */
@@ -122,7 +123,9 @@ export function snapshotWriter(deps: SnapshotDeps) {
    * changes under a published snapshot.
    */
   async function carryShowcase(id: string, version: string): Promise<SnapshotMedia[]> {
-    const from = join(deps.mediaDir, id, 'showcase');
+    const runDir = runMediaPath(deps.mediaDir, id);
+    if (!runDir) return [];
+    const from = join(runDir, 'showcase');
     const entries = await readdir(from, { withFileTypes: true }).catch(() => []);
     const media: SnapshotMedia[] = [];
     for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
