@@ -1,8 +1,9 @@
 /**
- * `npm run worker`: a process that runs the background queue workers (ingest, render,
- * publish, probes as each area registers them) against the deployment's Redis, so a
- * deployment adds machines by starting more of these. It serves no HTTP and needs REDIS_URL
- * (or, on the API's own box, the managed redis-server's socket under DATA_DIR/redis).
+ * `npm run worker`: a process that runs the background queue workers (every queue in
+ * BACKGROUND_PROCESSORS) against the deployment's Redis. It writes the API's SQLite store,
+ * definition store and snapshot, so it runs on the API's machine with its DATA_DIR until
+ * those can be shared. It serves no HTTP and needs REDIS_URL (or the managed redis-server's
+ * socket under DATA_DIR/redis).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +13,6 @@ import { startBackgroundWorkers } from './queue/background-workers.js';
 import { BACKGROUND_PROCESSORS } from './queue/background-processors.js';
 import { openDatabase } from './db/open-database.js';
 import { redisOptionsFromUrl } from './redis/managed-redis.js';
-
 
 async function main() {
   const config = configOrExit();
