@@ -29,7 +29,7 @@ afterAll(async () => {
 
 /** The console's completion alert for a job (the sweep announces it like any failed report). */
 const completed = (jobId: string) =>
-  console_.next((frame) => frame.event === 'notification' && JSON.parse(frame.data).jobId === jobId, 10_000);
+  console_.next((frame) => frame.event === 'notification' && JSON.parse(frame.data).jobId === jobId, 20_000);
 
 describe('stale-job sweep', () => {
   it('fails a dispatched job nobody reported on within DISPATCH_LEASE_SECONDS and releases the job its cap held', async () => {
