@@ -11,6 +11,7 @@ import backgroundWorkers from './plugins/background-workers.js';
 import catalog from './plugins/catalog.js';
 import errorEnvelope from './plugins/error-envelope.js';
 import models from './plugins/models.js';
+import operations from './plugins/operations.js';
 import runJobs, { type RunJobsOptions } from './plugins/run-jobs.js';
 import runs from './plugins/runs.js';
 import store from './plugins/store.js';
@@ -25,6 +26,7 @@ import publishJobRoutes from './routes/publish-jobs/index.js';
 import runRoutes from './routes/runs/index.js';
 import snapshotRoutes from './routes/snapshot/index.js';
 import statsRoutes from './routes/stats/index.js';
+import statusRoutes from './routes/status/index.js';
 import testCaseRoutes from './routes/test-cases/index.js';
 
 export interface AppOptions {
@@ -52,6 +54,7 @@ async function app(instance: FastifyInstance, { config, db, jobs = {} }: AppOpti
   await instance.register(catalog);
   await instance.register(runs);
   await instance.register(runJobs, jobs);
+  await instance.register(operations);
   if (config.runWorkers) await instance.register(backgroundWorkers);
   await instance.register(healthRoutes);
   await instance.register(modelRoutes);
@@ -65,6 +68,7 @@ async function app(instance: FastifyInstance, { config, db, jobs = {} }: AppOpti
   await instance.register(publishJobRoutes);
   await instance.register(statsRoutes);
   await instance.register(snapshotRoutes);
+  await instance.register(statusRoutes);
 }
 
 export default fp(app, { name: 'app', fastify: '5.x' });
