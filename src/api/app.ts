@@ -11,6 +11,7 @@ import backgroundWorkers from './plugins/background-workers.js';
 import catalog from './plugins/catalog.js';
 import errorEnvelope from './plugins/error-envelope.js';
 import models from './plugins/models.js';
+import openapi from './plugins/openapi.js';
 import operations from './plugins/operations.js';
 import runJobs, { type RunJobsOptions } from './plugins/run-jobs.js';
 import runs from './plugins/runs.js';
@@ -24,6 +25,7 @@ import modelRoutes from './routes/models/index.js';
 import notificationRoutes from './routes/notifications/index.js';
 import publishJobRoutes from './routes/publish-jobs/index.js';
 import runRoutes from './routes/runs/index.js';
+import schemaRoutes from './routes/schemas/index.js';
 import snapshotRoutes from './routes/snapshot/index.js';
 import statsRoutes from './routes/stats/index.js';
 import statusRoutes from './routes/status/index.js';
@@ -43,6 +45,7 @@ export interface AppOptions {
 /** The whole HTTP app as one plugin: the server and the tests build the same thing. */
 async function app(instance: FastifyInstance, { config, db, jobs = {} }: AppOptions) {
   await instance.register(errorEnvelope);
+  await instance.register(openapi);
   await instance.register(store, { config, db });
   const tokenHashes = jobsTable(db);
   await instance.register(authenticate, {
@@ -69,6 +72,7 @@ async function app(instance: FastifyInstance, { config, db, jobs = {} }: AppOpti
   await instance.register(statsRoutes);
   await instance.register(snapshotRoutes);
   await instance.register(statusRoutes);
+  await instance.register(schemaRoutes);
 }
 
 export default fp(app, { name: 'app', fastify: '5.x' });
