@@ -10,6 +10,7 @@ import authenticate from './plugins/authenticate.js';
 import backgroundWorkers from './plugins/background-workers.js';
 import catalog from './plugins/catalog.js';
 import errorEnvelope from './plugins/error-envelope.js';
+import metrics from './plugins/metrics.js';
 import models from './plugins/models.js';
 import openapi from './plugins/openapi.js';
 import operations from './plugins/operations.js';
@@ -58,6 +59,7 @@ async function app(instance: FastifyInstance, { config, db, jobs = {} }: AppOpti
   await instance.register(runs);
   await instance.register(runJobs, jobs);
   await instance.register(operations);
+  await instance.register(metrics);
   if (config.runWorkers) await instance.register(backgroundWorkers);
   await instance.register(healthRoutes);
   await instance.register(modelRoutes);

@@ -6,6 +6,7 @@ import { IN_FLIGHT_STATES, jobStateCounts, type InFlightState } from '../db/job-
 import { storeMeta } from '../db/store-meta.js';
 import { listHarnessConfig } from '../jobs/harness-caps.js';
 import { SECOND } from '../time.js';
+import { withinDeadline } from './within-deadline.js';
 
 type Status = Static<typeof DeploymentStatus>;
 type StateCounts = Record<InFlightState, number>;
@@ -34,7 +35,7 @@ export function deploymentStatus(app: FastifyInstance): () => Promise<Status> {
       byHarness.set(row.harness, harness);
     }
     const status = app.readiness.status();
-    const redis = await withinDeadline(Promise.all([app.deploymentQueues.counts(), app.deploymentQueues.workers()]));
+    const redis = await withinDeadline(Promise.all([app.deploymentQueues.counts(), app.deploymentQueues.workers()]), REDIS_WAIT_MS, 'Redis');
     return {
       status,
       storeReady: status === 'ready',
@@ -51,21 +52,4 @@ export function deploymentStatus(app: FastifyInstance): () => Promise<Status> {
       redisError: redis.ok ? null : redis.error,
     };
   };
-}
-
-async function withinDeadline<T>(work: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: string }> {
-  // Settled on both sides, so a late failure after the deadline is not an unhandled rejection.
-  const settled = work.then(
-    (value) => ({ ok: true as const, value }),
-    (error: unknown) => ({ ok: false as const, error: `Redis failed: ${error instanceof Error ? error.message : String(error)}` }),
-  );
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<{ ok: false; error: string }>((resolve) => {
-    timer = setTimeout(() => resolve({ ok: false, error: `Redis did not answer within ${REDIS_WAIT_MS} ms.` }), REDIS_WAIT_MS);
-  });
-  try {
-    return await Promise.race([settled, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
