@@ -14,6 +14,7 @@ import metrics from './plugins/metrics.js';
 import models from './plugins/models.js';
 import openapi from './plugins/openapi.js';
 import operations from './plugins/operations.js';
+import queueDashboard from './plugins/queue-dashboard.js';
 import runJobs, { type RunJobsOptions } from './plugins/run-jobs.js';
 import runs from './plugins/runs.js';
 import store from './plugins/store.js';
@@ -75,6 +76,7 @@ async function app(instance: FastifyInstance, { config, db, jobs = {} }: AppOpti
   await instance.register(snapshotRoutes);
   await instance.register(statusRoutes);
   await instance.register(schemaRoutes);
+  if (config.queueDashboard) await instance.register(queueDashboard);
 }
 
 export default fp(app, { name: 'app', fastify: '5.x' });

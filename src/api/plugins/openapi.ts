@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { CONTRACT_VERSION } from '../../contract-version.js';
 import type { AuthRequirement } from './authenticate.js';
+import { DASHBOARD_PATH } from './queue-dashboard.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -11,6 +12,9 @@ declare module 'fastify' {
     registeredRoutes: ReadonlyArray<{ method: string; url: string; hidden: boolean }>;
   }
 }
+
+/** Routes outside our API: the queue dashboard is a third-party UI with its own internal API. */
+const undocumented = (url: string) => url.startsWith(DASHBOARD_PATH);
 
 /** How each `config.auth` requirement is presented: all are bearer tokens, told apart by name. */
 const SECURITY: Record<AuthRequirement, string> = { account: 'accountToken', service: 'serviceToken', job: 'jobToken' };
@@ -24,7 +28,7 @@ async function openapi(app: FastifyInstance) {
   const routes: Array<{ method: string; url: string; hidden: boolean }> = [];
   app.decorate('registeredRoutes', routes);
   app.addHook('onRoute', (route) => {
-    const hidden = (route.schema as { hide?: boolean } | undefined)?.hide === true;
+    const hidden = (route.schema as { hide?: boolean } | undefined)?.hide === true || undocumented(route.url);
     for (const method of [route.method].flat()) routes.push({ method, url: route.url, hidden });
   });
   await app.register(swagger, {
@@ -46,6 +50,7 @@ async function openapi(app: FastifyInstance) {
     // Shared schemas ($id'd, such as the error envelope) become components named by their $id.
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transform: ({ schema, url, route }) => {
+      if (undocumented(url)) return { schema: { hide: true } as never, url };
       const auth = route.config?.auth;
       const transformed = { ...(schema ?? {}) } as Record<string, unknown>;
       if (auth) transformed.security = [{ [SECURITY[auth]]: [] }];
