@@ -48,7 +48,7 @@ describe('the queue dashboard (QUEUE_DASHBOARD=true)', () => {
     const anonymous = await fetch(`${url}/admin/queues`);
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get('www-authenticate')).toMatch(/^Basic realm=/);
-    expect((await anonymous.json()).error.code).toBe('unauthorized');
+    expect(((await anonymous.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
     const wrong = await fetch(`${url}/admin/queues`, { headers: { authorization: `Basic ${Buffer.from('queue-watcher:nope').toString('base64')}` } });
     expect(wrong.status).toBe(401);
     // A bearer token is no way in: navigation cannot send one, and the board never asks for it.
@@ -104,7 +104,7 @@ describe('the queue dashboard (QUEUE_DASHBOARD=true)', () => {
       await page.authenticate({ username: 'queue-watcher', password: PASSWORD });
       const response = await page.goto(`${url}/admin/queues/queue/runs?status=waiting`, { waitUntil: 'load' });
       expect(response?.status()).toBe(200);
-      await page.waitForFunction((id: string) => document.body.innerText.includes(id), { timeout: 20_000 }, jobs.waiting);
+      await page.waitForFunction(`document.body.innerText.includes(${JSON.stringify(jobs.waiting)})`, { timeout: 20_000 });
       expect(await page.title()).toMatch(/eval-backend queues/);
     } finally {
       await browser?.close();
