@@ -48,6 +48,10 @@ export interface Config {
   /** Run the background queue workers (every queue in BACKGROUND_PROCESSORS) inside the API process. */
   runWorkers: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Port on which `npm run worker` serves its Prometheus metrics on `host` (null: not served). */
+  metricsPort: number | null;
+  /** Mount the BullMQ dashboard at /admin/queues, behind HTTP Basic auth checked by the auth service. */
+  queueDashboard: boolean;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -99,6 +103,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     runtimeGraceMs: read.number('RUNTIME_GRACE_SECONDS', 600, { min: 0, max: 7 * 24 * 3600 }) * 1000,
     runWorkers: read.boolean('RUN_WORKERS', true),
     logLevel: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
+    metricsPort: read.optionalNumber('METRICS_PORT', { min: 1, max: 65535 }),
+    queueDashboard: read.boolean('QUEUE_DASHBOARD', false),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
