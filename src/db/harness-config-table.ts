@@ -1,6 +1,6 @@
 import type { Database } from './open-database.js';
 
-/** A stored cap; `revision` orders writes (see migration 0040). */
+/** A stored cap; `revision` orders writes (see migration 0070). */
 export interface HarnessCapRow {
   slug: string;
   maxParallelism: number | null;

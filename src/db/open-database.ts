@@ -39,6 +39,9 @@ export function openDatabase(file: string, migrationsDir: string = BACKEND_MIGRA
 
 function migrate(db: Database, migrationsDir: string): void {
   const files = readdirSync(migrationsDir).filter((name) => MIGRATION_FILE.test(name)).sort();
+  // Two files with one number: the second would be taken as applied and silently skipped.
+  const clash = files.find((name, i) => i > 0 && name.slice(0, 4) === files[i - 1]!.slice(0, 4));
+  if (clash) throw new Error(`Two migrations in ${migrationsDir} share the number ${clash.slice(0, 4)} (${files.filter((name) => name.startsWith(clash.slice(0, 4))).join(', ')}); renumber one.`);
   const newestKnown = Math.max(0, ...files.map((name) => Number(MIGRATION_FILE.exec(name)![1])));
   const busyTimeout = db.pragma('busy_timeout', { simple: true }) as number;
   db.pragma(`busy_timeout = ${MIGRATION_WAIT}`);

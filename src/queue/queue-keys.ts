@@ -79,8 +79,6 @@ export const backgroundKeys = (prefix: string) => ({
   ingestProgress: (jobId: string) => `${prefix}:ingest-progress:${jobId}`,
   /** A capped stream of one publish job's progress lines. */
   publishLive: (publishJobId: string) => `${prefix}:publish-live:${publishJobId}`,
-  /** Held by the one process writing the public snapshot. */
-  snapshotLock: `${prefix}:lock:snapshot`,
 });
 
 /** Hold group of a harness parallelism cap. */

@@ -2,12 +2,12 @@ import { Redis } from 'ioredis';
 import { catalogIndex } from '../catalog/catalog-index.js';
 import { storedVersions } from '../catalog/stored-versions.js';
 import type { BackgroundProcessor } from '../queue/background-workers.js';
-import { BACKGROUND_QUEUES, backgroundKeys } from '../queue/queue-keys.js';
-import { redisLock } from '../queue/redis-lock.js';
+import { BACKGROUND_QUEUES } from '../queue/queue-keys.js';
 import { redisOptionsFromUrl } from '../redis/managed-redis.js';
 import { runGrades } from '../runs/run-grades.js';
 import { runRows } from '../runs/run-rows.js';
 import { runMediaDir } from '../runs/showcase-path.js';
+import { snapshotLock } from './snapshot-lock.js';
 import { snapshotWriter } from './write-snapshot.js';
 
 /** Regenerates the public snapshot; refresh requests made meanwhile coalesce into one job. */
@@ -26,7 +26,7 @@ export const snapshotProcessor: BackgroundProcessor = {
       dir: config.snapshotDir,
       deployHook: config.snapshotDeployHook,
       onWarning,
-      exclusive: redisLock(redis, backgroundKeys(config.redisPrefix).snapshotLock, { onLost: () => onWarning('a refresh outlived its lock') }),
+      exclusive: snapshotLock(redis, config.redisPrefix),
     });
     return { processor: () => writer.refresh(), close: () => redis.quit().then(() => undefined, () => redis.disconnect()) };
   },

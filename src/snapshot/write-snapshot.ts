@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { copyFile, link, lstat, mkdir, readdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Database } from '../db/open-database.js';
-import type { Exclusive } from '../queue/redis-lock.js';
+import type { Exclusive } from './snapshot-lock.js';
 import { mediaKindOf } from '../catalog/media-kind.js';
 import { describeFetchFailure } from '../http/describe-fetch-failure.js';
 import type { RunGrades } from '../runs/run-grades.js';

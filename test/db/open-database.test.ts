@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -51,6 +51,13 @@ describe('migrations', () => {
     db.close();
     expect(new Set(names).size).toBe(names.length);
     expect(names).toContain('0001_store_meta.sql');
+  });
+
+  it('refuse two migration files with one number, which would skip the second', () => {
+    const migrations = mkdtempSync(join(dir, 'migrations-'));
+    writeFileSync(join(migrations, '0001_first.sql'), 'CREATE TABLE a (x INTEGER);');
+    writeFileSync(join(migrations, '0001_second.sql'), 'CREATE TABLE b (x INTEGER);');
+    expect(() => openDatabase(join(dir, 'clash.sqlite'), `${migrations}/`)).toThrow(/share the number 0001 \(0001_first\.sql, 0001_second\.sql\)/);
   });
 
   it('refuse a database a newer build has migrated, naming the migration', () => {

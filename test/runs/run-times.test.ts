@@ -70,7 +70,7 @@ describe('RFC 3339 driver times', () => {
         '2025-03-03T12:30:00+02:00', 'carom', 'v1.1.0', 1000001, 'base', 'codex', 'm', 'none',
         '{"id":"old","startedAt":"2025-03-03T12:00:00+02:00","finishedAt":"2025-03-03T12:30:00+02:00"}', '{}', 'x', 'x')`).run();
     // As if the database had been written by the build before the migration.
-    db.prepare('DELETE FROM schema_migrations WHERE name = ?').run('0041_run_times_utc.sql');
+    db.prepare('DELETE FROM schema_migrations WHERE name = ?').run('0071_run_times_utc.sql');
     db.close();
     const reopened = openDatabase(file);
     const row = reopened.prepare<[], { started_at: string; finished_at: string; summary: string; record: string }>(

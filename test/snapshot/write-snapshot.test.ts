@@ -3,9 +3,8 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backgroundKeys } from '../../src/queue/queue-keys.js';
-import { redisLock } from '../../src/queue/redis-lock.js';
 import { redisOptionsFromUrl } from '../../src/redis/managed-redis.js';
+import { snapshotLock } from '../../src/snapshot/snapshot-lock.js';
 import { snapshotWriter, type SnapshotWriter } from '../../src/snapshot/write-snapshot.js';
 import { runRecord } from '../helpers/run-record-builder.js';
 import { seedRun } from '../helpers/runs-test-helpers.js';
@@ -26,7 +25,7 @@ beforeAll(async () => {
   const { rows, grades, mediaDir } = backend.app.runs;
   other = snapshotWriter({
     db: backend.db, rows, grades, mediaDir, dir: backend.config.snapshotDir, deployHook: null, onWarning: () => {},
-    exclusive: redisLock(redis, backgroundKeys(backend.config.redisPrefix).snapshotLock),
+    exclusive: snapshotLock(redis, backend.config.redisPrefix),
   });
 });
 afterAll(async () => {

@@ -3,8 +3,6 @@ import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
 import { jobsTable } from '../../db/jobs-table.js';
 import { observeBilledRate } from '../../models/observe-billed-rate.js';
-import { backgroundKeys } from '../../queue/queue-keys.js';
-import { redisLock } from '../../queue/redis-lock.js';
 import { bullConnection, redisOptionsFromUrl } from '../../redis/managed-redis.js';
 import { artifactService, type ArtifactService } from '../../runs/artifact-service.js';
 import { cabinetStats } from '../../runs/cabinet-stats.js';
@@ -20,6 +18,7 @@ import { runMediaDir } from '../../runs/showcase-path.js';
 import { unreadableRuns } from '../../runs/unreadable-runs.js';
 import { showcaseUploads, type ShowcaseUploads } from '../../runs/upload-showcase.js';
 import { createSnapshotQueue, requestSnapshotRefresh } from '../../snapshot/snapshot-queue.js';
+import { snapshotLock } from '../../snapshot/snapshot-lock.js';
 import { snapshotWriter, type SnapshotWriter } from '../../snapshot/write-snapshot.js';
 import type { Queue } from 'bullmq';
 
@@ -79,8 +78,9 @@ async function runs(app: FastifyInstance, options: RunsPluginOptions) {
     onError,
   });
   const mediaDir = runMediaDir(config.dataDir);
-  const exclusive = redisLock(redis, backgroundKeys(prefix).snapshotLock, { onLost: () => warn('a snapshot refresh outlived its lock') });
-  const snapshot = snapshotWriter({ db, rows, grades, mediaDir, dir: config.snapshotDir, deployHook: config.snapshotDeployHook, onWarning: warn, exclusive });
+  const snapshot = snapshotWriter({
+    db, rows, grades, mediaDir, dir: config.snapshotDir, deployHook: config.snapshotDeployHook, onWarning: warn, exclusive: snapshotLock(redis, prefix),
+  });
 
   app.decorate('runs', {
     rows,
