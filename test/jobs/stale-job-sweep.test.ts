@@ -12,9 +12,10 @@ let http: ReturnType<typeof jobsHttp>;
 let console_: SseClient;
 let operator: string;
 
-// A one-second lease: the sweep (a BullMQ job scheduler run by the background workers) runs every second.
+// A two-second lease (room on a loaded machine between a claim and its first report); the
+// sweep, a BullMQ job scheduler run by the background workers, then runs every second.
 beforeAll(async () => {
-  backend = await startTestBackend({ SERVICE_TOKEN: SERVICE, DISPATCH_LEASE_SECONDS: '1', RUNTIME_GRACE_SECONDS: '0' }, { pricedModels: [MODEL] });
+  backend = await startTestBackend({ SERVICE_TOKEN: SERVICE, DISPATCH_LEASE_SECONDS: '2', RUNTIME_GRACE_SECONDS: '0' }, { pricedModels: [MODEL] });
   seedCatalog(backend.db, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
   const base = await backend.app.listen({ host: '127.0.0.1', port: 0 });
   http = jobsHttp(base);
@@ -43,7 +44,7 @@ describe('stale-job sweep', () => {
 
     const alert = JSON.parse((await completed(first)).data);
     expect(alert).toMatchObject({ kind: 'run-completed', outcome: 'failed', message: expect.stringContaining('DISPATCH_LEASE_SECONDS') });
-    expect((await http.get(`/jobs/${first}`)).body).toMatchObject({ state: 'failed', detail: expect.stringContaining('within 1 s') });
+    expect((await http.get(`/jobs/${first}`)).body).toMatchObject({ state: 'failed', detail: expect.stringContaining('within 2 s') });
     expect((await http.get(`/jobs/${second}`)).body.state).toBe('queued');
     const claimed = (await http.post('/jobs/next', SERVICE)).body;
     expect(claimed.jobId).toBe(second);
