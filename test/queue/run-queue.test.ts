@@ -137,4 +137,18 @@ describe('run queue scripts', () => {
     await queue.setCap('claude', null, 3);
     expect((await queue.caps()).has('claude')).toBe(false);
   });
+
+  it('frees a game jam\'s slot when the sweep fails its quiet run', async () => {
+    const [a, b] = [run('claude', 'jam|m'), run('codex', 'jam|m')];
+    await queue.add([a!, b!]);
+    expect((await queue.claim('t')).claimed!.id).toBe(a!.id);
+    expect((await queue.claim('t')).held.map((job) => job.id)).toEqual([b!.id]);
+    const lapsed = await vi.waitFor(async () => {
+      const result = await queue.sweepStale({ leaseMs: 1, graceMs: 0, leaseDetail: 'lease over', runtimeDetail: '' });
+      expect(result.failed).toHaveLength(1);
+      return result;
+    }, { timeout: 5000, interval: 5 });
+    expect(lapsed.released.map((job) => job.id)).toEqual([b!.id]);
+    expect((await queue.claim('t')).claimed!.id).toBe(b!.id);
+  });
 });
