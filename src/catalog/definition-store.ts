@@ -13,6 +13,8 @@ export interface StoredVersion {
   recordFormat: number;
   slug: string;
   version: string;
+  /** The checkout folder this copy was made from, checkout-relative: a later scan that cannot read it keeps this copy. */
+  sourceRelDir?: string;
   /** `contentHash` of the checkout folder this copy was made from. */
   contentHash: string;
   /** `statFingerprint` of that folder at the time, for the cheap unchanged check. */
@@ -87,6 +89,8 @@ export class DefinitionStore {
   async stage(input: {
     read: ReadVersionResult;
     sourceDir: string;
+    /** `sourceDir` relative to the checkout root, recorded for prune decisions. */
+    sourceRelDir?: string;
     checkoutRoot: string;
     contentHash: string;
     fingerprint: string;
@@ -116,6 +120,7 @@ export class DefinitionStore {
         recordFormat: RESOLVED_RECORD_FORMAT,
         slug: record.slug,
         version: record.version,
+        ...(input.sourceRelDir === undefined ? {} : { sourceRelDir: input.sourceRelDir }),
         contentHash: input.contentHash,
         fingerprint: input.fingerprint,
         resolved: record,

@@ -6,8 +6,10 @@ import { redisOptionsFromUrl } from '../redis/managed-redis.js';
 import { createSnapshotQueue } from '../snapshot/snapshot-queue.js';
 import { SECOND } from '../time.js';
 import { ingestDeps } from './ingest-deps.js';
+import { CatalogUnavailableError } from './catalog-unavailable-error.js';
 import { writeIngestProgress, type ProgressEntry } from './ingest-queue.js';
 import { runIngestScan, UnknownSelectorError, type IngestEvent, type IngestReport, type IngestRequest } from './ingest-scan.js';
+import { orderedWrites } from './ordered-writes.js';
 
 /** Ingest scans, one at a time in each process; a request made while another scan runs waits its turn. */
 export const ingestProcessor: BackgroundProcessor = {
@@ -22,19 +24,17 @@ export const ingestProcessor: BackgroundProcessor = {
       async processor(job): Promise<IngestReport> {
         const write = (entry: ProgressEntry) => writeIngestProgress(progress, config.redisPrefix, job.id!, entry);
         // Lines are written in order; the scan waits for none of them.
-        let chain = Promise.resolve();
-        const emit = (event: IngestEvent) => {
-          chain = chain.then(() => write(event));
-        };
+        const lines = orderedWrites(write);
+        const emit = (event: IngestEvent) => lines.push(event);
         try {
           const report = await runIngestScan(deps, job.data as IngestRequest, emit);
-          await chain;
+          await lines.settled();
           await write({ event: 'report', report });
           return report;
         } catch (error) {
-          await chain;
+          await lines.settled();
           const message = error instanceof Error ? error.message : String(error);
-          await write({ event: 'error', message, ...(error instanceof UnknownSelectorError ? { status: 404 } : {}) });
+          await write({ event: 'error', message, ...errorCode(error) });
           throw new UnrecoverableError(message);
         }
       },
@@ -46,3 +46,10 @@ export const ingestProcessor: BackgroundProcessor = {
     };
   },
 };
+
+/** The HTTP error a scan that failed before its first line answers with. */
+function errorCode(error: unknown): { code?: 'not_found' | 'catalog_unavailable' } {
+  if (error instanceof UnknownSelectorError) return { code: 'not_found' };
+  if (error instanceof CatalogUnavailableError) return { code: 'catalog_unavailable' };
+  return {};
+}

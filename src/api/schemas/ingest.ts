@@ -29,6 +29,6 @@ export const IngestReportOut = Type.Object({
   total: Type.Integer(),
   ingested: Type.Integer(),
   skipped: Type.Integer(),
-  failed: Type.Integer({ description: 'versions that could not be ingested (counted in skipped too)' }),
+  failed: Type.Integer({ description: 'versions that could not be ingested; ingested + skipped + failed = total' }),
   pruned: Type.Array(Type.Object({ slug: Type.String(), version: Type.String() })),
 });
