@@ -11,10 +11,15 @@ import { writeIngestProgress, type ProgressEntry } from './ingest-queue.js';
 import { runIngestScan, UnknownSelectorError, type IngestEvent, type IngestReport, type IngestRequest } from './ingest-scan.js';
 import { orderedWrites } from './ordered-writes.js';
 
-/** Ingest scans, one at a time in each process; a request made while another scan runs waits its turn. */
+/**
+ * Ingest scans, one at a time across the deployment (the API and every `npm run worker`):
+ * two scans at once would race on prune and stale-directory removal. A request made while
+ * another scan runs waits its turn.
+ */
 export const ingestProcessor: BackgroundProcessor = {
   queue: BACKGROUND_QUEUES.ingest,
   concurrency: 1,
+  globalConcurrency: 1,
   options: { lockDuration: 5 * 60 * SECOND },
   start({ config, db, connection }) {
     const snapshotQueue = createSnapshotQueue(connection, config.redisPrefix);

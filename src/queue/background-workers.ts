@@ -1,4 +1,4 @@
-import { Worker, type ConnectionOptions, type Processor, type WorkerOptions } from 'bullmq';
+import { Queue, Worker, type ConnectionOptions, type Processor, type WorkerOptions } from 'bullmq';
 import type { Config } from '../config.js';
 import type { Database } from '../db/open-database.js';
 import { bullConnection } from '../redis/managed-redis.js';
@@ -18,6 +18,8 @@ export interface BackgroundProcessor {
   start(context: WorkerContext): { processor: Processor; close?(): Promise<void> };
   /** Jobs this process runs at once for the queue (default 1). */
   concurrency?: number;
+  /** Jobs the whole deployment runs at once for the queue, across every process (BullMQ global concurrency); unset means no bound. */
+  globalConcurrency?: number;
   /** Extra BullMQ worker options (lock duration, limiter). */
   options?: Omit<WorkerOptions, 'connection' | 'prefix' | 'concurrency' | 'autorun'>;
 }
@@ -41,6 +43,8 @@ export async function startBackgroundWorkers(
   const connection = bullConnection(context.config.redisUrl);
   const started: Array<{ worker: Worker; close?: () => Promise<void> }> = [];
   for (const entry of processors) {
+    // Set before this process takes a job, so no process can start one past the bound.
+    if (entry.globalConcurrency !== undefined) await setGlobalConcurrency(entry.queue, entry.globalConcurrency, connection, context.config.redisPrefix);
     const { processor, close } = entry.start({ ...context, connection });
     const worker = new Worker(entry.queue, processor, {
       ...entry.options,
@@ -59,4 +63,13 @@ export async function startBackgroundWorkers(
       await Promise.all(started.map(({ close }) => close?.()));
     },
   };
+}
+
+async function setGlobalConcurrency(name: string, concurrency: number, connection: ConnectionOptions, prefix: string): Promise<void> {
+  const queue = new Queue(name, { connection, prefix });
+  try {
+    await queue.setGlobalConcurrency(concurrency);
+  } finally {
+    await queue.close();
+  }
 }
