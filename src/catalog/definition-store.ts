@@ -176,10 +176,37 @@ export class DefinitionStore {
     return removed;
   }
 
+  /**
+   * Deletes every `.staging-*` directory of the store: what a scan that crashed mid-copy or
+   * mid-render left behind. Only safe while no scan runs (see the ingest processor).
+   */
+  async sweepStaging(): Promise<string[]> {
+    const removed: string[] = [];
+    for (const slug of await subfolders(this.root)) {
+      for (const version of await subfolders(join(this.root, slug))) {
+        for (const name of await subfolders(join(this.root, slug, version))) {
+          if (!name.startsWith(STAGING_PREFIX)) continue;
+          await rm(join(this.root, slug, version, name), { recursive: true, force: true });
+          removed.push(join(this.root, slug, version, name));
+        }
+      }
+    }
+    return removed;
+  }
+
   /** Deletes every stored directory of a pruned `(slug, version)`. */
   async removeVersion(slug: string, version: string): Promise<void> {
     await rm(this.versionRoot(slug, version), { recursive: true, force: true });
   }
+}
+
+/** Names of the folders in `dir`; none when it does not exist (an empty store). */
+async function subfolders(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [];
+    throw error;
+  });
+  return entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name);
 }
 
 /** Reads a stored version's `resolved.json`. */

@@ -48,7 +48,8 @@ export async function* followIngest(queue: Queue<IngestRequest, IngestReport>, r
     if (!reply) {
       const state = await job.getState();
       if (state === 'failed' || state === 'unknown') {
-        yield { event: 'error', message: `The ingest scan ended without a report (state ${state}).` };
+        const reason = state === 'failed' ? (await queue.getJob(job.id!))?.failedReason : undefined;
+        yield { event: 'error', message: `The ingest scan ended without a report (${reason ?? `state ${state}`}).` };
         return;
       }
       continue;

@@ -89,6 +89,8 @@ export async function runIngestScan(deps: IngestDeps, request: IngestRequest, em
   // A changed or first-seen token means a different catalog: re-ingest all of it.
   if (tokenGiven && request.catalogVersion !== marker) force = true;
 
+  // Scans run one at a time, so no staging folder is in use: any there is a crashed scan's.
+  await store.sweepStaging();
   // Everything that can fail for the whole catalog is read before anything is changed.
   const scan = await scanCheckout(deps.catalogDir);
   const groups = whole ? (await readGroups(deps.catalogDir)).groups : null;

@@ -1,4 +1,4 @@
-import { Queue, Worker, type ConnectionOptions, type Processor, type WorkerOptions } from 'bullmq';
+import { Queue, Worker, type ConnectionOptions, type Job, type Processor, type WorkerOptions } from 'bullmq';
 import type { Config } from '../config.js';
 import type { Database } from '../db/open-database.js';
 import { bullConnection } from '../redis/managed-redis.js';
@@ -15,7 +15,12 @@ export interface WorkerContext {
 export interface BackgroundProcessor {
   /** Queue name, from BACKGROUND_QUEUES in queue-keys.ts. */
   queue: string;
-  start(context: WorkerContext): { processor: Processor; close?(): Promise<void> };
+  start(context: WorkerContext): {
+    processor: Processor;
+    close?(): Promise<void>;
+    /** A job of this queue failed, also when its processor never ran (a job stalled past `maxStalledCount`). */
+    onFailed?(job: Job, error: Error): Promise<void>;
+  };
   /** Jobs this process runs at once for the queue (default 1). */
   concurrency?: number;
   /** Jobs the whole deployment runs at once for the queue, across every process (BullMQ global concurrency); unset means no bound. */
@@ -45,7 +50,7 @@ export async function startBackgroundWorkers(
   for (const entry of processors) {
     // Set before this process takes a job, so no process can start one past the bound.
     if (entry.globalConcurrency !== undefined) await setGlobalConcurrency(entry.queue, entry.globalConcurrency, connection, context.config.redisPrefix);
-    const { processor, close } = entry.start({ ...context, connection });
+    const { processor, close, onFailed } = entry.start({ ...context, connection });
     const worker = new Worker(entry.queue, processor, {
       ...entry.options,
       connection,
@@ -53,6 +58,7 @@ export async function startBackgroundWorkers(
       concurrency: entry.concurrency ?? 1,
     });
     worker.on('error', (error) => onError(entry.queue, error));
+    if (onFailed) worker.on('failed', (job, error) => void (job ? onFailed(job, error) : undefined)?.catch((failure: Error) => onError(entry.queue, failure)));
     started.push({ worker, ...(close ? { close } : {}) });
   }
   await Promise.all(started.map(({ worker }) => worker.waitUntilReady()));
