@@ -5,6 +5,7 @@ import { SLUG_PATTERN, VERSION_PATTERN } from './catalog-vocabulary.js';
 import type { ReadVersionResult } from './read-version.js';
 import type { ReferenceToRender, StaticReference, Viewport } from './read-references.js';
 import { RESOLVED_RECORD_FORMAT } from './record-format.js';
+import { servedArtifacts, type ServedArtifacts } from './served-artifacts.js';
 import type { ResolvedVersion } from './resolved-version.js';
 import { walkVersionFiles } from './walk-version-files.js';
 
@@ -23,6 +24,8 @@ export interface StoredVersion {
   referencesToRender: ReferenceToRender[];
   staticReferences: StaticReference[];
   showcaseDirs: Record<string, string>;
+  /** What the artifact route may serve of `source/`. */
+  artifacts?: ServedArtifacts;
 }
 
 /** Inside one stored version directory. */
@@ -46,6 +49,8 @@ export function storeLayout(versionDir: string): StoreLayout {
 export interface RenderTarget {
   view: string;
   scope: string;
+  /** The mockup's key in the version folder (`reference/title.html`), for reports. */
+  source: string;
   htmlFile: string;
   outFile: string;
   viewport: Viewport | null;
@@ -127,6 +132,7 @@ export class DefinitionStore {
         referencesToRender: input.read.referencesToRender,
         staticReferences: input.read.staticReferences,
         showcaseDirs: input.read.showcaseDirs,
+        artifacts: servedArtifacts(input.read),
       };
       await writeFile(layout.resolvedJson, JSON.stringify(stored));
     } catch (error) {
@@ -138,6 +144,7 @@ export class DefinitionStore {
       renderTargets: input.read.referencesToRender.map((reference) => ({
         view: reference.view,
         scope: reference.scope,
+        source: reference.htmlPath,
         htmlFile: join(layout.sourceDir, ...reference.htmlPath.split('/')),
         outFile: layout.referenceFile(reference.scope, reference.outFile),
         viewport: reference.viewport,

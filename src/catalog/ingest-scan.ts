@@ -6,6 +6,7 @@ import { RESOLVED_RECORD_FORMAT } from './record-format.js';
 import { scanCheckout, type FoundVersion, type ScanProblem } from './scan-checkout.js';
 import { selectVersions } from './select-versions.js';
 import { contentHash, statFingerprint } from './version-hash.js';
+import type { KeyWarning } from './toml-fields.js';
 import type { StoreMeta } from '../db/store-meta.js';
 
 export interface IngestRequest {
@@ -29,8 +30,17 @@ export interface VersionLine {
   renderedReferences: number;
   /** Why the version could not be ingested; its previous stored copy is kept. */
   error?: string;
-  /** URLs its mockups asked for and were refused (network, files outside the version), when any. */
-  blockedUrls?: string[];
+  /** What its mockups asked for and were refused (network, files outside the version), per mockup, when any. */
+  blockedUrls?: BlockedUrl[];
+  /** Keys its manifest or variant files hold that the format does not define (ignored), when any. */
+  warnings?: KeyWarning[];
+}
+
+/** One refused request of one mockup: the reference's view, its HTML file and the URL. */
+export interface BlockedUrl {
+  view: string;
+  file: string;
+  url: string;
 }
 
 export interface VersionId {
@@ -119,6 +129,7 @@ export async function runIngestScan(deps: IngestDeps, request: IngestRequest, em
       const rendered = await ingestVersion(deps, found, force);
       const line: VersionLine = { slug: found.slug, version: found.version, ingested: rendered !== null, renderedReferences: rendered?.references ?? 0 };
       if (rendered && rendered.blockedUrls.length > 0) line.blockedUrls = rendered.blockedUrls;
+      if (rendered && rendered.warnings.length > 0) line.warnings = rendered.warnings;
       record(line);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -154,7 +165,7 @@ async function ingestVersion(
   deps: IngestDeps,
   found: FoundVersion,
   force: boolean,
-): Promise<{ references: number; blockedUrls: string[] } | null> {
+): Promise<{ references: number; blockedUrls: BlockedUrl[]; warnings: KeyWarning[] } | null> {
   const { index, store } = deps;
   const stored = index.get(found.slug, found.version);
   const current = stored !== null && stored.recordFormat === RESOLVED_RECORD_FORMAT;
@@ -170,9 +181,12 @@ async function ingestVersion(
   const read = await readVersion(deps.catalogDir, found.dir);
   const staged = await store.stage({ read, sourceDir: found.dir, sourceRelDir: found.relDir, checkoutRoot: deps.catalogDir, contentHash: hash, fingerprint });
   let dir: string;
-  let blocked: string[][];
+  let blocked: BlockedUrl[][];
   try {
-    blocked = await Promise.all(staged.renderTargets.map((target) => deps.render(target, staged.dir)));
+    blocked = await Promise.all(staged.renderTargets.map(async (target) => {
+      const urls = await deps.render(target, staged.dir);
+      return [...new Set(urls)].sort().map((url) => ({ view: target.view, file: target.source, url }));
+    }));
     dir = await staged.commit();
   } catch (error) {
     await staged.discard();
@@ -189,7 +203,7 @@ async function ingestVersion(
     ingestedAt: new Date().toISOString(),
   });
   await store.removeStaleDirs(read.record.slug, read.record.version, dir);
-  return { references: staged.renderTargets.length, blockedUrls: [...new Set(blocked.flat())].sort() };
+  return { references: staged.renderTargets.length, blockedUrls: blocked.flat(), warnings: read.warnings };
 }
 
 /**

@@ -26,7 +26,7 @@ export async function readErrata(folder: VersionFolder, variantSlugs: ReadonlySe
     return {
       id,
       title: entry.string('title'),
-      date: readDate(entry.table['date'], () => entry.fail('"date" must be a TOML date or a string')),
+      date: readDate(entry.raw('date'), () => entry.fail('"date" must be a TOML date or a string')),
       severity: severity as Erratum['severity'],
       affectsScoring: entry.boolean('affects_scoring', false),
       body: entry.string('body'),

@@ -11,11 +11,19 @@ let backend: TestBackend;
 let catalog: string;
 let baseUrl: string;
 
+// Counts follow the example catalog, which grows: measured once here, not written down.
+let total: number;
+let stored: string[];
+
 beforeAll(async () => {
   catalog = copyExampleCatalog();
   backend = await startTestBackend({ CATALOG_DIR: catalog });
   baseUrl = await backend.app.listen({ host: '127.0.0.1', port: 0 });
-  expect((await ingest({ catalogVersion: 'first' })).json).toMatchObject({ total: 4, ingested: 4, failed: 0 });
+  const first = (await ingest({ catalogVersion: 'first' })).json;
+  total = first.total;
+  expect(first).toMatchObject({ ingested: total, failed: 0 });
+  stored = await storedVersions();
+  expect(stored).toEqual(expect.arrayContaining(['beacon:v1.0.0,v1.1.0', 'tugline:v1.0.0']));
 });
 afterAll(async () => {
   await backend.close();
@@ -34,7 +42,6 @@ const ndjson = async (body: object = {}) => {
   return { status: response.status, lines: response.status === 200 ? text.trim().split('\n').map((line) => JSON.parse(line)) : [JSON.parse(text)] };
 };
 const storedVersions = async () => (await backend.app.inject('/test-cases')).json().testCases.map((entry: { slug: string; versions: string[] }) => `${entry.slug}:${entry.versions.join(',')}`);
-const STORED = ['beacon:v1.0.0,v1.1.0', 'low-tide:v1.0.0', 'tugline:v1.0.0'];
 
 describe('an ingest that cannot read the checkout', () => {
   it.each([
@@ -62,11 +69,11 @@ describe('an ingest that cannot read the checkout', () => {
     } finally {
       repair();
     }
-    expect(await storedVersions()).toEqual(STORED);
+    expect(await storedVersions()).toEqual(stored);
     expect((await backend.app.inject('/test-case-groups')).json()).toEqual(groups);
     expect(storeMeta(backend.db).get('catalog_version')).toBe('first');
     // The same token still means the same catalog: nothing was recorded by the failed scans.
-    expect((await ingest({ catalogVersion: 'first' })).json).toMatchObject({ total: 4, ingested: 0, skipped: 4 });
+    expect((await ingest({ catalogVersion: 'first' })).json).toMatchObject({ total, ingested: 0, skipped: total });
   });
 });
 
@@ -79,10 +86,11 @@ describe('versions a scan finds but cannot use', () => {
     try {
       const { status, json } = await ingest();
       expect(status).toBe(200);
-      expect(json).toMatchObject({ total: 4, ingested: 0, skipped: 3, failed: 1, pruned: [] });
+      expect(json).toMatchObject({ total, ingested: 0, skipped: total - 1, failed: 1, pruned: [] });
       expect(json.testCaseVersions.find((line: { error?: string }) => line.error)).toEqual({
         slug: 'beacon', version: 'v1.1.0', ingested: false, renderedReferences: 0,
-        error: expect.stringMatching(new RegExp(`^${BEACON}/test-case.toml: invalid TOML at line 1, column \\d+: `)),
+        error: `${BEACON}/test-case.toml: invalid TOML: the string that opens at line 1, column 8 is not closed on that line `
+          + '(close it with " before the line ends, or use a triple-quoted string for text over several lines)',
       });
       expect((await backend.app.inject('/test-cases/beacon/versions/v1.1.0')).statusCode).toBe(200);
     } finally {
@@ -95,7 +103,7 @@ describe('versions a scan finds but cannot use', () => {
     cpSync(join(catalog, TUGLINE), join(catalog, twin), { recursive: true });
     try {
       const { json } = await ingest();
-      expect(json).toMatchObject({ total: 4, ingested: 0, skipped: 3, failed: 1, pruned: [] });
+      expect(json).toMatchObject({ total, ingested: 0, skipped: total - 1, failed: 1, pruned: [] });
       expect(json.testCaseVersions.at(-1)).toEqual({
         slug: 'tugline', version: 'v1.0.0', ingested: false, renderedReferences: 0,
         error: `${twin}/test-case.toml: declares tugline v1.0.0, as does ${TUGLINE}/test-case.toml; neither is ingested`,
@@ -111,11 +119,11 @@ describe('versions a scan finds but cannot use', () => {
     renameSync(join(catalog, BEACON_V1), away);
     try {
       const { lines } = await ndjson();
-      expect(lines.at(-1)).toEqual({ event: 'done', total: 3, ingested: 0, skipped: 3, failed: 0, pruned: [{ slug: 'beacon', version: 'v1.0.0' }] });
-      expect(await storedVersions()).toEqual(['beacon:v1.1.0', 'low-tide:v1.0.0', 'tugline:v1.0.0']);
+      expect(lines.at(-1)).toEqual({ event: 'done', total: total - 1, ingested: 0, skipped: total - 1, failed: 0, pruned: [{ slug: 'beacon', version: 'v1.0.0' }] });
+      expect(await storedVersions()).toEqual(stored.map((entry) => (entry.startsWith('beacon:') ? 'beacon:v1.1.0' : entry)));
     } finally {
       renameSync(away, join(catalog, BEACON_V1));
     }
-    expect((await ingest()).json).toMatchObject({ total: 4, ingested: 1, skipped: 3, failed: 0, pruned: [] });
+    expect((await ingest()).json).toMatchObject({ total, ingested: 1, skipped: total - 1, failed: 0, pruned: [] });
   });
 });

@@ -127,7 +127,10 @@ describe('POST /ingest', () => {
       const [pong] = (await ingest({ testCases: ['carom'] })).json.testCaseVersions;
       expect(pong).toMatchObject({ ingested: true, renderedReferences: 5 });
       // Outside the version folder: resolved against the folder the mockup was rendered in.
-      expect(pong.blockedUrls).toEqual([expect.stringMatching(/^file:\/\/\/.+\/secrets\.css$/), 'https://fonts.example.com/display.css']);
+      expect(pong.blockedUrls).toEqual([
+        { view: 'gameplay', file: 'reference/gameplay.html', url: expect.stringMatching(/^file:\/\/\/.+\/secrets\.css$/) },
+        { view: 'gameplay', file: 'reference/gameplay.html', url: 'https://fonts.example.com/display.css' },
+      ]);
     } finally {
       writeFileSync(mockup, original);
     }

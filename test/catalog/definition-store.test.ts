@@ -27,6 +27,7 @@ describe('DefinitionStore', () => {
     expect(staged.renderTargets[2]).toEqual({
       view: 'title',
       scope: 'base',
+      source: 'reference/menu-base.html',
       htmlFile: join(staged.dir, 'source/reference/menu-base.html'),
       outFile: join(staged.dir, 'references/base/title.png'),
       viewport: null,
