@@ -58,7 +58,11 @@ export async function startBackgroundWorkers(
       concurrency: entry.concurrency ?? 1,
     });
     worker.on('error', (error) => onError(entry.queue, error));
-    if (onFailed) worker.on('failed', (job, error) => void (job ? onFailed(job, error) : undefined)?.catch((failure: Error) => onError(entry.queue, failure)));
+    if (onFailed) {
+      worker.on('failed', (job, error) => {
+        if (job) onFailed(job, error).catch((failure: Error) => onError(entry.queue, failure));
+      });
+    }
     started.push({ worker, ...(close ? { close } : {}) });
   }
   await Promise.all(started.map(({ worker }) => worker.waitUntilReady()));
