@@ -1,3 +1,5 @@
+import { dirname, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { CatalogIndex } from './catalog-index.js';
 import { readStoredVersion, type DefinitionStore, type RenderTarget } from './definition-store.js';
 import { readGroups } from './read-groups.js';
@@ -5,6 +7,7 @@ import { readVersion } from './read-version.js';
 import { RESOLVED_RECORD_FORMAT } from './record-format.js';
 import { scanCheckout, type FoundVersion, type ScanProblem } from './scan-checkout.js';
 import { selectVersions } from './select-versions.js';
+import { toPosix } from './version-folder.js';
 import { contentHash, statFingerprint } from './version-hash.js';
 import type { KeyWarning } from './toml-fields.js';
 import type { StoreMeta } from '../db/store-meta.js';
@@ -153,6 +156,20 @@ export async function runIngestScan(deps: IngestDeps, request: IngestRequest, em
   return report;
 }
 
+/**
+ * A refused file URL is reported relative to the mockup's folder (`../../secrets.css`), as
+ * its author wrote it: the absolute path is one inside the store's staging folder, which
+ * means nothing to the author and says where DATA_DIR is.
+ */
+function asWritten(url: string, htmlFile: string): string {
+  if (!url.startsWith('file:')) return url;
+  try {
+    return toPosix(relative(dirname(htmlFile), fileURLToPath(url)));
+  } catch {
+    return url;
+  }
+}
+
 /** Whether an ingest selector (`id` or `id@version`) names a version folder the scan could not use. */
 function selects(selector: string, problem: ScanProblem): boolean {
   const at = selector.lastIndexOf('@');
@@ -185,7 +202,7 @@ async function ingestVersion(
   try {
     blocked = await Promise.all(staged.renderTargets.map(async (target) => {
       const urls = await deps.render(target, staged.dir);
-      return [...new Set(urls)].sort().map((url) => ({ view: target.view, file: target.source, url }));
+      return [...new Set(urls.map((url) => asWritten(url, target.htmlFile)))].sort().map((url) => ({ view: target.view, file: target.source, url }));
     }));
     dir = await staged.commit();
   } catch (error) {
