@@ -70,7 +70,7 @@ export async function readVariantTable(file: FieldReader, folder: VersionFolder,
     },
     references,
     showcaseDir: showcase?.dir ?? null,
-    warnings: file.warnings(),
+    warnings: [...file.warnings(), ...(showcase?.warnings ?? [])],
   };
 }
 

@@ -74,6 +74,7 @@ export async function readVersion(checkoutRoot: string, dir: string): Promise<Re
   const testType = readTestType(manifest, isJam);
   const workspaces = (await readWorkspaces(manifest, folder, engines)) ?? [];
   const contract = await readContract(manifest, folder);
+  const errata = await readErrata(folder, new Set(variants.map(({ variant }) => variant.slug)));
   const record: ResolvedVersion = {
     slug,
     version,
@@ -104,7 +105,7 @@ export async function readVersion(checkoutRoot: string, dir: string): Promise<Re
     commonProofs: readProofs(manifest, folder),
     checks: readChecks(manifest),
     commonReviewItems: await readChecklist(manifest, { folder, engines, domainIds: variantContext.commonDomainIds }),
-    errata: await readErrata(folder, new Set(variants.map(({ variant }) => variant.slug))),
+    errata: errata.errata,
     ...blocks,
   };
   applyEngineFormat(record, manifest);
@@ -120,7 +121,7 @@ export async function readVersion(checkoutRoot: string, dir: string): Promise<Re
     showcaseDirs: Object.fromEntries(variants.filter(({ showcaseDir }) => showcaseDir).map(({ variant, showcaseDir }) => [variant.slug, showcaseDir!])),
     manifestFile: manifest.file,
     promptKey,
-    warnings: [...manifest.warnings(), ...variants.flatMap((variant) => variant.warnings)],
+    warnings: [...manifest.warnings(), ...variants.flatMap((variant) => variant.warnings), ...errata.warnings],
   };
 }
 

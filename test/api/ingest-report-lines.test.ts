@@ -34,6 +34,7 @@ beforeAll(async () => {
   writeCase('typos', {
     'variants/base.toml': 'slug = "base"\nname = "Base"\ncolour = "red"\n',
     'reference/title.html': '<!DOCTYPE html><html><body><h1>Title</h1></body></html>',
+    'errata.toml': '[[erratum]]\nid = "e1"\ntitle = "T"\nbody = "B"\nfixed_in = "v1.1.0"\n',
   }, { manifest: 'experimantal = true', tables: '[[reference]]\nview = "title"\npath = "reference/title.html"\nzoom = 2\n[[check]]\nview = "title"\nwait = 5\nactions = [{ type = "wait", ms = 100 }]\n' });
   writeCase('shouty', { 'prompt.hbs': 'Brief\n\nBuild {{uppercase variant.name}} in {{workspace}}.' });
   writeCase('unclosed', { 'test-case.toml': 'slug = "unclosed"\nname = "Unclosed\n' });
@@ -96,6 +97,7 @@ describe('the report of a scan over malformed cases', () => {
       { file: 'test-cases/typos/v1.0.0/test-case.toml', key: 'reference #1.zoom', why: 'not a key the catalog format defines in reference #1; it is ignored' },
       { file: 'test-cases/typos/v1.0.0/test-case.toml', key: 'check #1.wait', why: 'not a key the catalog format defines in check #1; it is ignored' },
       { file: 'test-cases/typos/v1.0.0/variants/base.toml', key: 'colour', why: 'not a key the catalog format defines at the root of this file; it is ignored' },
+      { file: 'test-cases/typos/v1.0.0/errata.toml', key: 'erratum #1.fixed_in', why: 'not a key the catalog format defines in erratum #1; it is ignored' },
     ];
     expect(lines.find((entry) => entry.event === 'version' && entry.slug === 'typos')).toMatchObject({ ingested: true, warnings });
   });
