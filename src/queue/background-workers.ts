@@ -1,5 +1,6 @@
 import { Queue, Worker, type ConnectionOptions, type Job, type Processor, type WorkerOptions } from 'bullmq';
 import type { Config } from '../config.js';
+import { backgroundJobDuration, backgroundJobs } from '../metrics/process-metrics.js';
 import type { Database } from '../db/open-database.js';
 import { bullConnection } from '../redis/managed-redis.js';
 
@@ -58,11 +59,15 @@ export async function startBackgroundWorkers(
       concurrency: entry.concurrency ?? 1,
     });
     worker.on('error', (error) => onError(entry.queue, error));
-    if (onFailed) {
-      worker.on('failed', (job, error) => {
-        if (job) onFailed(job, error).catch((failure: Error) => onError(entry.queue, failure));
-      });
-    }
+    const observe = (outcome: 'completed' | 'failed', job: Job | undefined) => {
+      backgroundJobs.inc({ queue: entry.queue, outcome });
+      if (job?.processedOn && job.finishedOn) backgroundJobDuration.observe({ queue: entry.queue }, (job.finishedOn - job.processedOn) / 1000);
+    };
+    worker.on('completed', (job) => observe('completed', job));
+    worker.on('failed', (job, error) => {
+      observe('failed', job);
+      if (job && onFailed) onFailed(job, error).catch((failure: Error) => onError(entry.queue, failure));
+    });
     started.push({ worker, ...(close ? { close } : {}) });
   }
   await Promise.all(started.map(({ worker }) => worker.waitUntilReady()));
