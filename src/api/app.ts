@@ -10,6 +10,7 @@ import authenticate from './plugins/authenticate.js';
 import backgroundWorkers from './plugins/background-workers.js';
 import catalog from './plugins/catalog.js';
 import errorEnvelope from './plugins/error-envelope.js';
+import ladders from './plugins/ladders.js';
 import models from './plugins/models.js';
 import runJobs, { type RunJobsOptions } from './plugins/run-jobs.js';
 import runs from './plugins/runs.js';
@@ -18,6 +19,7 @@ import ggRoutes from './routes/gg/index.js';
 import harnessConfigRoutes from './routes/harness-config/index.js';
 import healthRoutes from './routes/health/index.js';
 import ingestRoutes from './routes/ingest/index.js';
+import ladderRoutes from './routes/ladders/index.js';
 import jobsRoutes from './routes/jobs/index.js';
 import modelRoutes from './routes/models/index.js';
 import notificationRoutes from './routes/notifications/index.js';
@@ -52,6 +54,7 @@ async function app(instance: FastifyInstance, { config, db, jobs = {} }: AppOpti
   await instance.register(catalog);
   await instance.register(runs);
   await instance.register(runJobs, jobs);
+  await instance.register(ladders);
   if (config.runWorkers) await instance.register(backgroundWorkers);
   await instance.register(healthRoutes);
   await instance.register(modelRoutes);
@@ -65,6 +68,7 @@ async function app(instance: FastifyInstance, { config, db, jobs = {} }: AppOpti
   await instance.register(publishJobRoutes);
   await instance.register(statsRoutes);
   await instance.register(snapshotRoutes);
+  await instance.register(ladderRoutes);
 }
 
 export default fp(app, { name: 'app', fastify: '5.x' });

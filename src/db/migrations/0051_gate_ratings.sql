@@ -1,0 +1,15 @@
+-- What a ladder's gate reads per run and per account, kept beside the run's grade:
+-- whether the build loaded, the validators' own rating of a validator-rated run, and each
+-- review's functional rating (a legacy review's worst domain, a validator-rated review's
+-- checklist laid over the validators'). Ranks as rating_rank: 0 broken .. 4 flawless.
+ALTER TABLE runs ADD COLUMN validation_loaded INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE runs ADD COLUMN validator_rating_rank INTEGER;
+ALTER TABLE run_reviews ADD COLUMN rating_rank INTEGER;
+
+UPDATE runs SET validation_loaded = COALESCE(json_extract(summary, '$.validationLoaded'), 1) WHERE summary IS NOT NULL;
+-- Rated runs are regraded (which fills the ranks) the next time the app boots.
+UPDATE runs SET grade_key = NULL WHERE review_count > 0 OR validator_rated = 1;
+
+-- The gate's evidence for one cell, read from the index alone (the record rows are wide).
+CREATE INDEX runs_gate_cell ON runs (test_case_slug, test_case_version, variant, engine, harness, model_id, state,
+  gg_config_id, validation_loaded, validator_rating_rank, id) WHERE decode_error IS NULL;
