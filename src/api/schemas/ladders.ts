@@ -131,11 +131,7 @@ export const RungOrderBody = Type.Object({ rungIds: Type.Array(Id, { maxItems: M
 
 export const ClimberBody = Type.Object({
   key: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'the climber key the board shows; or name the combination' })),
-  harness: Type.Optional(Text(100)),
-  model: Type.Optional(Type.String({ maxLength: 300 })),
-  provider: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
-  ggConfigId: Type.Optional(Nullable(Type.String({ maxLength: 120 }))),
-  ggSlotModels: Type.Optional(SlotModels),
+  ...ComboBody.properties,
   priority: Type.Optional(Type.Integer({ minimum: -2147483648, maximum: 2147483647, default: 0 })),
   focused: Type.Optional(Type.Boolean({ default: false })),
   held: Type.Optional(Type.Boolean({ default: false })),
