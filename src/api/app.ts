@@ -9,12 +9,15 @@ import type { Database } from '../db/open-database.js';
 import authenticate from './plugins/authenticate.js';
 import backgroundWorkers from './plugins/background-workers.js';
 import catalog from './plugins/catalog.js';
+import coverage from './plugins/coverage.js';
 import errorEnvelope from './plugins/error-envelope.js';
 import ladders from './plugins/ladders.js';
 import models from './plugins/models.js';
 import runJobs, { type RunJobsOptions } from './plugins/run-jobs.js';
 import runs from './plugins/runs.js';
+import scheduleOwners from './plugins/schedule-owners.js';
 import store from './plugins/store.js';
+import coverageRoutes from './routes/coverage/index.js';
 import ggRoutes from './routes/gg/index.js';
 import harnessConfigRoutes from './routes/harness-config/index.js';
 import healthRoutes from './routes/health/index.js';
@@ -54,6 +57,8 @@ async function app(instance: FastifyInstance, { config, db, jobs = {} }: AppOpti
   await instance.register(catalog);
   await instance.register(runs);
   await instance.register(runJobs, jobs);
+  await instance.register(scheduleOwners);
+  await instance.register(coverage);
   await instance.register(ladders);
   if (config.runWorkers) await instance.register(backgroundWorkers);
   await instance.register(healthRoutes);
@@ -68,6 +73,7 @@ async function app(instance: FastifyInstance, { config, db, jobs = {} }: AppOpti
   await instance.register(publishJobRoutes);
   await instance.register(statsRoutes);
   await instance.register(snapshotRoutes);
+  await instance.register(coverageRoutes);
   await instance.register(ladderRoutes);
 }
 

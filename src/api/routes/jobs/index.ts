@@ -10,22 +10,30 @@ import { reportJobStatus } from '../../../jobs/report-job-status.js';
 import { runSubject } from '../../../events/run-events.js';
 import { errorResponses, NoContent } from '../../schemas/common.js';
 import {
-  ActiveJobs, CancelSweep, ClaimedJob, JobIdParams, JobStatus, LaunchAck, LaunchBatchAck, LaunchBatchBody, LaunchBody,
+  ActiveJobs, CancelSweep, ClaimedJob, JobIdParams, JobStatus, LaunchAck, LaunchBatchAck, LaunchBatchBody, LaunchBody, LaunchOriginQuery,
   RelayedEvents, StatusUpdate,
 } from '../../schemas/jobs.js';
 
 const jobsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const ctx = app.runJobs;
 
+  const origins = app.scheduleOwners.origins;
+
   app.post('/jobs', {
     config: { auth: 'account' },
-    schema: { body: LaunchBody, response: { 202: LaunchAck, ...errorResponses(400, 401, 404, 422, 502) } },
-  }, async (request, reply) => reply.code(202).send(launchAck(await enqueueRun(ctx, request.account!.id, request.body))));
+    schema: { querystring: LaunchOriginQuery, body: LaunchBody, response: { 202: LaunchAck, ...errorResponses(400, 401, 404, 422, 502) } },
+  }, async (request, reply) => {
+    const origin = origins.check(request.account!.id, request.query.origin);
+    return reply.code(202).send(launchAck(await enqueueRun(ctx, request.account!.id, request.body, { origin })));
+  });
 
   app.post('/jobs/batch', {
     config: { auth: 'account' },
-    schema: { body: LaunchBatchBody, response: { 200: LaunchBatchAck, ...errorResponses(400, 401, 502) } },
-  }, async (request) => ({ jobs: await enqueueRuns(ctx, request.account!.id, request.body.runs) }));
+    schema: { querystring: LaunchOriginQuery, body: LaunchBatchBody, response: { 200: LaunchBatchAck, ...errorResponses(400, 401, 502) } },
+  }, async (request) => {
+    const origin = origins.check(request.account!.id, request.query.origin);
+    return { jobs: await enqueueRuns(ctx, request.account!.id, request.body.runs, { origin }) };
+  });
 
   app.post('/jobs/next', {
     config: { auth: 'service' },
