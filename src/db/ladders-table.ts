@@ -1,18 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import type { BufferTarget } from '../coverage/buffer-target.js';
+import type { StoredCombination } from '../coverage/combinations.js';
 import type { Gate } from '../ladders/gate.js';
 import type { Database } from './open-database.js';
 
 export type OuterAxis = 'rung' | 'combination';
-export type BufferTarget = { kind: 'bounded'; runs: number } | { kind: 'unbounded' };
-
-/** A combination as a ladder stores it (the read adds the gg configuration's current name). */
-export interface StoredCombo {
-  harness: string;
-  model: string;
-  provider: string | null;
-  ggConfigId: string | null;
-  ggSlotModels: Record<string, string>;
-}
 
 export interface Rung {
   id: string;
@@ -41,7 +33,7 @@ export interface LadderDeclaration {
   runsPerCell: number;
   gate: Gate;
   comboGroupIds: string[];
-  combos: StoredCombo[];
+  combos: StoredCombination[];
 }
 
 export interface Ladder extends LadderDeclaration, LadderSchedule {
@@ -79,7 +71,7 @@ function fromRow(row: LadderRow, rungs: Rung[]): Ladder {
     runsPerCell: row.runsPerCell,
     gate: JSON.parse(row.gate) as Gate,
     comboGroupIds: JSON.parse(row.comboGroupIds) as string[],
-    combos: JSON.parse(row.combos) as StoredCombo[],
+    combos: JSON.parse(row.combos) as StoredCombination[],
     rungs,
     updatedAt: row.updatedAt,
     outerAxis: row.outerAxis,
@@ -122,6 +114,7 @@ export function laddersTable(db: Database) {
   );
   const moveRung = db.prepare<[number, string, string]>('UPDATE ladder_rungs SET position = ? WHERE id = ? AND ladder_id = ?');
   const deleteRung = db.prepare<[string, string]>('DELETE FROM ladder_rungs WHERE id = ? AND ladder_id = ?');
+  const exists = db.prepare<[string, string], number>('SELECT EXISTS (SELECT 1 FROM ladders WHERE id = ? AND account_id = ?)').pluck();
   const deleteLadder = db.prepare<[string, string]>('DELETE FROM ladders WHERE id = ? AND account_id = ?');
 
   const declarationParams = (id: string, declaration: LadderDeclaration, now: string) => ({
@@ -202,6 +195,7 @@ export function laddersTable(db: Database) {
       return listRows.all(accountId).map((row) => fromRow(row, rungs.get(row.id) ?? []));
     },
     get,
+    exists: (accountId: string, id: string): boolean => exists.get(id, accountId) === 1,
     create: (accountId: string, declaration: LadderDeclaration, rungs: RungInput[], schedule: LadderSchedule): Ladder =>
       create(accountId, declaration, rungs, schedule),
     /** Null when the account holds no such ladder. A null schedule leaves the stored one alone. */

@@ -1,29 +1,25 @@
 import type { LadderBodyT, ScheduleBodyT } from '../api/schemas/ladders.js';
 import { isKnownEngine, NO_ENGINE, unknownEngine } from '../catalog/known-engines.js';
 import { compareVersions } from '../catalog/compare-versions.js';
-import type { BufferTarget, Ladder, LadderDeclaration, LadderSchedule, RungInput, StoredCombo } from '../db/ladders-table.js';
+import { bufferTargetOf, type BufferTarget } from '../coverage/buffer-target.js';
+import { checkCombinations } from '../coverage/combinations.js';
+import { ggConfigLookup } from '../coverage/coverage-context.js';
+import { checkGroupIds } from '../coverage/coverage-plans.js';
+import type { Ladder, LadderDeclaration, LadderSchedule, RungInput } from '../db/ladders-table.js';
 import { badRequest } from '../errors.js';
-import type { LaunchCatalog } from '../jobs/launch-catalog.js';
 import { DEFAULT_GATE, type Gate } from './gate.js';
+import type { LadderContext } from './ladder-context.js';
 
 /** Test types that never produce a rating, so no gate could ever decide a rung of them. */
 const UNGATEABLE_TEST_TYPES = new Set(['performance', 'game-jam']);
 
-export interface DeclarationDeps {
-  catalog: LaunchCatalog;
-  /** Ingested versions of a case (to find a rung's test type when its own version is not ingested). */
-  versionsOf(slug: string): { version: string }[];
-  /** Checks one combination and answers it as stored; throws the 400 that refuses it. */
-  combo(accountId: string, combo: NonNullable<LadderBodyT['combos']>[number], where: string): StoredCombo;
-}
-
 /** A schedule written field by field over a base (the stored one, or a new ladder's defaults). */
-export function mergeSchedule(base: LadderSchedule, body: ScheduleBodyT): LadderSchedule {
+export function mergeSchedule(base: LadderSchedule, body: ScheduleBodyT, field: string): LadderSchedule {
   return {
     outerAxis: body.outerAxis ?? base.outerAxis,
     paused: body.paused ?? base.paused,
     autoTopUp: body.autoTopUp ?? base.autoTopUp,
-    bufferTarget: body.bufferTarget === undefined ? base.bufferTarget : bufferTargetOf(body.bufferTarget),
+    bufferTarget: body.bufferTarget === undefined ? base.bufferTarget : overrideOf(body.bufferTarget, `${field}.bufferTarget`),
   };
 }
 
@@ -34,12 +30,12 @@ const NEW_LADDER_SCHEDULE: LadderSchedule = { ...SCHEMA_SCHEDULE, paused: true, 
 
 /** The schedule a new ladder starts with. */
 export const initialSchedule = (body: ScheduleBodyT | undefined): LadderSchedule =>
-  body === undefined ? NEW_LADDER_SCHEDULE : mergeSchedule(SCHEMA_SCHEDULE, body);
+  body === undefined ? NEW_LADDER_SCHEDULE : mergeSchedule(SCHEMA_SCHEDULE, body, 'body.schedule');
 
-/** A bare integer is the bounded shape; null inherits. */
-function bufferTargetOf(value: NonNullable<ScheduleBodyT['bufferTarget']> | null): BufferTarget | null {
+/** A bare integer is the bounded shape (the contract's LadderOut names an integer); null inherits. */
+function overrideOf(value: NonNullable<ScheduleBodyT['bufferTarget']> | null, field: string): BufferTarget | null {
   if (value === null) return null;
-  return typeof value === 'number' ? { kind: 'bounded', runs: value } : value;
+  return typeof value === 'number' ? { kind: 'bounded', runs: value } : bufferTargetOf(value, field);
 }
 
 const gateOf = (body: LadderBodyT['gate']): Gate =>
@@ -51,7 +47,9 @@ const gateOf = (body: LadderBodyT['gate']): Gate =>
  * Checks a ladder body and splits it into the declaration and the rungs. `current` is the
  * stored ladder on a PUT: a rung that names an id must name one of its rungs, once.
  */
-export function readDeclaration(deps: DeclarationDeps, accountId: string, body: LadderBodyT, current: Ladder | null): { declaration: LadderDeclaration; rungs: RungInput[] } {
+export function readDeclaration(ctx: LadderContext, accountId: string, body: LadderBodyT, current: Ladder | null): { declaration: LadderDeclaration; rungs: RungInput[] } {
+  const { coverage } = ctx;
+  const configs = ggConfigLookup(coverage.jobs, accountId);
   const currentIds = new Set(current?.rungs.map((rung) => rung.id) ?? []);
   const seen = new Set<string>();
   const rungs = body.rungs.map((rung, index): RungInput => {
@@ -64,7 +62,7 @@ export function readDeclaration(deps: DeclarationDeps, accountId: string, body: 
     }
     const engine = rung.engine || NO_ENGINE;
     if (!isKnownEngine(engine)) throw badRequest(`${where}.engine: ${unknownEngine(engine).message}`);
-    const testType = rungTestType(deps, rung.slug, rung.version);
+    const testType = rungTestType(ctx, rung.slug, rung.version);
     if (testType !== null && UNGATEABLE_TEST_TYPES.has(testType)) {
       throw badRequest(`${where} (${rung.slug} ${rung.version}) is a ${testType} case, which never produces a rating; a ladder rung must be a rated case.`);
     }
@@ -83,8 +81,8 @@ export function readDeclaration(deps: DeclarationDeps, accountId: string, body: 
       name: body.name,
       runsPerCell: body.runsPerCell,
       gate: gateOf(body.gate),
-      comboGroupIds: [...new Set(body.comboGroupIds ?? [])],
-      combos: (body.combos ?? []).map((combo, index) => deps.combo(accountId, combo, `body.combos[${index}]`)),
+      comboGroupIds: checkGroupIds(coverage, accountId, body.comboGroupIds ?? [], 'combo', 'body.comboGroupIds'),
+      combos: checkCombinations(body.combos ?? [], 'body.combos', (rowId) => configs(rowId) !== null),
     },
   };
 }
@@ -94,11 +92,12 @@ export function readDeclaration(deps: DeclarationDeps, accountId: string, body: 
  * version's. Null for a case nothing is known about: such a pin is accepted and reported by
  * the board as unlaunchable, as a plan's is.
  */
-function rungTestType(deps: DeclarationDeps, slug: string, version: string): string | null {
-  const pinned = deps.catalog.version(slug, version);
+function rungTestType(ctx: LadderContext, slug: string, version: string): string | null {
+  const { catalog } = ctx.coverage.jobs;
+  const pinned = catalog.version(slug, version);
   if (pinned) return pinned.testType;
-  const newest = deps.versionsOf(slug).map((v) => v.version).sort(compareVersions).at(-1);
-  return newest === undefined ? null : (deps.catalog.version(slug, newest)?.testType ?? null);
+  const newest = ctx.index.versionsOf(slug).map((v) => v.version).sort(compareVersions).at(-1);
+  return newest === undefined ? null : (catalog.version(slug, newest)?.testType ?? null);
 }
 
 /** `POST /ladders/{id}/rungs/order`: the body must name every current rung exactly once. */

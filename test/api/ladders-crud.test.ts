@@ -189,7 +189,7 @@ describe('rung order, schedule and steering', () => {
     expect(steered.json()).toEqual({ key: expect.any(String), priority: 5, focused: true, held: false });
     const again = await call('POST', url, alice, { key: steered.json().key, held: true });
     expect(again.json()).toEqual({ key: steered.json().key, priority: 0, focused: false, held: true });
-    expectError(await call('POST', url, alice, { harness: 'claude', model: 'someone/else' }), 400, 'not a climber');
+    expectError(await call('POST', url, alice, { harness: 'claude', model: 'someone/else' }), 400, 'does not climb');
     expectError(await call('POST', url, alice, { key: 'nobody' }), 400, '"nobody"');
     expectError(await call('POST', url, alice, { ...CLAUDE, priority: 1.5 }), 400, 'body.priority');
   });

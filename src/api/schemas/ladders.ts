@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { RATINGS } from '../../runs/run-states.js';
 import { Nullable } from './common.js';
+import { BufferTarget, CellOut, CombinationIn, CombinationOut } from './coverage.js';
 import { NullableInteger } from './jobs.js';
 
 /** Most rungs one ladder may hold. */
@@ -32,27 +33,6 @@ export const GateOut = Type.Object({
   earlyStop: Type.Boolean(),
 });
 
-const SlotModels = Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.String({ minLength: 1, maxLength: 300 }));
-
-/** A combination on a ladder: harness shape (`harness`, `model`, `provider`) or gg shape (`ggConfigId`, `ggSlotModels`). */
-export const ComboBody = Type.Object({
-  harness: Type.Optional(Text(100, 'harness slug; gg on a gg member')),
-  model: Type.Optional(Type.String({ maxLength: 300 })),
-  provider: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
-  ggConfigId: Type.Optional(Nullable(Type.String({ maxLength: 120, description: 'saved:<id>' }))),
-  ggSlotModels: Type.Optional(SlotModels),
-}, { additionalProperties: false });
-export type ComboBodyT = Static<typeof ComboBody>;
-
-export const ComboOut = Type.Object({
-  harness: Type.String(),
-  model: Type.String(),
-  provider: Nullable(Type.String()),
-  ggConfigId: Nullable(Type.String()),
-  ggConfigName: Nullable(Type.String()),
-  ggSlotModels: SlotModels,
-});
-
 export const RungBody = Type.Object({
   id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'an existing rung id to keep; omit to add a rung' })),
   slug: Text(200, 'test case slug'),
@@ -73,13 +53,9 @@ export const RungOut = Type.Object({
 
 export const OuterAxis = Type.Union([Type.Literal('rung'), Type.Literal('combination')]);
 
-/** The tagged target; a bare integer is read as `{ kind: 'bounded', runs }`. */
-export const BufferTarget = Type.Union([
-  Type.Object({ kind: Type.Literal('bounded'), runs: Type.Integer({ minimum: 0, maximum: 100000 }) }, { additionalProperties: false }),
-  Type.Object({ kind: Type.Literal('unbounded') }, { additionalProperties: false }),
-]);
+/** The tagged target, or a bare integer read as `{ kind: 'bounded', runs }`, or null (inherit). */
 // One `['integer', 'null']` branch: separate branches would let a type-coercing validator read 0 as null or null as 0.
-export const BufferTargetBody = Type.Union([BufferTarget, NullableInteger({ minimum: 0, maximum: 100000 })], {
+export const BufferTargetBody = Type.Union([BufferTarget, NullableInteger({ minimum: 0, maximum: 1_000_000 })], {
   description: 'the ladder\'s override of the account buffer target; null inherits',
 });
 
@@ -103,7 +79,7 @@ export const LadderBody = Type.Object({
   runsPerCell: Type.Integer({ minimum: 0, maximum: MAX_LADDER_RUNS }),
   gate: Type.Optional(GateBody),
   comboGroupIds: Type.Optional(Type.Array(Id, { maxItems: 200 })),
-  combos: Type.Optional(Type.Array(ComboBody, { maxItems: 500 })),
+  combos: Type.Optional(Type.Array(CombinationIn, { maxItems: 1000 })),
   rungs: Type.Array(RungBody, { maxItems: MAX_RUNGS }),
   schedule: Type.Optional(ScheduleBody),
 }, { additionalProperties: false });
@@ -115,7 +91,7 @@ export const LadderOut = Type.Object({
   runsPerCell: Type.Integer(),
   gate: GateOut,
   comboGroupIds: Type.Array(Type.String()),
-  combos: Type.Array(ComboOut),
+  combos: Type.Array(CombinationOut),
   rungs: Type.Array(RungOut),
   updatedAt: Type.String(),
   outerAxis: OuterAxis,
@@ -131,7 +107,7 @@ export const RungOrderBody = Type.Object({ rungIds: Type.Array(Id, { maxItems: M
 
 export const ClimberBody = Type.Object({
   key: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'the climber key the board shows; or name the combination' })),
-  ...ComboBody.properties,
+  ...CombinationIn.properties,
   priority: Type.Optional(Type.Integer({ minimum: -2147483648, maximum: 2147483647, default: 0 })),
   focused: Type.Optional(Type.Boolean({ default: false })),
   held: Type.Optional(Type.Boolean({ default: false })),
@@ -163,4 +139,52 @@ export const RungOutcomeOut = Type.Object({
   decidedAt: Type.String(),
   stale: Type.Boolean(),
   recorded: Type.Boolean(),
+});
+
+const Count = Type.Integer({ minimum: 0 });
+
+export const RungTally = Type.Object({
+  completed: Count,
+  judged: Type.Integer({ minimum: 0, description: 'completed runs the gate has a rating for' }),
+  unjudged: Type.Integer({ minimum: 0, description: 'completed runs waiting on your review' }),
+  passing: Type.Integer({ minimum: 0, description: 'judged runs at the floor or better' }),
+  pending: Type.Integer({ minimum: 0, description: 'runs the rung has yet to complete against its target' }),
+  required: Type.Integer({ minimum: 0, description: 'passing runs the threshold demands' }),
+});
+
+export const GateOutcome = Type.Union([Type.Literal('advance'), Type.Literal('wall'), Type.Literal('undecided')]);
+
+export const LadderCellOut = Type.Object({
+  rungId: Type.String(),
+  position: Count,
+  ...CellOut.properties,
+  tally: RungTally,
+  outcome: GateOutcome,
+});
+
+export const ClimberStatus = Type.Union(['climbing', 'awaitingReview', 'walled', 'held', 'toppedOut'].map((status) => Type.Literal(status)));
+
+export const LadderClimberOut = Type.Object({
+  key: Type.String({ description: 'the climber key steering and verdicts are stored against; echo it, never build it' }),
+  ...CombinationOut.properties,
+  priority: Type.Integer(),
+  focused: Type.Boolean(),
+  held: Type.Boolean(),
+  status: ClimberStatus,
+  currentRung: Nullable(LadderCellOut),
+  outcomes: Type.Array(RungOutcomeOut),
+  unlaunchable: Nullable(Type.String()),
+});
+
+export const LadderProgressOut = Type.Object({
+  ladderId: Type.String(),
+  outerAxis: OuterAxis,
+  rungs: Type.Array(Type.Object({ ...RungOut.properties, position: Count, latestVersion: Type.String(), stale: Type.Boolean() })),
+  climbers: Type.Array(LadderClimberOut),
+  climbersToppedOut: Count,
+  climbersWalled: Count,
+  runsMissing: Count,
+  runsUnreviewed: Count,
+  runsOutstanding: Count,
+  bufferTarget: BufferTarget,
 });
