@@ -6,30 +6,39 @@
  * unloaded build is broken when the gate says so. Other accounts' reviews never count.
  */
 import type { Database } from '../db/open-database.js';
-import { ratingRank } from '../runs/run-states.js';
+import { AUTO_GRADED_TEST_TYPES, ratingRank } from '../runs/run-states.js';
 import type { Gate } from './gate.js';
 
 export interface CellEvidence {
   completed: number;
   judged: number;
   passing: number;
+  /**
+   * Unloaded builds the requester has not reviewed, counted only when the gate rates them
+   * broken: they wait on nobody, so they leave the review buffer and the queue.
+   */
+  unloadedUnreviewed: number;
 }
 
 /** A run's gg configuration row id: its job's, else the record's (`saved:` stripped), as coverage matches it. */
 const RUN_GG = `COALESCE((SELECT j.gg_config_id FROM jobs AS j WHERE j.id = r.job_id),
   CASE WHEN r.gg_config_id LIKE 'saved:%' THEN substr(r.gg_config_id, 7) ELSE r.gg_config_id END)`;
 
+const AUTO_GRADED = AUTO_GRADED_TEST_TYPES.map((type) => `'${type}'`).join(', ');
+
 /** The query, exported so the benchmark can time it raw. */
-export const GATE_EVIDENCE_SQL = `SELECT cell, COUNT(*) AS completed, COUNT(rating) AS judged, SUM(rating >= @floor) AS passing
+export const GATE_EVIDENCE_SQL = `SELECT cell, COUNT(*) AS completed, COUNT(rating) AS judged, COALESCE(SUM(rating >= @floor), 0) AS passing,
+    SUM(unloaded AND NOT reviewed AND NOT autoGraded) AS unloadedUnreviewed
   FROM (
-    SELECT c.key AS cell,
-      CASE WHEN r.validation_loaded = 0 AND @unloadedBroken = 1 THEN 0
-           ELSE COALESCE((SELECT v.rating_rank FROM run_reviews AS v WHERE v.run_id = r.id AND v.reviewer_id = @reviewer), r.validator_rating_rank)
-      END AS rating
+    SELECT c.key AS cell, own.run_id IS NOT NULL AS reviewed,
+      r.validation_loaded = 0 AND @unloadedBroken = 1 AS unloaded,
+      COALESCE(r.test_type, '') IN (${AUTO_GRADED}) AS autoGraded,
+      CASE WHEN r.validation_loaded = 0 AND @unloadedBroken = 1 THEN 0 ELSE COALESCE(own.rating_rank, r.validator_rating_rank) END AS rating
     FROM json_each(@cells) AS c
     JOIN runs AS r INDEXED BY runs_gate_cell
       ON r.test_case_slug = c.value ->> 0 AND r.test_case_version = c.value ->> 1 AND r.variant = c.value ->> 2
      AND r.engine = c.value ->> 3 AND r.harness = c.value ->> 4 AND r.model_id = c.value ->> 5
+    LEFT JOIN run_reviews AS own ON own.run_id = r.id AND own.reviewer_id = @reviewer
     WHERE r.state = 'completed' AND r.decode_error IS NULL AND (c.value ->> 6 IS NULL OR ${RUN_GG} = c.value ->> 6)
   )
   GROUP BY cell`;
@@ -39,10 +48,10 @@ export function gateEvidence(db: Database) {
   return {
     /** Evidence per cell, aligned with the cells `cellsJson` encodes (coverage's `cellsParam`). */
     of(cellsJson: string, cellCount: number, gate: Gate, reviewerId: string): CellEvidence[] {
-      const out = Array.from({ length: cellCount }, () => ({ completed: 0, judged: 0, passing: 0 }));
+      const out = Array.from({ length: cellCount }, () => ({ completed: 0, judged: 0, passing: 0, unloadedUnreviewed: 0 }));
       if (cellCount === 0) return out;
       const rows = query.all({ cells: cellsJson, reviewer: reviewerId, floor: ratingRank(gate.floor), unloadedBroken: gate.unloadedCountsAsBroken ? 1 : 0 });
-      for (const { cell, completed, judged, passing } of rows) out[cell] = { completed, judged, passing: passing ?? 0 };
+      for (const { cell, ...evidence } of rows) out[cell] = evidence;
       return out;
     },
   };

@@ -90,8 +90,12 @@ export async function haltLadder(ctx: LadderContext, account: Account, id: strin
  */
 export async function ladderQueue(ctx: LadderContext, accountId: string, ladder: Ladder, limit = DEFAULT_QUEUE_LIMIT): Promise<string> {
   const measured = measureLadder(ctx, accountId, ladder);
-  const cells = reachedCells(measured.climbers, ladder.outerAxis).map((rung) => rung.cell);
-  const rows = ctx.coverage.counter.unreviewedRuns(cells, accountId, limit + 1);
+  const reached = reachedCells(measured.climbers, ladder.outerAxis);
+  // Unloaded builds the gate rated broken wait on no review: fetch past them, then leave them out.
+  const skippable = reached.reduce((sum, rung) => sum + rung.unloadedUnreviewed, 0);
+  const rows = ctx.coverage.counter.unreviewedRuns(reached.map((rung) => rung.cell), accountId, limit + 1 + skippable)
+    .filter((row) => skippable === 0 || (JSON.parse(row.summary ?? '{}') as { validationLoaded?: boolean }).validationLoaded !== false)
+    .slice(0, limit + 1);
   const fresh = await ctx.coverage.grades.freshen(rows.slice(0, limit));
   return `{"runs":[${fresh.map(summaryCardJson).join(',')}],"truncated":${rows.length > limit}}`;
 }

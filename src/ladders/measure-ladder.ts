@@ -14,7 +14,10 @@ export interface ClimberRung {
   rung: Rung;
   position: number;
   cell: CoverageCell;
+  /** Counts as the ladder's buffer sees them (`unreviewed` without the unloaded builds below). */
   counts: CellCounts;
+  /** Unreviewed unloaded builds the gate rated broken. */
+  unloadedUnreviewed: number;
   standing: RungStanding;
 }
 
@@ -88,12 +91,15 @@ export function measureLadder(ctx: LadderContext, accountId: string, ladder: Lad
       const i = c * rungCount + position;
       const cell = cells[i]!;
       const recorded = verdicts.get(rung.id) ?? null;
+      const { unloadedUnreviewed, ...gateEvidence } = evidence[i]!;
       return {
         rung,
         position,
         cell,
-        counts: counts[i]!,
-        standing: { recorded, live: decideRung(ladder.gate, { desired: cell.desired, ...evidence[i]! }) },
+        // An unloaded build the gate already rated broken waits on no review, so it holds no buffer slot.
+        counts: { ...counts[i]!, unreviewed: Math.max(0, counts[i]!.unreviewed - unloadedUnreviewed) },
+        unloadedUnreviewed,
+        standing: { recorded, live: decideRung(ladder.gate, { desired: cell.desired, ...gateEvidence }) },
       };
     });
     const standing = climberStanding(climber.steering.held, rungs.map((rung) => rung.standing));

@@ -13,4 +13,4 @@ UPDATE runs SET grade_key = NULL WHERE review_count > 0 OR validator_rated = 1;
 -- The gate's evidence for a ladder's cells (src/ladders/gate-evidence.ts), read from the index
 -- alone: the new columns sit after the wide record, so a table read would walk its pages.
 CREATE INDEX runs_gate_cell ON runs (test_case_slug, test_case_version, variant, engine, harness, model_id, id, gg_config_id, job_id,
-  validation_loaded, validator_rating_rank) WHERE state = 'completed' AND decode_error IS NULL;
+  test_type, validation_loaded, validator_rating_rank) WHERE state = 'completed' AND decode_error IS NULL;
