@@ -2,6 +2,7 @@
 import benchClaim from './claim.js';
 import benchFloors from './floors.js';
 import benchIngestRescan from './ingest-rescan.js';
+import benchLadderProgress from './ladder-progress.js';
 import benchRenderThroughput from './render-throughput.js';
 import benchRunsListing from './runs-listing.js';
 
@@ -11,6 +12,7 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ['ingest-rescan', benchIngestRescan],
   ['claim', benchClaim],
   ['runs-listing', benchRunsListing],
+  ['ladder-progress', benchLadderProgress],
   ['render-throughput', benchRenderThroughput],
 ];
 
