@@ -28,8 +28,10 @@ const AUTO_GRADED = AUTO_GRADED_TEST_TYPES.map((type) => `'${type}'`).join(', ')
 /** A run's gg configuration row id: its job's, else the record's (`saved:` stripped). */
 const RUN_GG = `COALESCE((SELECT j.gg_config_id FROM jobs AS j WHERE j.id = r.job_id),
   CASE WHEN r.gg_config_id LIKE 'saved:%' THEN substr(r.gg_config_id, 7) ELSE r.gg_config_id END)`;
+// CROSS JOIN keeps the cells as the outer loop (SQLite has no statistics for json_each), so
+// each cell is one index range, whatever the number of runs and jobs.
 const RUN_MATCH = `FROM json_each(@cells) AS c
-  JOIN runs AS r INDEXED BY runs_cell
+  CROSS JOIN runs AS r INDEXED BY runs_cell
     ON r.test_case_slug = c.value ->> 0 AND r.test_case_version = c.value ->> 1 AND r.variant = c.value ->> 2
    AND r.engine = c.value ->> 3 AND r.harness = c.value ->> 4 AND r.model_id = c.value ->> 5
   WHERE r.state = 'completed' AND r.decode_error IS NULL AND (c.value ->> 6 IS NULL OR ${RUN_GG} = c.value ->> 6)`;
@@ -41,7 +43,7 @@ export const CELL_COUNT_SQL = {
   runs: `SELECT c.key AS cell, COUNT(*) AS completed, SUM(${UNREVIEWED}) AS unreviewed ${RUN_MATCH} GROUP BY c.key`,
   jobs: `SELECT c.key AS cell, COUNT(*) AS inFlight, SUM(j.state = 'pending') AS pending
     FROM json_each(@cells) AS c
-    JOIN jobs AS j INDEXED BY jobs_in_flight_cell
+    CROSS JOIN jobs AS j INDEXED BY jobs_in_flight_cell
       ON j.test_case_slug = c.value ->> 0 AND j.test_case_version = c.value ->> 1 AND j.variant = c.value ->> 2
      AND j.harness_slug = c.value ->> 4 AND j.model_id = c.value ->> 5
     WHERE j.state IN ${IN_FLIGHT} AND COALESCE(j.engine, 'none') = c.value ->> 3
