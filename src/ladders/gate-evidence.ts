@@ -35,7 +35,8 @@ export const GATE_EVIDENCE_SQL = `SELECT cell, COUNT(*) AS completed, COUNT(rati
       COALESCE(r.test_type, '') IN (${AUTO_GRADED}) AS autoGraded,
       CASE WHEN r.validation_loaded = 0 AND @unloadedBroken = 1 THEN 0 ELSE COALESCE(own.rating_rank, r.validator_rating_rank) END AS rating
     FROM json_each(@cells) AS c
-    JOIN runs AS r INDEXED BY runs_gate_cell
+    -- CROSS JOIN keeps the cells as the outer loop, as coverage's counts do: one index range per cell.
+    CROSS JOIN runs AS r INDEXED BY runs_gate_cell
       ON r.test_case_slug = c.value ->> 0 AND r.test_case_version = c.value ->> 1 AND r.variant = c.value ->> 2
      AND r.engine = c.value ->> 3 AND r.harness = c.value ->> 4 AND r.model_id = c.value ->> 5
     LEFT JOIN run_reviews AS own ON own.run_id = r.id AND own.reviewer_id = @reviewer
