@@ -5,6 +5,7 @@
  * rating is the requester's own review's, else the validators' (validator-rated runs), and an
  * unloaded build is broken when the gate says so. Other accounts' reviews never count.
  */
+import { RUN_GG } from '../coverage/cell-counts.js';
 import type { Database } from '../db/open-database.js';
 import { AUTO_GRADED_TEST_TYPES, ratingRank } from '../runs/run-states.js';
 import type { Gate } from './gate.js';
@@ -20,9 +21,6 @@ export interface CellEvidence {
   unloadedUnreviewed: number;
 }
 
-/** A run's gg configuration row id: its job's, else the record's (`saved:` stripped), as coverage matches it. */
-const RUN_GG = `COALESCE((SELECT j.gg_config_id FROM jobs AS j WHERE j.id = r.job_id),
-  CASE WHEN r.gg_config_id LIKE 'saved:%' THEN substr(r.gg_config_id, 7) ELSE r.gg_config_id END)`;
 
 const AUTO_GRADED = AUTO_GRADED_TEST_TYPES.map((type) => `'${type}'`).join(', ');
 

@@ -77,4 +77,20 @@ describe('feeding order', () => {
     await call('POST', `/ladders/${ladder.id}/pause`, { paused: false });
     expect(await call('POST', `/ladders/${ladder.id}/topup`)).toMatchObject({ target: { kind: 'bounded', runs: 0 }, enqueued: 0 });
   });
+
+  it('serializes concurrent top-ups of one ladder: the shortfall is enqueued once', async () => {
+    const ladder = await call('POST', '/ladders', {
+      name: 'concurrent', runsPerCell: 3, combos: [A, B, C], rungs: [{ slug: 'pong', version: 'v1.0.0', variant: 'base' }],
+      schedule: { paused: false, bufferTarget: { kind: 'unbounded' } },
+    });
+    // A's pong run from the first test counts toward its cell (cells count globally).
+    const { runsMissing } = await call('GET', `/ladders/${ladder.id}/progress`);
+    expect(runsMissing).toBe(8);
+    const answers = await Promise.all(Array.from({ length: 8 }, () => call('POST', `/ladders/${ladder.id}/topup`)));
+    expect(answers.reduce((sum, answer) => sum + answer.enqueued, 0)).toBe(runsMissing);
+    for (const answer of answers) expect(answer.enqueued === runsMissing || answer.enqueued === 0).toBe(true);
+    const origin = `ladder:${ladder.id}`;
+    expect(backend.db.prepare('SELECT COUNT(*) FROM jobs WHERE origin = ?').pluck().get(origin)).toBe(runsMissing);
+    expect(await call('POST', `/ladders/${ladder.id}/halt-all`)).toEqual({ canceled: runsMissing, includedActive: true });
+  });
 });

@@ -3,7 +3,7 @@ import { ladderProgress } from '../../../ladders/ladder-progress.js';
 import { overrideOutcome } from '../../../ladders/ladder-outcomes.js';
 import { haltLadder, ladderQueue, pauseLadder, topUpLadder } from '../../../ladders/ladder-schedule-actions.js';
 import {
-  createLadder, deleteLadder, getSchedule, listLadders, putSchedule, reorderRungs, requireLadder, steerClimber, updateLadder,
+  createLadder, deleteLadder, getSchedule, ladderView, listLadders, putSchedule, reorderRungs, requireLadder, steerClimber, updateLadder,
 } from '../../../ladders/manage-ladders.js';
 import { sendJsonText } from '../../send-json-text.js';
 import { errorResponses, NoContent } from '../../schemas/common.js';
@@ -23,10 +23,8 @@ const ladderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     listLadders(ctx, request.account!.id));
   app.post('/ladders', { config, schema: { body: LadderBody, response: { 201: LadderOut, ...errorResponses(400, 401, 502) } } },
     async (request, reply) => reply.code(201).send(createLadder(ctx, request.account!.id, request.body)));
-  app.get('/ladders/:id', { config, schema: { params, response: { 200: LadderOut, ...errorResponses(401, 404, 502) } } }, async (request) => {
-    const ladder = requireLadder(ctx, request.account!.id, request.params.id);
-    return listLadders(ctx, request.account!.id).find((candidate) => candidate.id === ladder.id)!;
-  });
+  app.get('/ladders/:id', { config, schema: { params, response: { 200: LadderOut, ...errorResponses(401, 404, 502) } } }, async (request) =>
+    ladderView(ctx, requireLadder(ctx, request.account!.id, request.params.id)));
   app.put('/ladders/:id', { config, schema: { params, body: LadderBody, response: { 200: LadderOut, ...errorResponses(400, 401, 404, 502) } } },
     async (request) => updateLadder(ctx, request.account!.id, request.params.id, request.body));
   app.delete('/ladders/:id', { config, schema: { params, response: { 204: NoContent, ...errorResponses(401, 404, 502) } } }, async (request, reply) => {
