@@ -61,6 +61,13 @@ describe('ladder CRUD', () => {
     expect(new Set(ladder.rungs.map((rung: { id: string }) => rung.id)).size).toBe(2);
   });
 
+  it('reports a climber whose model the catalog does not hold as unlaunchable, on the climber itself', async () => {
+    const ladder = await create();
+    const board = (await call('GET', `/ladders/${ladder.id}/progress`, alice)).json();
+    expect(board.climbers[0]).toMatchObject({ model: CLAUDE.model, status: 'climbing', unlaunchable: expect.stringContaining(CLAUDE.model) });
+    expect(board.climbers[0].currentRung.unlaunchable).toEqual(board.climbers[0].unlaunchable);
+  });
+
   it('takes a schedule on create with the schema defaults for what it leaves out', async () => {
     const ladder = await create({ schedule: { outerAxis: 'combination', bufferTarget: 4 } });
     expect(ladder).toMatchObject({ paused: false, autoTopUp: false, outerAxis: 'combination', bufferTarget: { kind: 'bounded', runs: 4 } });
