@@ -5,6 +5,7 @@
  */
 import { recordCancel, SWEEP_STEP } from '../jobs/cancel-jobs.js';
 import type { JobsContext } from '../jobs/jobs-context.js';
+import type { ScheduleLocks } from '../queue/schedule-lock.js';
 import type { CellCounter } from './cell-counts.js';
 
 /** `waiting` reaches queued and pending jobs; `all` also dispatched, starting and running ones. */
@@ -20,4 +21,18 @@ export async function haltOrigin(ctx: JobsContext, counter: CellCounter, origin:
     canceled += result.canceled.length;
   }
   return { canceled, includedActive: scope === 'all' };
+}
+
+/** How long a halt waits for a top-up in progress to finish before cancelling without it. */
+const HALT_LOCK_WAIT_MS = 35_000;
+
+/**
+ * A halt of an owner that was just paused: waits out a top-up in progress (its launches are
+ * committed by the time it lets go, and the next one sees the pause), then cancels.
+ */
+export async function haltOwner(ctx: JobsContext, counter: CellCounter, locks: ScheduleLocks, origin: string, scope: HaltScope, by: string) {
+  const halt = () => haltOrigin(ctx, counter, origin, scope, by);
+  const attempt = await locks.withLock(origin, halt, { waitMs: HALT_LOCK_WAIT_MS });
+  // A holder that stalled past the wait has lost its claim by now; cancel regardless.
+  return attempt.held ? attempt.value : halt();
 }

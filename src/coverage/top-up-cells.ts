@@ -15,7 +15,7 @@ import type { LaunchBodyT } from '../api/schemas/jobs.js';
 import { HttpError } from '../errors.js';
 import { enqueuePrepared, prepareLaunch, type PreparedLaunch } from '../jobs/enqueue-runs.js';
 import type { JobsContext } from '../jobs/jobs-context.js';
-import type { HeldLock } from '../queue/schedule-lock.js';
+import type { HeldLock, ScheduleLocks } from '../queue/schedule-lock.js';
 import { hasRoom, type BufferTarget } from './buffer-target.js';
 import type { CellCounts } from './cell-counts.js';
 import { cellView, type CoverageCell } from './coverage-cells.js';
@@ -103,4 +103,33 @@ export async function topUpCells(ctx: JobsContext, lock: HeldLock, input: TopUpI
   let next = 0;
   const launched = chosen.map(({ cell, launches: own }) => ({ cell: cellView(cell), jobIds: ids.slice(next, (next += own.length)) }));
   return { target: input.target, occupancy: input.occupancy, enqueued: ids.length, launched, unlaunchable };
+}
+
+/** A schedule owner (a plan, a ladder) as a top-up sees it; both are read afresh on every call. */
+export interface TopUpOwner {
+  accountId: string;
+  /** `plan:<id>`, `ladder:<id>`: the lock it holds and the origin its jobs record. */
+  origin: string;
+  paused(): boolean;
+  /** Its cells in emission order with their counts, the target in force and its occupancy. */
+  measure(): { target: BufferTarget; occupancy: number; cells: CountedCell[] };
+}
+
+/**
+ * A top-up serialized per owner across processes: `skipped: 'paused'` for a paused owner,
+ * `'busy'` while another top-up holds its lock. Under the lock the owner is read again, so a
+ * pause or halt that landed meanwhile is honoured and the shortfall is recomputed.
+ */
+export async function topUpOwner(ctx: JobsContext, locks: ScheduleLocks, owner: TopUpOwner): Promise<TopUpResult> {
+  const skip = (skipped: 'busy' | 'paused'): TopUpResult => {
+    const { target, occupancy } = owner.measure();
+    return { target, occupancy, enqueued: 0, launched: [], unlaunchable: [], skipped };
+  };
+  if (owner.paused()) return skip('paused');
+  const attempt = await locks.withLock(owner.origin, async (lock) => {
+    if (owner.paused()) return skip('paused');
+    const { target, occupancy, cells } = owner.measure();
+    return topUpCells(ctx, lock, { accountId: owner.accountId, origin: owner.origin, target, occupancy, cells });
+  });
+  return attempt.held ? attempt.value : skip('busy');
 }

@@ -91,4 +91,22 @@ describe('the cell counting rules', () => {
     expect((await matrixOf(plan.id)).cells[0]).toMatchObject({ completed: 1, unreviewed: 0 });
     expect((await http.get(`/coverage-plans/${plan.id}/queue`, token)).body).toEqual({ runs: [], truncated: false });
   });
+
+  it('keeps an unlaunchable cell in place with its reason, and a top-up walks past it to the next cell', async () => {
+    const plan = (await http.post('/coverage-plans', token, {
+      name: 'unknown model', runsPerCell: 1, schedule: { bufferTarget: { kind: 'unbounded' } },
+      combos: [{ harness: 'claude', model: 'vendor/uncatalogued' }, { harness: 'cline', model: 'vendor/x' }],
+      cases: [{ slug: 'kart', version: 'v2.0.0', variant: 'base' }, { slug: 'kart', version: 'v2.0.0', variant: 'base', engine: 'decoupled-3d' }, { slug: 'kart', version: 'v2.0.0', variant: 'other' }],
+    })).body;
+    const matrix = await matrixOf(plan.id);
+    const engine = 'Test case kart v2.0.0 does not declare engine "decoupled-3d".';
+    const variant = 'Test case kart v2.0.0 has no variant "other".';
+    expect(matrix.cells.map((cell: { unlaunchable: string | null }) => cell.unlaunchable)).toEqual([
+      'The model catalog has no entry for vendor/uncatalogued; add it to the catalog before launching it.', null, engine, engine, variant, variant,
+    ]);
+    const topUp = (await http.post(`/coverage-plans/${plan.id}/topup`, token)).body;
+    expect(topUp.enqueued).toBe(1);
+    expect(topUp.launched).toEqual([{ cell: expect.objectContaining({ engine: 'none', harness: 'cline', model: 'vendor/x' }), jobIds: [expect.any(String)] }]);
+    expect(topUp.unlaunchable.map((item: { reason: string }) => item.reason)).toEqual([matrix.cells[0].unlaunchable, engine, engine, variant, variant]);
+  });
 });

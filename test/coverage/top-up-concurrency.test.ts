@@ -24,7 +24,7 @@ let accountId: string;
 /** Another API process over the same SQLite file and the same Redis prefix (several processes share one Redis). */
 async function sibling(env: Record<string, string> = {}) {
   const config = {
-    ...loadConfig({ DATA_DIR: first.dataDir, REDIS_URL: first.config.redisUrl!, REDIS_PREFIX: first.config.redisPrefix, AUTH_CACHE_SECONDS: '0', LOG_LEVEL: 'silent', SERVICE_TOKEN: SERVICE, REAP_ORPHANED_JOBS: 'false', ...env }),
+    ...loadConfig({ DATA_DIR: first.dataDir, REDIS_URL: first.config.redisUrl!, REDIS_PREFIX: first.config.redisPrefix, AUTH_CACHE_SECONDS: '600', LOG_LEVEL: 'silent', SERVICE_TOKEN: SERVICE, REAP_ORPHANED_JOBS: 'false', ...env }),
     authUrl: first.config.authUrl,
     redisUrl: first.config.redisUrl,
   };
@@ -35,7 +35,8 @@ async function sibling(env: Record<string, string> = {}) {
 }
 
 beforeAll(async () => {
-  first = await startTestBackend({ SERVICE_TOKEN: SERVICE, REAP_ORPHANED_JOBS: 'false' }, { pricedModels: MODELS });
+  // Tokens are verified once per process, so the burst below measures top-ups, not the auth service.
+  first = await startTestBackend({ SERVICE_TOKEN: SERVICE, REAP_ORPHANED_JOBS: 'false', AUTH_CACHE_SECONDS: '600' }, { pricedModels: MODELS });
   seedCatalog(first.db, first.dataDir, Object.values(CASES).flat().map((slug) => ({ slug, version: 'v1.0.0' })));
   const registered = await first.auth.register('planner');
   token = registered.token;
@@ -65,6 +66,7 @@ async function createPlan(app: FastifyInstance, cases: string[], runsPerCell: nu
 const jobsOf = (origin: string) => first.db.prepare('SELECT COUNT(*) FROM jobs WHERE origin = ?').pluck().get(origin) as number;
 
 async function topUpFromBoth(apps: FastifyInstance[], planId: string, calls: number) {
+  for (const app of apps) expect((await app.inject({ url: '/coverage-settings', headers: bearer(token) })).statusCode).toBe(200);
   const answers = await Promise.all(Array.from({ length: calls }, (_, i) =>
     apps[i % apps.length]!.inject({ method: 'POST', url: `/coverage-plans/${planId}/topup`, headers: bearer(token) })));
   for (const answer of answers) expect(answer.statusCode).toBe(200);
