@@ -1,8 +1,8 @@
 import type { Account } from '../accounts/verify-token.js';
 import { runInCell } from '../coverage/cell-counts.js';
-import { haltOrigin, type HaltScope } from '../coverage/halt-origin.js';
-import { DEFAULT_QUEUE_LIMIT } from '../coverage/plan-schedule-actions.js';
-import { topUpCells, type TopUpResult } from '../coverage/top-up-cells.js';
+import { haltOwner, type HaltScope } from '../coverage/halt-origin.js';
+import { DEFAULT_QUEUE_LIMIT } from '../coverage/review-queue.js';
+import { topUpOwner, type TopUpResult } from '../coverage/top-up-cells.js';
 import type { NewVerdict } from '../db/ladder-verdicts-table.js';
 import type { Ladder } from '../db/ladders-table.js';
 import { notFound } from '../errors.js';
@@ -14,9 +14,6 @@ import { reachedCells } from './ladder-progress.js';
 import { ladderCells, launchableCells, measureLadder, type MeasuredLadder } from './measure-ladder.js';
 import { requireLadder } from './manage-ladders.js';
 
-/** How long a halt waits for a top-up in progress to finish before cancelling without it. */
-const HALT_LOCK_WAIT_MS = 35_000;
-
 /** The verdicts the board resolved live: what a top-up writes down. */
 function liveVerdicts(measured: MeasuredLadder): NewVerdict[] {
   return measured.climbers.flatMap((climber) =>
@@ -26,34 +23,27 @@ function liveVerdicts(measured: MeasuredLadder): NewVerdict[] {
     }));
 }
 
-function skipped(measured: MeasuredLadder, reason: 'busy' | 'paused'): TopUpResult {
-  return { target: measured.target, occupancy: measured.occupancy, enqueued: 0, launched: [], unlaunchable: [], skipped: reason };
-}
-
 /**
  * `POST /ladders/{id}/topup`: stores the verdicts resolved since the last one, then launches
  * each climbing climber's current rung (never a rung above it) while the buffer, counted over
- * every rung a climber reached, has room. Serialized per ladder across processes by its
- * schedule lock; the ladder is measured again under the lock.
+ * every rung a climber reached, has room. Serialized per ladder across processes by coverage's
+ * owner top-up; the ladder is measured again under the lock.
  */
 export async function topUpLadder(ctx: LadderContext, accountId: string, id: string): Promise<TopUpResult> {
-  const ladder = requireLadder(ctx, accountId, id);
-  const origin = ladderOrigin(id);
-  if (ladder.paused) {
-    const measured = measureLadder(ctx, accountId, ladder);
-    ctx.verdicts.record(ladder.id, liveVerdicts(measured));
-    return skipped(measured, 'paused');
-  }
-  const attempt = await ctx.coverage.locks.withLock(origin, async (lock) => {
-    const current = requireLadder(ctx, accountId, id);
-    const measured = measureLadder(ctx, accountId, current);
-    ctx.verdicts.record(current.id, liveVerdicts(measured));
-    if (current.paused) return skipped(measured, 'paused');
-    const check = ctx.coverage.launchability();
-    const cells = launchableCells(measured).map(({ cell, counts }) => ({ cell, counts, unlaunchable: check.unlaunchable(cell) }));
-    return topUpCells(ctx.coverage.jobs, lock, { accountId, origin, target: measured.target, occupancy: measured.occupancy, cells });
+  requireLadder(ctx, accountId, id);
+  return topUpOwner(ctx.coverage.jobs, ctx.coverage.locks, {
+    accountId,
+    origin: ladderOrigin(id),
+    paused: () => requireLadder(ctx, accountId, id).paused,
+    measure() {
+      const measured = measureLadder(ctx, accountId, requireLadder(ctx, accountId, id));
+      // Writing them down is idempotent (a stored verdict is kept as it was), so a skipped top-up may do it too.
+      ctx.verdicts.record(id, liveVerdicts(measured));
+      const check = ctx.coverage.launchability();
+      const cells = launchableCells(measured).map(({ cell, counts }) => ({ cell, counts, unlaunchable: check.unlaunchable(cell) }));
+      return { target: measured.target, occupancy: measured.occupancy, cells };
+    },
   });
-  return attempt.held ? attempt.value : skipped(measureLadder(ctx, accountId, ladder), 'busy');
 }
 
 /** After a review: every ladder of the reviewer with `autoTopUp` whose cells hold the run tops up. */
@@ -77,11 +67,7 @@ export function pauseLadder(ctx: LadderContext, accountId: string, id: string, p
 /** `halt` and `halt-all`: pause, wait out a top-up in progress, then cancel the ladder's own jobs. */
 export async function haltLadder(ctx: LadderContext, account: Account, id: string, scope: HaltScope) {
   pauseLadder(ctx, account.id, id, true);
-  const origin = ladderOrigin(id);
-  const halt = () => haltOrigin(ctx.coverage.jobs, ctx.coverage.counter, origin, scope, account.username);
-  const attempt = await ctx.coverage.locks.withLock(origin, halt, { waitMs: HALT_LOCK_WAIT_MS });
-  // A holder that stalled past the wait has lost its claim by now; cancel regardless.
-  return attempt.held ? attempt.value : halt();
+  return haltOwner(ctx.coverage.jobs, ctx.coverage.counter, ctx.coverage.locks, ladderOrigin(id), scope, account.username);
 }
 
 /**
