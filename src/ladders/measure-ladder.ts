@@ -75,13 +75,13 @@ export function measureLadder(ctx: LadderContext, accountId: string, ladder: Lad
   const evidence = ctx.evidence.of(cellsParam(cells), cells.length, ladder.gate, accountId);
   const stored = verdictsOf(ctx.verdicts.list(ladder.id));
   const rungCount = ladder.rungs.length;
+  const pinned = new Map(ladder.rungs.map((rung) => [rung.id, rung]));
   let unreviewed = 0;
 
   const measured = climbers.map((climber, c): MeasuredClimber => {
     const own = stored.get(climber.combination.key) ?? [];
     const verdicts = new Map<string, StoredVerdict>();
     const staleVerdicts: StoredVerdict[] = [];
-    const pinned = new Map(ladder.rungs.map((rung) => [rung.id, rung]));
     for (const verdict of own) {
       const rung = pinned.get(verdict.rungId);
       if (rung && rung.version === verdict.decidedVersion && rung.engine === verdict.decidedEngine) verdicts.set(rung.id, verdict);
