@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedCatalog } from '../helpers/jobs-fixtures.js';
 import { jobsHttp } from '../helpers/jobs-http.js';
-import { runRecord } from '../helpers/run-record-builder.js';
+import { claimNext, completeClaimed, type ClaimedRun } from '../helpers/dispatcher.js';
 import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 
 const SERVICE = 'dispatch-secret';
@@ -26,33 +26,14 @@ beforeAll(async () => {
 });
 afterAll(() => backend.close());
 
-interface Claimed {
-  jobId: string;
-  jobToken: string;
-  origin: string | null;
-  request: { testCase: string; version: string; variant: string; harness: string; model: string };
-}
-
 /** Claims every queued job as a dispatcher would, in queue order. */
-async function claimAll(): Promise<Claimed[]> {
-  const claimed: Claimed[] = [];
-  for (;;) {
-    const response = await http.post('/jobs/next', SERVICE);
-    if (response.status === 204) return claimed;
-    expect(response.status).toBe(200);
-    claimed.push(response.body);
-  }
+async function claimAll(): Promise<ClaimedRun[]> {
+  const claimed: ClaimedRun[] = [];
+  for (let job = await claimNext(http, SERVICE); job; job = await claimNext(http, SERVICE)) claimed.push(job);
+  return claimed;
 }
 
-/** Runs a claimed job to the end as its driver, with a record of the run it produced. */
-async function finish(job: Claimed, options: { loaded?: boolean } = {}): Promise<string> {
-  const { request } = job;
-  const record = runRecord({ slug: request.testCase, version: request.version, variant: request.variant, harness: request.harness, model: request.model });
-  (record.validation as { loaded: boolean }).loaded = options.loaded ?? true;
-  for (const state of ['starting', 'running']) expect((await http.post(`/jobs/${job.jobId}/status`, job.jobToken, { state })).status).toBe(204);
-  expect((await http.post(`/jobs/${job.jobId}/status`, job.jobToken, { state: 'succeeded', record })).status).toBe(204);
-  return record.id as string;
-}
+const finish = (job: ClaimedRun, options: { loaded?: boolean } = {}) => completeClaimed(http, job, 'completed', options.loaded ?? true);
 
 const review = (token: string, runId: string, rating: string) =>
   http.post(`/runs/${runId}/reviews`, token, { ratings: [{ domain: 'play', rating }], writeup: `Rated ${rating}.` });
