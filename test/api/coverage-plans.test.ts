@@ -196,6 +196,16 @@ describe('a reviewer keeps a plan fed over HTTP', () => {
     expect((await active()).length).toBe(1);
   });
 
+  it('never fails a review because what follows it failed', async () => {
+    backend.app.scheduleOwners.reviewFollowUps.add(async () => {
+      throw new Error('follow-up broke');
+    });
+    const queue = (await http.get(`/coverage-plans/${planId}/queue`, reviewer)).body;
+    const runId = queue.runs[0].id as string;
+    expect((await review(runId)).status).toBe(200);
+    expect((await http.get(`/runs/${runId}`)).body.reviews).toEqual([expect.objectContaining({ username: 'reviewer', writeup: 'Plays well.' })]);
+  });
+
   it('keeps a plan whose group was deleted, ignoring the dangling id', async () => {
     expect((await http.delete(`/coverage-groups/${caseGroupId}`, reviewer)).status).toBe(204);
     const plan = (await http.get(`/coverage-plans/${planId}`, reviewer)).body;

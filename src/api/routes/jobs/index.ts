@@ -8,6 +8,7 @@ import { followJobLive } from '../../../jobs/follow-job-live.js';
 import { relayJobEvents } from '../../../jobs/relay-job-events.js';
 import { reportJobStatus } from '../../../jobs/report-job-status.js';
 import { runSubject } from '../../../events/run-events.js';
+import { claimDuration, timed } from '../../../metrics/process-metrics.js';
 import { errorResponses, NoContent } from '../../schemas/common.js';
 import {
   ActiveJobs, CancelSweep, ClaimedJob, JobIdParams, JobStatus, LaunchAck, LaunchBatchAck, LaunchBatchBody, LaunchBody, LaunchOriginQuery,
@@ -39,7 +40,7 @@ const jobsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'service' },
     schema: { response: { 200: ClaimedJob, 204: NoContent, ...errorResponses(401) } },
   }, async (_request, reply) => {
-    const claimed = await claimNextJob(ctx);
+    const claimed = await timed(claimDuration, (job) => (job === null ? 'empty' : 'claimed'), () => claimNextJob(ctx));
     if (claimed === null) return reply.code(204).send(null);
     // Already JSON text (the stored launch body spliced in, never parsed again); Fastify sends
     // a string with a JSON content type as is, so the cast only quiets the schema's typing.
