@@ -7,11 +7,12 @@ import { ggConfigLookup } from '../coverage/coverage-context.js';
 import { checkGroupIds } from '../coverage/coverage-plans.js';
 import type { Ladder, LadderDeclaration, LadderSchedule, RungInput } from '../db/ladders-table.js';
 import { badRequest } from '../errors.js';
+import { UNRATED_TEST_TYPES } from '../runs/run-states.js';
 import { DEFAULT_GATE, type Gate } from './gate.js';
 import type { LadderContext } from './ladder-context.js';
 
 /** Test types that never produce a rating, so no gate could ever decide a rung of them. */
-const UNGATEABLE_TEST_TYPES = new Set(['performance', 'game-jam']);
+const UNGATEABLE_TEST_TYPES = new Set<string>(UNRATED_TEST_TYPES);
 
 /** A schedule written field by field over a base (the stored one, or a new ladder's defaults). */
 export function mergeSchedule(base: LadderSchedule, body: ScheduleBodyT, field: string): LadderSchedule {
