@@ -3,7 +3,7 @@ import { checkCombinations, combinationView, resolveCombination } from '../cover
 import { ggConfigLookup } from '../coverage/coverage-context.js';
 import type { ClimberSteering } from '../db/ladder-climbers-table.js';
 import type { Ladder } from '../db/ladders-table.js';
-import { badRequest, notFound } from '../errors.js';
+import { badRequest, HttpError, notFound } from '../errors.js';
 import { ladderClimbers } from './ladder-climbers.js';
 import type { LadderContext } from './ladder-context.js';
 import { checkPermutation, initialSchedule, mergeSchedule, readDeclaration } from './ladder-declaration.js';
@@ -70,14 +70,23 @@ export function reorderRungs(ctx: LadderContext, accountId: string, id: string, 
   return ladderView(ctx, updated);
 }
 
+/** One combination written as the whole body (coverage checks members of a list, so its messages name `body[0]`). */
+function checkCombination(combination: Parameters<typeof checkCombinations>[0][number], owns: (rowId: string) => boolean) {
+  try {
+    return checkCombinations([combination], 'body', owns)[0]!;
+  } catch (error) {
+    if (error instanceof HttpError) throw badRequest(error.message.replaceAll('body[0]', 'body'));
+    throw error;
+  }
+}
+
 /** The key of the climber a body names, by `key` or by its combination; 400 when the ladder does not climb it. */
 export function climberKeyOf(ctx: LadderContext, ladder: Ladder, body: Omit<ClimberBodyT, 'priority' | 'focused' | 'held'>): string {
   const { key: given, ...combination } = body;
   let key = given;
   if (key === undefined) {
     const configs = ggConfigLookup(ctx.coverage.jobs, ladder.accountId);
-    const [stored] = checkCombinations([combination], 'body', (rowId) => configs(rowId) !== null).map((combo) => resolveCombination(combo, configs));
-    key = stored!.key;
+    key = resolveCombination(checkCombination(combination, (rowId) => configs(rowId) !== null), configs).key;
   }
   if (!ladderClimbers(ctx, ladder).some((climber) => climber.combination.key === key)) {
     throw badRequest(`body names the climber "${key}", which ladder ${ladder.id} does not climb (not among its combo groups' members and combos).`);

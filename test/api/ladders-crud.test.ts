@@ -198,6 +198,7 @@ describe('rung order, schedule and steering', () => {
     expect(again.json()).toEqual({ key: steered.json().key, priority: 0, focused: false, held: true });
     expectError(await call('POST', url, alice, { harness: 'claude', model: 'someone/else' }), 400, 'does not climb');
     expectError(await call('POST', url, alice, { key: 'nobody' }), 400, '"nobody"');
+    expectError(await call('POST', url, alice, { model: 'm', held: true }), 400, 'body.harness is required');
     expectError(await call('POST', url, alice, { ...CLAUDE, priority: 1.5 }), 400, 'body.priority');
   });
 });
