@@ -133,6 +133,18 @@ export default async function benchLadderProgress(): Promise<void> {
     const progress = async () => ladderProgress(ctx, ACCOUNT, ctx.ladders.get(ACCOUNT, id)!);
     const serialized = async () => JSON.stringify(await progress());
 
+    // Where the raw time goes, statement by statement.
+    const single = (run: () => unknown) => async () => void run();
+    const parts = [
+      ['cell counts: runs', single(() => statements.runs.all({ cells, reviewer: ACCOUNT }))],
+      ['gate evidence', single(() => statements.evidence.all({ cells, reviewer: ACCOUNT, floor: ratingRank('scuffed'), unloadedBroken: 1 }))],
+      ['cell counts: jobs', single(() => statements.jobs.all({ cells }))],
+    ] as const;
+    for (const [name, run] of parts) {
+      const [time] = await timePaired(10, 2, run, async () => {});
+      console.log(`  ${name}: p50 ${ms(time.p50)}`);
+    }
+
     const [boardTime, rawTime] = await timePaired(20, 3, progress, raw);
     const [jsonTime, rawAgain] = await timePaired(20, 3, serialized, raw);
     const header = `ladder progress, ${RUNGS} rungs x ${board.climbers.length} climbers over ${RUNS} runs (p50; ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores; load average ${loadavg().map((load) => load.toFixed(2)).join(' ')})`;
