@@ -24,23 +24,21 @@ export interface CellEvidence {
 
 const AUTO_GRADED = AUTO_GRADED_TEST_TYPES.map((type) => `'${type}'`).join(', ');
 
-/** The query, exported so the benchmark can time it raw. */
-export const GATE_EVIDENCE_SQL = `SELECT cell, COUNT(*) AS completed, COUNT(rating) AS judged, COALESCE(SUM(rating >= @floor), 0) AS passing,
-    SUM(unloaded AND NOT reviewed AND NOT autoGraded) AS unloadedUnreviewed
-  FROM (
-    SELECT c.key AS cell, own.run_id IS NOT NULL AS reviewed,
-      r.validation_loaded = 0 AND @unloadedBroken = 1 AS unloaded,
-      COALESCE(r.test_type, '') IN (${AUTO_GRADED}) AS autoGraded,
-      CASE WHEN r.validation_loaded = 0 AND @unloadedBroken = 1 THEN 0 ELSE COALESCE(own.rating_rank, r.validator_rating_rank) END AS rating
-    FROM json_each(@cells) AS c
-    -- CROSS JOIN keeps the cells as the outer loop, as coverage's counts do: one index range per cell.
-    CROSS JOIN runs AS r INDEXED BY runs_gate_cell
-      ON r.test_case_slug = c.value ->> 0 AND r.test_case_version = c.value ->> 1 AND r.variant = c.value ->> 2
-     AND r.engine = c.value ->> 3 AND r.harness = c.value ->> 4 AND r.model_id = c.value ->> 5
-    LEFT JOIN run_reviews AS own ON own.run_id = r.id AND own.reviewer_id = @reviewer
-    WHERE r.state = 'completed' AND r.decode_error IS NULL AND (c.value ->> 6 IS NULL OR ${RUN_GG} = c.value ->> 6)
-  )
-  GROUP BY cell`;
+/** The rating the gate reads for a run: broken for an unloaded build (when the gate says so), else the requester's review's, else the validators'. */
+const RATING = `CASE WHEN r.validation_loaded = 0 AND @unloadedBroken = 1 THEN 0 ELSE COALESCE(own.rating_rank, r.validator_rating_rank) END`;
+
+/** The query, exported so the benchmark can time it raw. Grouped on the outer loop, so no sort. */
+export const GATE_EVIDENCE_SQL = `SELECT c.key AS cell, COUNT(*) AS completed, COUNT(${RATING}) AS judged,
+    COALESCE(SUM(${RATING} >= @floor), 0) AS passing,
+    SUM(r.validation_loaded = 0 AND @unloadedBroken = 1 AND own.run_id IS NULL AND COALESCE(r.test_type, '') NOT IN (${AUTO_GRADED})) AS unloadedUnreviewed
+  FROM json_each(@cells) AS c
+  -- CROSS JOIN keeps the cells as the outer loop, as coverage's counts do: one index range per cell.
+  CROSS JOIN runs AS r INDEXED BY runs_gate_cell
+    ON r.test_case_slug = c.value ->> 0 AND r.test_case_version = c.value ->> 1 AND r.variant = c.value ->> 2
+   AND r.engine = c.value ->> 3 AND r.harness = c.value ->> 4 AND r.model_id = c.value ->> 5
+  LEFT JOIN run_reviews AS own INDEXED BY run_reviews_gate ON own.run_id = r.id AND own.reviewer_id = @reviewer
+  WHERE r.state = 'completed' AND r.decode_error IS NULL AND (c.value ->> 6 IS NULL OR ${RUN_GG} = c.value ->> 6)
+  GROUP BY c.key`;
 
 export function gateEvidence(db: Database) {
   const query = db.prepare<{ cells: string; reviewer: string; floor: number; unloadedBroken: number }, CellEvidence & { cell: number }>(GATE_EVIDENCE_SQL);

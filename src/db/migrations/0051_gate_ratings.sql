@@ -11,6 +11,10 @@ UPDATE runs SET validation_loaded = COALESCE(json_extract(summary, '$.validation
 UPDATE runs SET grade_key = NULL WHERE review_count > 0 OR validator_rated = 1;
 
 -- The gate's evidence for a ladder's cells (src/ladders/gate-evidence.ts), read from the index
--- alone: the new columns sit after the wide record, so a table read would walk its pages.
+-- alone: the new columns sit after the wide record, so a table read would walk its pages. The
+-- partial index's own conditions are columns too, since the query restates them.
 CREATE INDEX runs_gate_cell ON runs (test_case_slug, test_case_version, variant, engine, harness, model_id, id, gg_config_id, job_id,
-  test_type, validation_loaded, validator_rating_rank) WHERE state = 'completed' AND decode_error IS NULL;
+  test_type, validation_loaded, validator_rating_rank, state, decode_error) WHERE state = 'completed' AND decode_error IS NULL;
+
+-- The requester's review's rating per run, read from the index: the review rows are wide.
+CREATE INDEX run_reviews_gate ON run_reviews (run_id, reviewer_id, rating_rank);
