@@ -1,0 +1,61 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/api/app.js';
+import { openDatabase } from '../../src/db/open-database.js';
+import { scriptProbe } from '../fakes/fake-probe-replies.js';
+import { FAKE_SLUGS, startFakeRouter, type FakeRouter } from '../fakes/fake-router.js';
+import { bearer, startTestBackend, type TestBackend } from '../helpers/test-backend.js';
+
+let router: FakeRouter;
+let backend: TestBackend;
+
+beforeAll(async () => {
+  router = await startFakeRouter();
+  backend = await startTestBackend({ ROUTER_BASE_URL: router.url, ROUTER_API_KEY: 'sk-test', PROBE_CONCURRENCY: '2' });
+  backend.app.models.create({ slug: FAKE_SLUGS.allRates });
+});
+afterAll(async () => {
+  await backend.close();
+  await router.close();
+});
+
+async function until<T>(read: () => T | Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('a restart mid-probe', () => {
+  it('fails the running probe before the new process serves, and the old runner stores nothing more', async () => {
+    router.scriptChat(scriptProbe(() => 'clean', { delayMs: 100 }));
+    const { token } = await backend.auth.register('restarter');
+    const ack = await backend.app.inject({ method: 'POST', url: `/models/${encodeURIComponent(FAKE_SLUGS.allRates)}/probes`, headers: bearer(token), payload: { samples: 1 } });
+    expect(ack.statusCode).toBe(202);
+    const id = ack.json().probe.id as string;
+    await until(() => backend.app.probes.store.get(id)!.itemCount, (count) => count >= 2, 'two items landed');
+
+    // The next process on the same store and Redis, as after a crash: it boots while the probe is running.
+    const db = openDatabase(join(backend.dataDir, 'backend.sqlite'));
+    const next = await buildApp({ config: { ...backend.config, runWorkers: false }, db });
+    try {
+      const detail = (await next.inject(`/model-probes/${id}`)).json();
+      expect(detail.probe).toMatchObject({ status: 'failed', error: 'The backend restarted while this probe ran.', verdict: null });
+      expect(detail.probe.finishedAt).not.toBeNull();
+      const frozen = detail.probe.itemCount as number;
+      expect(frozen).toBeLessThan(44);
+
+      // The old process's runner notices at its next landed call and stops.
+      const job = await until(() => backend.app.probes.queue.getJob(id), (j) => j !== undefined && j.finishedOn !== undefined, 'the old job finished');
+      expect(job?.returnvalue).toBe('failed');
+      expect(backend.app.probes.store.get(id)).toMatchObject({ status: 'failed', itemCount: frozen });
+      expect(router.requests.length).toBeLessThan(44);
+    } finally {
+      await next.close();
+      db.close();
+    }
+  });
+});
