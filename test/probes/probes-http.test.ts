@@ -88,6 +88,9 @@ describe('probing one arm', () => {
 
       const history = await http.get(`/models/${SLUG}/probes`);
       expect(history.body.probes[0]).toMatchObject({ id: ack.body.probe.id, status: 'complete' });
+      // Probe evidence reaches the provider statistics, apart from run evidence.
+      const stats = await http.get('/stats/providers');
+      expect(stats.body.probes).toEqual([{ provider: 'Anthropic', models: [{ modelSlug: SLUG, items: 8, passes: 8, errored: 0 }] }]);
     } finally {
       console.close();
     }
