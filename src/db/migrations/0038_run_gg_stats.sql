@@ -48,3 +48,46 @@ CREATE TABLE run_provider_slice_errors (
 ) STRICT;
 
 CREATE INDEX run_provider_slice_errors_run ON run_provider_slice_errors (run_id);
+
+-- Runs stored before this migration: lift their summaries the way the store does (src/stats/gg-stats-rows.ts).
+INSERT INTO run_gg_stats (run_id, model_id, execution_mode, has_provider_data, turns, slice_turns, transpile, program_fault, sandbox_limit,
+    model_api, missing_completion, errors_by_type, tool_calls, tool_failures)
+SELECT r.id, r.model_id,
+       CASE WHEN json_extract(s.summary, '$.executionMode') IN ('responses_as_code', 'tool_calling') THEN json_extract(s.summary, '$.executionMode') END,
+       json_type(s.summary, '$.providerStats') = 'array',
+       CASE WHEN json_type(s.summary, '$.errors.turns') IN ('integer', 'real') THEN CAST(json_extract(s.summary, '$.errors.turns') AS INTEGER) END,
+       (SELECT SUM(CAST(json_extract(p.value, '$.turns') AS INTEGER)) FROM json_each(s.summary, '$.providerStats') p
+         WHERE json_type(p.value, '$.turns') IN ('integer', 'real')),
+       CASE WHEN json_type(s.summary, '$.errors.transpile') IN ('integer', 'real') THEN CAST(json_extract(s.summary, '$.errors.transpile') AS INTEGER) END,
+       CASE WHEN json_type(s.summary, '$.errors.programFault') IN ('integer', 'real') THEN CAST(json_extract(s.summary, '$.errors.programFault') AS INTEGER) END,
+       CASE WHEN json_type(s.summary, '$.errors.sandboxLimit') IN ('integer', 'real') THEN CAST(json_extract(s.summary, '$.errors.sandboxLimit') AS INTEGER) END,
+       CASE WHEN json_type(s.summary, '$.errors.modelApi') IN ('integer', 'real') THEN CAST(json_extract(s.summary, '$.errors.modelApi') AS INTEGER) END,
+       CASE WHEN json_type(s.summary, '$.errors.missingCompletion') IN ('integer', 'real') THEN CAST(json_extract(s.summary, '$.errors.missingCompletion') AS INTEGER) END,
+       CASE WHEN json_type(s.summary, '$.errors.byType') = 'object' THEN json_extract(s.summary, '$.errors.byType') END,
+       CASE WHEN json_type(s.summary, '$.toolCalls') IN ('integer', 'real') THEN CAST(json_extract(s.summary, '$.toolCalls') AS INTEGER) END,
+       CASE json_type(s.summary, '$.toolFailures')
+         WHEN 'object' THEN json_extract(s.summary, '$.toolFailures')
+         WHEN 'integer' THEN json_object('unspecified', json_extract(s.summary, '$.toolFailures')) END
+  FROM runs r, (SELECT id, json_extract(record, '$.subject.ggSummary') AS summary FROM runs) s
+ WHERE s.id = r.id AND r.harness = 'gg' AND r.decode_error IS NULL AND json_type(s.summary) = 'object';
+
+INSERT INTO run_provider_slices (run_id, provider, model_id, calls, total_tokens, cost, rejected, turns, working, stalls, cache_misses, model_faults)
+SELECT g.run_id, json_extract(p.value, '$.provider'), json_extract(p.value, '$.modelId'),
+       CAST(json_extract(p.value, '$.calls') AS INTEGER),
+       CASE WHEN json_type(p.value, '$.tokens') = 'object' THEN
+         COALESCE(json_extract(p.value, '$.tokens.uncachedInput'), 0) + COALESCE(json_extract(p.value, '$.tokens.cachedInput'), 0)
+         + COALESCE(json_extract(p.value, '$.tokens.output'), 0) + COALESCE(json_extract(p.value, '$.tokens.reasoning'), 0) END,
+       json_extract(p.value, '$.cost.actual'),
+       CAST(json_extract(p.value, '$.rejected') AS INTEGER), CAST(json_extract(p.value, '$.turns') AS INTEGER),
+       CAST(json_extract(p.value, '$.working') AS INTEGER), CAST(json_extract(p.value, '$.stalls') AS INTEGER),
+       CAST(json_extract(p.value, '$.cacheMisses') AS INTEGER),
+       CASE WHEN json_type(p.value, '$.errors') = 'object' THEN
+         COALESCE(json_extract(p.value, '$.errors.model_retry_exhausted'), 0) + COALESCE(json_extract(p.value, '$.errors.model_timeout'), 0)
+         + COALESCE(json_extract(p.value, '$.errors.model_parse'), 0) END
+  FROM run_gg_stats g JOIN runs r ON r.id = g.run_id, json_each(r.record, '$.subject.ggSummary.providerStats') p
+ WHERE g.has_provider_data = 1 AND json_type(p.value) = 'object';
+
+INSERT INTO run_provider_slice_errors (run_id, provider, model_id, error_type, n)
+SELECT g.run_id, json_extract(p.value, '$.provider'), json_extract(p.value, '$.modelId'), e.key, CAST(e.value AS INTEGER)
+  FROM run_gg_stats g JOIN runs r ON r.id = g.run_id, json_each(r.record, '$.subject.ggSummary.providerStats') p, json_each(p.value, '$.errors') e
+ WHERE g.has_provider_data = 1 AND json_type(p.value, '$.errors') = 'object' AND e.type = 'integer' AND e.value >= 0;
