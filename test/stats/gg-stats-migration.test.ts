@@ -38,7 +38,7 @@ describe('the gg statistics migration', () => {
       const migrated = openDatabase(join(dir, 'old.sqlite'));
       // The same run stored by this build.
       const fresh = openDatabase(join(dir, 'new.sqlite'));
-      const records = runRecords({ rows: runRows(fresh), grades: { regradeById: () => Promise.resolve() } as never, listPriceOf: () => null, onCompleted: async () => {}, onPublishedChanged: () => {}, onError: () => {} });
+      const records = runRecords({ rows: runRows(fresh), grades: { regradeById: () => Promise.resolve() } as never, listPriceOf: () => null, onCompleted: async () => {}, onPublishedChanged: async () => {}, onError: () => {} });
       records.store('job-old-gg', record, []);
       for (const name of ['run_gg_stats', 'run_provider_slices', 'run_provider_slice_errors']) {
         expect(table(migrated, name), name).toEqual(table(fresh, name));
