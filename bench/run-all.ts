@@ -2,8 +2,11 @@
 import benchClaim from './claim.js';
 import benchFloors from './floors.js';
 import benchIngestRescan from './ingest-rescan.js';
+import benchProbeClassify from './probe-classify.js';
+import benchProbeWall from './probe-wall.js';
 import benchRenderThroughput from './render-throughput.js';
 import benchRunsListing from './runs-listing.js';
+import benchStatsProviders from './stats-providers.js';
 
 const only = process.argv[2];
 const benches: Array<[string, () => Promise<unknown>]> = [
@@ -12,6 +15,9 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ['claim', benchClaim],
   ['runs-listing', benchRunsListing],
   ['render-throughput', benchRenderThroughput],
+  ['probe-classify', benchProbeClassify],
+  ['probe-wall', benchProbeWall],
+  ['stats-providers', benchStatsProviders],
 ];
 
 for (const [name, run] of benches) {

@@ -14,30 +14,38 @@ const QUOTES = new Set(['"', "'", '`']);
  * backtick literal may span lines.
  */
 export function stripStringLiterals(text: string): string {
-  const out = text.split('');
-  let quote: string | null = null;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (quote === null) {
-      if (QUOTES.has(ch)) quote = ch;
-      continue;
+  let out = '';
+  // `kept` is where the text not yet copied starts; blanked runs are written as spaces.
+  let kept = 0;
+  let i = 0;
+  while (i < text.length) {
+    const open = nextQuote(text, i);
+    if (open === -1) break;
+    const quote = text[open]!;
+    let j = open + 1;
+    for (; j < text.length; j++) {
+      const ch = text[j]!;
+      if (ch === '\\') {
+        if (j + 1 < text.length && text[j + 1] !== '\n') j++;
+        continue;
+      }
+      if (ch === quote || (ch === '\n' && quote !== '`')) break;
     }
-    if (ch === '\\') {
-      out[i] = ' ';
-      if (i + 1 < text.length && text[i + 1] !== '\n') out[++i] = ' ';
-      continue;
-    }
-    if (ch === quote) {
-      quote = null;
-      continue;
-    }
-    if (ch === '\n' && quote !== '`') {
-      quote = null;
-      continue;
-    }
-    out[i] = ' ';
+    // The contents run from open + 1 to j (exclusive); j is the closing quote, a newline or the end.
+    out += text.slice(kept, open + 1) + ' '.repeat(j - open - 1);
+    kept = j;
+    i = j < text.length && text[j] === quote ? j + 1 : j;
   }
-  return out.join('');
+  return out + text.slice(kept);
+}
+
+function nextQuote(text: string, from: number): number {
+  let best = -1;
+  for (const quote of QUOTES) {
+    const at = text.indexOf(quote, from);
+    if (at !== -1 && (best === -1 || at < best)) best = at;
+  }
+  return best;
 }
 
 /** The needle of an arm's spelling: its last two segments (`gg::files::write_file` → `files::write_file`). */

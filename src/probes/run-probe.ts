@@ -41,15 +41,30 @@ export async function runProbe(probeId: string, options: ProbeRunOptions): Promi
   const calls = cases.flatMap((probeCase) => Array.from({ length: probe.samples }, (_, sample) => ({ probeCase, sample })));
   const stopped = new AbortController();
 
+  // A lane starts its next call as soon as a reply is in; classifying and storing the reply
+  // overlap the next call, so the provider always has `concurrency` calls to answer.
+  const landing: Array<Promise<void>> = [];
+  let failure: unknown;
+  const land = async (probeCase: ProbeCase, sample: number, answered: Answered) => {
+    const classification = await options.classify(answered.reply, probeCase);
+    const item = { ...classification, language: probeCase.language, scenario: probeCase.scenario, prompt: probeCase.prompt, sample, durationMs: answered.durationMs };
+    if (!store.addItem(probe.id, item)) stopped.abort();
+  };
   let next = 0;
   const lane = async () => {
     while (!stopped.signal.aborted && next < calls.length) {
       const { probeCase, sample } = calls[next++]!;
-      const item = await oneCall(probe, probeCase, sample, options, stopped.signal);
-      if (item === null || !store.addItem(probe.id, item)) stopped.abort();
+      const answered = await oneCall(probe, probeCase, options, stopped.signal);
+      if (answered === null) break;
+      landing.push(land(probeCase, sample, answered).catch((error: unknown) => {
+        failure ??= error;
+        stopped.abort();
+      }));
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, calls.length)) }, lane));
+  await Promise.all(landing);
+  if (failure !== undefined) throw failure;
 
   if (store.get(probe.id)?.status === 'running') {
     const groups = [...new Map(cases.map((c) => [`${c.language}|${c.scenario}`, { language: c.language, scenario: c.scenario }])).values()];
@@ -64,8 +79,13 @@ export async function runProbe(probeId: string, options: ProbeRunOptions): Promi
   return store.get(probe.id);
 }
 
-/** One call, retried after each 429 within bounds, classified; null when the probe stopped meanwhile. */
-async function oneCall(probe: Probe, probeCase: ProbeCase, sample: number, options: ProbeRunOptions, signal: AbortSignal) {
+interface Answered {
+  reply: ProbeReply;
+  durationMs: number;
+}
+
+/** One call, retried after each 429 within bounds; null when the probe stopped meanwhile. */
+async function oneCall(probe: Probe, probeCase: ProbeCase, options: ProbeRunOptions, signal: AbortSignal): Promise<Answered | null> {
   const sessionId = randomUUID();
   const body = probeRequestBody({ model: probe.openrouterSlug, probeCase, maxTokens: probe.maxTokens, provider: probe.provider, sessionId });
   const started = performance.now();
@@ -90,13 +110,5 @@ async function oneCall(probe: Probe, probeCase: ProbeCase, sample: number, optio
       }
     }
   }
-  const classification = await options.classify(reply, probeCase);
-  return {
-    ...classification,
-    language: probeCase.language,
-    scenario: probeCase.scenario,
-    prompt: probeCase.prompt,
-    sample,
-    durationMs: Math.round(performance.now() - started),
-  };
+  return { reply, durationMs: Math.round(performance.now() - started) };
 }

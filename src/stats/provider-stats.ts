@@ -69,21 +69,32 @@ export function providerStats(db: Database) {
        FROM model_probe_items i JOIN model_probes p ON p.id = i.probe_id GROUP BY i.provider, p.model_slug`,
   );
 
-  return () => {
+  /** The SQLite aggregates the read needs, unfolded (what the benchmark compares the read against). */
+  const aggregate = () => ({
+    runsScanned: scanned.get()!,
+    runsWithProviderData: withData.get()!,
+    perModel: perModel.all(),
+    perProvider: perProvider.all(),
+    errors: errors.all(),
+    probes: probes.all(),
+  });
+
+  const read = () => {
+    const raw = aggregate();
     const errorsOf = new Map<string, Record<string, number>>();
     const providerErrors = new Map<string | null, Record<string, number>>();
-    for (const row of errors.all()) {
+    for (const row of raw.errors) {
       const k = key(row.provider, row.model_id);
       (errorsOf.get(k) ?? errorsOf.set(k, {}).get(k)!)[row.error_type] = row.n;
       const totals = providerErrors.get(row.provider) ?? providerErrors.set(row.provider, {}).get(row.provider)!;
       totals[row.error_type] = (totals[row.error_type] ?? 0) + row.n;
     }
     const models = new Map<string | null, Array<{ name: string | null; stats: SliceStats }>>();
-    for (const row of perModel.all()) {
+    for (const row of raw.perModel) {
       const list = models.get(row.provider) ?? models.set(row.provider, []).get(row.provider)!;
       list.push({ name: row.model_id, stats: statsOf(row, errorsOf.get(key(row.provider, row.model_id)) ?? {}) });
     }
-    const providers = perProvider.all()
+    const providers = raw.perProvider
       .map((row) => ({ name: row.provider, stats: statsOf(row, providerErrors.get(row.provider) ?? {}) }))
       .sort(byCalls)
       .map(({ name, stats }) => ({
@@ -93,18 +104,19 @@ export function providerStats(db: Database) {
       }));
 
     const probeEvidence = new Map<string | null, Array<{ modelSlug: string; items: number; passes: number; errored: number }>>();
-    for (const row of probes.all()) {
+    for (const row of raw.probes) {
       const list = probeEvidence.get(row.provider) ?? probeEvidence.set(row.provider, []).get(row.provider)!;
       list.push({ modelSlug: row.model_slug, items: row.items, passes: row.passes, errored: row.errored });
     }
     const items = (list: Array<{ items: number }>) => list.reduce((sum, m) => sum + m.items, 0);
     return {
-      runsScanned: scanned.get()!,
-      runsWithProviderData: withData.get()!,
+      runsScanned: raw.runsScanned,
+      runsWithProviderData: raw.runsWithProviderData,
       providers,
       probes: [...probeEvidence.entries()]
         .sort(([a, am], [b, bm]) => Number(a === null) - Number(b === null) || items(bm) - items(am) || String(a).localeCompare(String(b)))
         .map(([provider, list]) => ({ provider, models: list.sort((x, y) => y.items - x.items || x.modelSlug.localeCompare(y.modelSlug)) })),
     };
   };
+  return { read, aggregate };
 }

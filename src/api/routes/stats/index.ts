@@ -9,7 +9,7 @@ const statsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const providers = providerStats(app.db);
   const accuracy = modelAccuracy(app.db);
   app.get('/stats/cabinet', { schema: { response: { 200: CabinetStats, ...errorResponses() } } }, async () => app.runs.stats());
-  app.get('/stats/providers', { schema: { response: { 200: ProviderStatsOut, ...errorResponses() } } }, async () => providers());
+  app.get('/stats/providers', { schema: { response: { 200: ProviderStatsOut, ...errorResponses() } } }, async () => providers.read());
   app.get('/stats/model-accuracy', { schema: { response: { 200: ModelAccuracyOut, ...errorResponses() } } }, async () => accuracy());
 };
 
