@@ -49,6 +49,7 @@ export const probeProcessor: BackgroundProcessor = {
     const redis = new Redis(redisOptionsFromUrl(config.redisUrl));
     const channel = runQueueKeys(config.redisPrefix).consoleChannel;
     const pool = createClassifyPool();
+    const shutdown = new AbortController();
     const client = createRouterClient({ baseUrl: config.routerBaseUrl, apiKey: config.routerApiKey ?? undefined, timeoutMs: config.probeCallTimeoutMs });
     return {
       async processor(job) {
@@ -66,6 +67,7 @@ export const probeProcessor: BackgroundProcessor = {
               concurrency: config.probeConcurrency,
               maxRetries: config.probeMaxRetries,
               callTimeoutMs: config.probeCallTimeoutMs,
+              shutdown: shutdown.signal,
             });
           } catch (error) {
             const message = error instanceof Error ? error.message : String(error);
@@ -76,6 +78,7 @@ export const probeProcessor: BackgroundProcessor = {
         if (probe && probe.status !== 'running') await redis.publish(channel, encodeNotification(probeNotification(probe)));
         return probe?.status ?? null;
       },
+      stop: () => shutdown.abort(),
       async close() {
         await pool.close();
         redis.disconnect();

@@ -22,6 +22,8 @@ export interface ProbeRunOptions {
   callTimeoutMs: number;
   /** Longest wait a Retry-After may impose (default 60 s). */
   maxRetryDelayMs?: number;
+  /** The process is shutting down: stop calling and fail the probe, rather than hold the shutdown for its length. */
+  shutdown?: AbortSignal;
 }
 
 /** A 429 without Retry-After waits 1 s, then 2 s, 4 s …, up to the cap. */
@@ -40,6 +42,8 @@ export async function runProbe(probeId: string, options: ProbeRunOptions): Promi
   const cases = probeCases(probe.language as ProbeLanguage | null);
   const calls = cases.flatMap((probeCase) => Array.from({ length: probe.samples }, (_, sample) => ({ probeCase, sample })));
   const stopped = new AbortController();
+  const onShutdown = () => stopped.abort();
+  options.shutdown?.addEventListener('abort', onShutdown, { once: true });
 
   // A lane starts its next call as soon as a reply is in; classifying and storing the reply
   // overlap the next call, so the provider always has `concurrency` calls to answer.
@@ -64,7 +68,11 @@ export async function runProbe(probeId: string, options: ProbeRunOptions): Promi
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, calls.length)) }, lane));
   await Promise.all(landing);
+  options.shutdown?.removeEventListener('abort', onShutdown);
   if (failure !== undefined) throw failure;
+  if (options.shutdown?.aborted) {
+    store.finish(probe.id, { status: 'failed', error: 'The backend shut down while this probe ran.', verdict: null, passRate: null });
+  }
 
   if (store.get(probe.id)?.status === 'running') {
     const groups = [...new Map(cases.map((c) => [`${c.language}|${c.scenario}`, { language: c.language, scenario: c.scenario }])).values()];

@@ -15,7 +15,12 @@ export interface WorkerContext {
 export interface BackgroundProcessor {
   /** Queue name, from BACKGROUND_QUEUES in queue-keys.ts. */
   queue: string;
-  start(context: WorkerContext): { processor: Processor; close?(): Promise<void> };
+  start(context: WorkerContext): {
+    processor: Processor;
+    /** Called first on shutdown, before the worker waits for its active jobs: ends long jobs early. */
+    stop?(): void;
+    close?(): Promise<void>;
+  };
   /** Jobs this process runs at once for the queue (default 1). */
   concurrency?: number;
   /** Extra BullMQ worker options (lock duration, limiter). */
@@ -39,9 +44,9 @@ export async function startBackgroundWorkers(
   onError: (queue: string, error: Error) => void,
 ): Promise<BackgroundWorkers> {
   const connection = bullConnection(context.config.redisUrl);
-  const started: Array<{ worker: Worker; close?: () => Promise<void> }> = [];
+  const started: Array<{ worker: Worker; stop?: () => void; close?: () => Promise<void> }> = [];
   for (const entry of processors) {
-    const { processor, close } = entry.start({ ...context, connection });
+    const { processor, stop, close } = entry.start({ ...context, connection });
     const worker = new Worker(entry.queue, processor, {
       ...entry.options,
       connection,
@@ -49,12 +54,13 @@ export async function startBackgroundWorkers(
       concurrency: entry.concurrency ?? 1,
     });
     worker.on('error', (error) => onError(entry.queue, error));
-    started.push({ worker, ...(close ? { close } : {}) });
+    started.push({ worker, ...(stop ? { stop } : {}), ...(close ? { close } : {}) });
   }
   await Promise.all(started.map(({ worker }) => worker.waitUntilReady()));
   return {
     queues: processors.map((entry) => entry.queue),
     async close() {
+      for (const { stop } of started) stop?.();
       await Promise.all(started.map(({ worker }) => worker.close()));
       await Promise.all(started.map(({ close }) => close?.()));
     },

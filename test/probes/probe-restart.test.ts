@@ -58,4 +58,19 @@ describe('a restart mid-probe', () => {
       db.close();
     }
   });
+
+  it('a shutdown does not wait for a running probe: it stops calling and fails the probe', async () => {
+    const own = await startTestBackend({ ROUTER_BASE_URL: router.url, ROUTER_API_KEY: 'sk-test', PROBE_CONCURRENCY: '2' });
+    own.app.models.create({ slug: FAKE_SLUGS.allRates });
+    router.scriptChat(scriptProbe(() => 'clean', { delayMs: 100 }));
+    const probe = await own.app.probes.trigger(FAKE_SLUGS.allRates, { samples: 8 });
+    await until(() => own.app.probes.store.get(probe.id)!.itemCount, (count) => count >= 2, 'two items landed');
+    const started = Date.now();
+    await own.app.close();
+    // 352 calls at 100 ms over 2 lanes would hold a waiting shutdown for about 18 s.
+    expect(Date.now() - started).toBeLessThan(5000);
+    const rows = own.db.prepare('SELECT status, error FROM model_probes WHERE id = ?').get(probe.id);
+    expect(rows).toEqual({ status: 'failed', error: 'The backend shut down while this probe ran.' });
+    await own.close();
+  });
 });
