@@ -81,7 +81,8 @@ const fromRow = (row: ProbeRow): Probe => ({
   error: row.error,
   verdict: row.verdict,
   passRate: row.pass_rate,
-  spend: row.spend,
+  // Summed in floating point as items land; rounded to a nano-dollar so 0.08 reads 0.08.
+  spend: Math.round(row.spend * 1e9) / 1e9,
   callCount: row.call_count,
   itemCount: row.item_count,
   passCount: row.pass_count,

@@ -45,8 +45,10 @@ export function ggStatsRows(db: Database) {
         @modelApi, @missingCompletion, @errorsByType, @toolCalls, @toolFailures)`,
   );
   const insertSlice = db.prepare(
-    `INSERT INTO run_provider_slices (run_id, provider, model_id, calls, total_tokens, cost, rejected, turns, working, stalls, cache_misses, model_faults)
-     VALUES (@runId, @provider, @modelId, @calls, @totalTokens, @cost, @rejected, @turns, @working, @stalls, @cacheMisses, @modelFaults)`,
+    `INSERT INTO run_provider_slices (run_id, provider, model_id, calls, total_tokens, cost, rejected, turns, working, stalls, cache_misses,
+        model_faults, first_of_pair, first_of_provider)
+     VALUES (@runId, @provider, @modelId, @calls, @totalTokens, @cost, @rejected, @turns, @working, @stalls, @cacheMisses,
+        @modelFaults, @firstOfPair, @firstOfProvider)`,
   );
   const insertError = db.prepare('INSERT INTO run_provider_slice_errors (run_id, provider, model_id, error_type, n) VALUES (?, ?, ?, ?, ?)');
 
@@ -79,9 +81,12 @@ export function ggStatsRows(db: Database) {
         toolCalls: count(summary.toolCalls),
         toolFailures: summary.toolFailures === undefined ? null : JSON.stringify(failureCounts(summary.toolFailures) ?? {}),
       });
+      const seenPairs = new Set<string>();
+      const seenProviders = new Set<string | null>();
       for (const slice of slices ?? []) {
         const provider = text(slice.provider);
         const sliceModel = text(slice.modelId);
+        const pair = JSON.stringify([provider, sliceModel]);
         const tokens = object(slice.tokens);
         const tokenParts = tokens ? ['uncachedInput', 'cachedInput', 'output', 'reasoning'].map((key) => count(tokens[key])) : [];
         const sliceErrors = counts(slice.errors) ?? {};
@@ -98,7 +103,11 @@ export function ggStatsRows(db: Database) {
           stalls: count(slice.stalls),
           cacheMisses: count(slice.cacheMisses),
           modelFaults: slice.errors === undefined ? null : MODEL_FAULT_ERRORS.reduce((sum, id) => sum + (sliceErrors[id] ?? 0), 0),
+          firstOfPair: seenPairs.has(pair) ? 0 : 1,
+          firstOfProvider: seenProviders.has(provider) ? 0 : 1,
         });
+        seenPairs.add(pair);
+        seenProviders.add(provider);
         for (const [type, n] of Object.entries(sliceErrors)) insertError.run(runId, provider, sliceModel, type, n);
       }
     },

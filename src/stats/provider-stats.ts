@@ -17,6 +17,8 @@ interface SliceRow {
   provider: string | null;
   model_id: string | null;
   runs: number;
+  /** Runs whose first slice of this provider is in this group: summed across models, the provider's runs. */
+  provider_runs: number;
   calls: number | null;
   total_tokens: number | null;
   cost: number | null;
@@ -27,7 +29,8 @@ interface SliceRow {
   cache_misses: number | null;
 }
 
-const SUMS = `COUNT(DISTINCT run_id) AS runs, SUM(calls) AS calls, SUM(total_tokens) AS total_tokens, SUM(cost) AS cost,
+// Each run counts once per group through the first-of flags set at store time, so no group counts distinct runs.
+const SUMS = `SUM(first_of_pair) AS runs, SUM(first_of_provider) AS provider_runs, SUM(calls) AS calls, SUM(total_tokens) AS total_tokens, SUM(cost) AS cost,
   SUM(rejected) AS rejected, SUM(turns) AS turns, SUM(working) AS working, SUM(stalls) AS stalls, SUM(cache_misses) AS cache_misses`;
 
 const key = (provider: string | null, modelId: string | null) => `${provider ?? '\u0000'}\u0001${modelId ?? '\u0000'}`;
@@ -47,6 +50,26 @@ function statsOf(row: SliceRow, errors: Record<string, number>): SliceStats {
   };
 }
 
+const FIGURES = ['calls', 'total_tokens', 'cost', 'rejected', 'turns', 'working', 'stalls', 'cache_misses'] as const;
+
+/** Per-provider totals from the per-model rows; a figure no row carried stays null. */
+function foldProviders(rows: readonly SliceRow[]): Map<string | null, SliceRow> {
+  const totals = new Map<string | null, SliceRow>();
+  for (const row of rows) {
+    const held = totals.get(row.provider);
+    if (!held) {
+      totals.set(row.provider, { ...row, model_id: null, runs: row.provider_runs });
+      continue;
+    }
+    held.runs += row.provider_runs;
+    for (const figure of FIGURES) {
+      const value = row[figure];
+      if (value !== null) held[figure] = (held[figure] ?? 0) + value;
+    }
+  }
+  return totals;
+}
+
 /** Calls descending, the null provider (or model) last. */
 const byCalls = <T extends { calls: number | null }>(a: { name: string | null; stats: T }, b: { name: string | null; stats: T }) =>
   Number(a.name === null) - Number(b.name === null) || (b.stats.calls ?? 0) - (a.stats.calls ?? 0) || String(a.name).localeCompare(String(b.name));
@@ -60,7 +83,6 @@ export function providerStats(db: Database) {
   const scanned = db.prepare<[], number>("SELECT COUNT(*) FROM runs WHERE harness = 'gg'").pluck();
   const withData = db.prepare<[], number>('SELECT COUNT(*) FROM run_gg_stats WHERE has_provider_data = 1').pluck();
   const perModel = db.prepare<[], SliceRow>(`SELECT provider, model_id, ${SUMS} FROM run_provider_slices GROUP BY provider, model_id`);
-  const perProvider = db.prepare<[], SliceRow>(`SELECT provider, NULL AS model_id, ${SUMS} FROM run_provider_slices GROUP BY provider`);
   const errors = db.prepare<[], { provider: string | null; model_id: string | null; error_type: string; n: number }>(
     'SELECT provider, model_id, error_type, SUM(n) AS n FROM run_provider_slice_errors GROUP BY provider, model_id, error_type',
   );
@@ -74,7 +96,6 @@ export function providerStats(db: Database) {
     runsScanned: scanned.get()!,
     runsWithProviderData: withData.get()!,
     perModel: perModel.all(),
-    perProvider: perProvider.all(),
     errors: errors.all(),
     probes: probes.all(),
   });
@@ -94,7 +115,7 @@ export function providerStats(db: Database) {
       const list = models.get(row.provider) ?? models.set(row.provider, []).get(row.provider)!;
       list.push({ name: row.model_id, stats: statsOf(row, errorsOf.get(key(row.provider, row.model_id)) ?? {}) });
     }
-    const providers = raw.perProvider
+    const providers = [...foldProviders(raw.perModel).values()]
       .map((row) => ({ name: row.provider, stats: statsOf(row, providerErrors.get(row.provider) ?? {}) }))
       .sort(byCalls)
       .map(({ name, stats }) => ({

@@ -21,7 +21,12 @@ describe('the gg statistics migration', () => {
         model: 'qwen/qwen3-coder',
         summary: {
           executionMode: 'tool_calling',
-          providerStats: [slice('Together', 'qwen/qwen3-coder', { errors: { model_timeout: 2, other: 1 }, stalls: 1 }), slice(null, null, { cost: null })],
+          providerStats: [
+            slice('Together', 'qwen/qwen3-coder', { errors: { model_timeout: 2, other: 1 }, stalls: 1 }),
+            slice('Together', null),
+            slice('Together', 'qwen/qwen3-coder'),
+            slice(null, null, { cost: null }),
+          ],
           errors: { turns: 7, transpile: 1, byType: { transpile_compile: 1 } },
           toolCalls: 12,
           toolFailures: 2,
@@ -45,6 +50,9 @@ describe('the gg statistics migration', () => {
       }
       expect(table(migrated, 'run_gg_stats')).toHaveLength(1);
       expect(table(migrated, 'run_provider_slice_errors')).toHaveLength(2);
+      expect(migrated.prepare('SELECT first_of_pair, first_of_provider FROM run_provider_slices ORDER BY rowid').all()).toEqual([
+        { first_of_pair: 1, first_of_provider: 1 }, { first_of_pair: 1, first_of_provider: 0 }, { first_of_pair: 0, first_of_provider: 0 }, { first_of_pair: 1, first_of_provider: 1 },
+      ]);
       migrated.close();
       fresh.close();
     } finally {

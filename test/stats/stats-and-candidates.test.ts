@@ -35,7 +35,8 @@ beforeAll(async () => {
     model: QWEN,
     summary: {
       executionMode: 'tool_calling',
-      providerStats: [slice('Together', QWEN, { calls: 20 }), slice('Z.AI', QWEN, { calls: 5, stalls: 5 })],
+      // Two slices of one provider and model: the run still counts once for each.
+      providerStats: [slice('Together', QWEN, { calls: 20 }), slice('Z.AI', QWEN, { calls: 5, stalls: 5 }), slice('Z.AI', QWEN, { calls: 5, stalls: 5 })],
       errors: { turns: 10, errors: 0, modelApi: 0, transpile: 0, programFault: 0, sandboxLimit: 0, missingCompletion: 0, byType: {} },
       toolCalls: 40,
       toolFailures: { 'invalid-argument': 3 },
@@ -66,6 +67,7 @@ describe('GET /stats/providers', () => {
         errors: { model_timeout: 2, transpile_compile: 1 }, stalls: 1, cacheMisses: 1,
       },
     });
+    expect(providers[2]).toMatchObject({ provider: 'Z.AI', models: [{ stats: { runs: 1, calls: 10 } }], totals: { runs: 1, calls: 10, stalls: 10 } });
     expect(providers[3]).toMatchObject({ provider: null, models: [{ modelId: null, stats: { calls: 2, cost: null } }] });
     expect(probes).toEqual([]);
   });

@@ -19,6 +19,8 @@ CREATE TABLE run_gg_stats (
 ) STRICT;
 
 CREATE INDEX run_gg_stats_model ON run_gg_stats (model_id);
+-- runsScanned counts gg runs without reading the wide runs rows.
+CREATE INDEX runs_harness ON runs (harness);
 
 -- One row per providerStats slice of a gg run.
 CREATE TABLE run_provider_slices (
@@ -33,7 +35,11 @@ CREATE TABLE run_provider_slices (
   working       INTEGER,
   stalls        INTEGER,
   cache_misses  INTEGER,
-  model_faults  INTEGER                    -- turns ended by model_retry_exhausted, model_timeout or model_parse
+  model_faults  INTEGER,                   -- turns ended by model_retry_exhausted, model_timeout or model_parse
+  -- 1 on the run's first slice of this (provider, model), and of this provider: the run
+  -- counts sum these instead of counting distinct runs.
+  first_of_pair      INTEGER NOT NULL DEFAULT 1,
+  first_of_provider  INTEGER NOT NULL DEFAULT 1
 ) STRICT;
 
 CREATE INDEX run_provider_slices_run ON run_provider_slices (run_id);
@@ -91,3 +97,9 @@ INSERT INTO run_provider_slice_errors (run_id, provider, model_id, error_type, n
 SELECT g.run_id, json_extract(p.value, '$.provider'), json_extract(p.value, '$.modelId'), e.key, CAST(e.value AS INTEGER)
   FROM run_gg_stats g JOIN runs r ON r.id = g.run_id, json_each(r.record, '$.subject.ggSummary.providerStats') p, json_each(p.value, '$.errors') e
  WHERE g.has_provider_data = 1 AND json_type(p.value, '$.errors') = 'object' AND e.type = 'integer' AND e.value >= 0;
+
+UPDATE run_provider_slices SET
+  first_of_pair = rowid = (SELECT MIN(s.rowid) FROM run_provider_slices s
+                            WHERE s.run_id = run_provider_slices.run_id AND s.provider IS run_provider_slices.provider AND s.model_id IS run_provider_slices.model_id),
+  first_of_provider = rowid = (SELECT MIN(s.rowid) FROM run_provider_slices s
+                                WHERE s.run_id = run_provider_slices.run_id AND s.provider IS run_provider_slices.provider);
