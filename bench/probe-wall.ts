@@ -1,13 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { buildApp } from '../src/api/app.js';
-import { loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/open-database.js';
 import { PROBE_LANGUAGES } from '../src/probes/probe-conversations.js';
+import { startBenchBackend } from './lib/bench-backend.js';
 import { benchRedis } from './lib/bench-redis.js';
 import { startFakeChatProvider } from './lib/fake-chat-provider.js';
 import { machineLine } from './lib/machine.js';
@@ -27,17 +21,8 @@ const TARGET_RATIO = 1.5;
 export default async function benchProbeWall(): Promise<void> {
   const redis = await benchRedis();
   const provider = await startFakeChatProvider(DELAY_MS);
-  const dataDir = mkdtempSync(join(tmpdir(), 'evb-bench-probe-'));
-  const db = openDatabase(join(dataDir, 'backend.sqlite'));
-  const config = {
-    ...loadConfig({
-      DATA_DIR: dataDir, REDIS_URL: redis.url, REDIS_PREFIX: `b${randomUUID().slice(0, 8)}`, LOG_LEVEL: 'silent',
-      ROUTER_BASE_URL: provider.url, ROUTER_API_KEY: 'bench-key', PROBE_CONCURRENCY: String(CONCURRENCY),
-    }),
-    authUrl: 'http://127.0.0.1:9',
-    redisUrl: redis.url,
-  };
-  const app = await buildApp({ config, db });
+  const backend = await startBenchBackend(redis.url, { ROUTER_BASE_URL: provider.url, ROUTER_API_KEY: 'bench-key', PROBE_CONCURRENCY: String(CONCURRENCY) });
+  const { app } = backend;
   try {
     app.models.create({ slug: 'bench/model-1' });
     const calls = PROBE_LANGUAGES.length * 4 * SAMPLES;
@@ -70,9 +55,7 @@ export default async function benchProbeWall(): Promise<void> {
       'wall / plain': (wallMs / rawMs).toFixed(2),
     }]);
   } finally {
-    await app.close();
-    db.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await backend.close();
     await provider.close();
     await redis.stop();
   }

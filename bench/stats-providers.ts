@@ -1,14 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildApp } from '../src/api/app.js';
-import { loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/open-database.js';
 import { decodeRunRecord } from '../src/runs/decode-run-record.js';
 import { providerStats } from '../src/stats/provider-stats.js';
 import { measureFloors } from './floors.js';
+import { startBenchBackend } from './lib/bench-backend.js';
 import { benchRedis } from './lib/bench-redis.js';
 import { keepAliveClient } from './lib/keep-alive-client.js';
 import { machineLine } from './lib/machine.js';
@@ -65,14 +59,9 @@ function ggRecord(i: number) {
  */
 export default async function benchStatsProviders(): Promise<void> {
   const redis = await benchRedis();
-  const dataDir = mkdtempSync(join(tmpdir(), 'evb-bench-stats-'));
-  const db = openDatabase(join(dataDir, 'backend.sqlite'));
-  const config = {
-    ...loadConfig({ DATA_DIR: dataDir, REDIS_URL: redis.url, REDIS_PREFIX: `b${randomUUID().slice(0, 8)}`, LOG_LEVEL: 'silent', RUN_WORKERS: 'false' }),
-    authUrl: 'http://127.0.0.1:9',
-    redisUrl: redis.url,
-  };
-  const app = await buildApp({ config, db });
+  const backend = await startBenchBackend(redis.url, { RUN_WORKERS: 'false' });
+  const { app } = backend;
+  const { db } = app;
   try {
     const seedStart = Date.now();
     db.transaction(() => {
@@ -85,7 +74,7 @@ export default async function benchStatsProviders(): Promise<void> {
     db.exec('ANALYZE');
     console.log(`seeded ${RUNS} gg runs in ${Date.now() - seedStart} ms`);
 
-    const client = keepAliveClient(await app.listen({ host: '127.0.0.1', port: 0 }));
+    const client = keepAliveClient(backend.url);
     const check = JSON.parse((await client.send('GET', '/stats/providers')).body) as { runsScanned: number; providers: unknown[] };
     if (check.runsScanned !== RUNS || check.providers.length !== PROVIDERS.length + 1) throw new Error(`unexpected answer: ${JSON.stringify(check).slice(0, 300)}`);
     const raw = providerStats(db).aggregate;
@@ -107,9 +96,7 @@ export default async function benchStatsProviders(): Promise<void> {
       verdict: ratio <= TARGET_RATIO ? 'PASS' : 'FAIL',
     }]);
   } finally {
-    await app.close();
-    db.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await backend.close();
     await redis.stop();
   }
 }

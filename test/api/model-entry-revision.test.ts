@@ -1,32 +1,18 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BACKEND_MIGRATIONS, openDatabase } from '../../src/db/open-database.js';
 import { modelCatalogStore } from '../../src/models/model-catalog-store.js';
-import { FAKE_LOGOS, startFakeLogoServer, type FakeLogoServer } from '../fakes/fake-logo-server.js';
-import { FAKE_SLUGS, startFakeRouter, type FakeRouter } from '../fakes/fake-router.js';
-import { bearer, startTestBackend, type TestBackend } from '../helpers/test-backend.js';
+import { FAKE_LOGOS } from '../fakes/fake-logo-server.js';
+import { FAKE_SLUGS } from '../fakes/fake-router.js';
+import { useModelsBackend } from '../helpers/models-backend.js';
+import { bearer } from '../helpers/test-backend.js';
 
-let backend: TestBackend;
-let router: FakeRouter;
-let logos: FakeLogoServer;
-let token: string;
-
-beforeAll(async () => {
-  router = await startFakeRouter();
-  logos = await startFakeLogoServer();
-  backend = await startTestBackend({ ROUTER_BASE_URL: router.url, ROUTER_API_KEY: 'sk-test', LOGO_BASE_URL: logos.url });
-  token = (await backend.auth.register('curator')).token;
-});
-afterAll(async () => {
-  await backend.close();
-  await router.close();
-  await logos.close();
-});
+const context = useModelsBackend();
 
 const send = (method: 'POST' | 'PUT', url: string, payload: object) =>
-  backend.app.inject({ method, url, headers: bearer(token), payload });
+  context.backend.app.inject({ method, url, headers: bearer(context.token), payload });
 
 /** What the console's model form sends on save, field for field. */
 function consoleForm(overrides: Record<string, unknown> = {}) {
@@ -62,7 +48,7 @@ describe('the console’s model form', () => {
       slug: 'claude-sonnet-4',
       aliases: [{ slug: 'anthropic/claude-sonnet-4', harnessFamily: 'openrouter' }, { slug: 'claude-sonnet-4-0', harnessFamily: 'claude' }],
       openrouterSlug: FAKE_SLUGS.allRates,
-      openrouterUrl: `${router.url}/${FAKE_SLUGS.allRates}`,
+      openrouterUrl: `${context.router.url}/${FAKE_SLUGS.allRates}`,
       providerPin: null,
       providerPinSetByHand: false,
       nativeQuantization: 'bf16',
@@ -78,7 +64,7 @@ describe('the console’s model form', () => {
   });
 
   it('re-sent with the same list price keeps its source, and a blank list price (all null) keeps the stored one', async () => {
-    backend.db.prepare("UPDATE models SET list_source = 'router' WHERE slug = 'claude-sonnet-4'").run();
+    context.backend.db.prepare("UPDATE models SET list_source = 'router' WHERE slug = 'claude-sonnet-4'").run();
     const same = await send('PUT', '/models/claude-sonnet-4', consoleForm());
     expect(same.json()).toMatchObject({ listPriceSource: 'router', listPrice: { output: 0.000015 } });
     const blank = await send('PUT', '/models/claude-sonnet-4', consoleForm({
@@ -89,7 +75,7 @@ describe('the console’s model form', () => {
 
   it('a PUT is a whole write: an omitted policy field is cleared', async () => {
     await send('PUT', '/models/claude-sonnet-4', consoleForm({ providerPin: ' Anthropic ', maxInputPrice: 1, maxOutputPrice: 5, quantizationFilter: false }));
-    const pinned = backend.app.models.get('claude-sonnet-4')!;
+    const pinned = context.backend.app.models.get('claude-sonnet-4')!;
     expect(pinned).toMatchObject({ providerPin: 'Anthropic', providerPinSetByHand: true, maxInputPrice: 1, maxOutputPrice: 5, quantizationFilter: false });
     const bare = await send('PUT', '/models/claude-sonnet-4', { name: 'Claude Sonnet 4' });
     expect(bare.statusCode).toBe(200);
@@ -117,17 +103,17 @@ describe('the console’s model form', () => {
       expect(response.statusCode, JSON.stringify(fields)).toBe(422);
       expect(response.json().error.message).toContain(message);
     }
-    expect(backend.app.models.get('acme/refused')).toBeNull();
+    expect(context.backend.app.models.get('acme/refused')).toBeNull();
     const unknown = await send('POST', '/models', consoleForm({ slug: 'acme/refused', colour: 'red' }));
     expect(unknown.statusCode).toBe(400);
     expect(unknown.json().error.message).toContain('colour');
   });
 
   it('fetches providerLogoUrl from the logo library when logoSvg is empty, and sanitizes it', async () => {
-    const response = await send('POST', '/models', consoleForm({ slug: 'acme/logo', logoSvg: null, providerLogoUrl: new URL(FAKE_LOGOS.svg, logos.url).href }));
+    const response = await send('POST', '/models', consoleForm({ slug: 'acme/logo', logoSvg: null, providerLogoUrl: new URL(FAKE_LOGOS.svg, context.logos.url).href }));
     expect(response.statusCode, response.body).toBe(201);
     expect(response.json().logoSvg).toMatch(/^<svg[^>]*viewBox="0 0 24 24"/);
-    const notSvg = await send('POST', '/models', consoleForm({ slug: 'acme/logo-png', logoSvg: null, providerLogoUrl: new URL(FAKE_LOGOS.png, logos.url).href }));
+    const notSvg = await send('POST', '/models', consoleForm({ slug: 'acme/logo-png', logoSvg: null, providerLogoUrl: new URL(FAKE_LOGOS.png, context.logos.url).href }));
     expect(notSvg.statusCode).toBe(422);
     expect(notSvg.json().error.message).toContain('providerLogoUrl');
   });
