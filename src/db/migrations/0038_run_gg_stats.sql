@@ -43,7 +43,10 @@ CREATE TABLE run_provider_slices (
 ) STRICT;
 
 CREATE INDEX run_provider_slices_run ON run_provider_slices (run_id);
-CREATE INDEX run_provider_slices_model ON run_provider_slices (model_id, provider);
+-- Covers the provider statistics read: it walks this index in group order and never visits
+-- the table, instead of looking each slice up at random.
+CREATE INDEX run_provider_slices_groups ON run_provider_slices (provider, model_id, first_of_pair, first_of_provider, calls,
+  total_tokens, cost, rejected, turns, working, stalls, cache_misses);
 
 CREATE TABLE run_provider_slice_errors (
   run_id      TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
