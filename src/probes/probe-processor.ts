@@ -78,6 +78,14 @@ export const probeProcessor: BackgroundProcessor = {
         if (probe && probe.status !== 'running') await redis.publish(channel, encodeNotification(probeNotification(probe)));
         return probe?.status ?? null;
       },
+      // A job BullMQ gave up on (stalled too often, so its processor never ran again) must not leave its probe running.
+      async onFailed(job, error) {
+        const { probeId } = job.data as ProbeJob;
+        if (store.finish(probeId, { status: 'failed', error: `The probe's job failed: ${error.message}`, verdict: null, passRate: null })) {
+          const probe = store.get(probeId);
+          if (probe) await redis.publish(channel, encodeNotification(probeNotification(probe)));
+        }
+      },
       stop: () => shutdown.abort(),
       async close() {
         await pool.close();

@@ -1,7 +1,10 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
+import type { Job } from 'bullmq';
 import { openDatabase } from '../../src/db/open-database.js';
+import { probeProcessor } from '../../src/probes/probe-processor.js';
+import { bullConnection } from '../../src/redis/managed-redis.js';
 import { scriptProbe } from '../fakes/fake-probe-replies.js';
 import { FAKE_SLUGS, startFakeRouter, type FakeRouter } from '../fakes/fake-router.js';
 import { bearer, startTestBackend, type TestBackend } from '../helpers/test-backend.js';
@@ -72,5 +75,17 @@ describe('a restart mid-probe', () => {
     const rows = own.db.prepare('SELECT status, error FROM model_probes WHERE id = ?').get(probe.id);
     expect(rows).toEqual({ status: 'failed', error: 'The backend shut down while this probe ran.' });
     await own.close();
+  });
+
+  it('a probe whose job BullMQ gave up on (stalled past its bound) is failed, not left running', async () => {
+    const { store } = backend.app.probes;
+    expect(store.create({ id: 'stalled-probe', modelSlug: 'acme/stalled', openrouterSlug: 'acme/stalled', provider: null, language: 'rust', samples: 1, maxTokens: 1000, callCount: 4, createdAt: new Date().toISOString() }, [])).toBe(true);
+    const started = probeProcessor.start({ config: backend.config, db: backend.db, connection: bullConnection(backend.config.redisUrl) });
+    try {
+      await started.onFailed!({ data: { probeId: 'stalled-probe' } } as Job, new Error('job stalled more than allowable limit'));
+      expect(store.get('stalled-probe')).toMatchObject({ status: 'failed', error: "The probe's job failed: job stalled more than allowable limit" });
+    } finally {
+      await started.close?.();
+    }
   });
 });
