@@ -3,8 +3,12 @@ import benchClaim from './claim.js';
 import benchCoverage from './coverage.js';
 import benchFloors from './floors.js';
 import benchIngestRescan from './ingest-rescan.js';
+import benchLadderProgress from './ladder-progress.js';
+import benchProbeClassify from './probe-classify.js';
+import benchProbeWall from './probe-wall.js';
 import benchRenderThroughput from './render-throughput.js';
 import benchRunsListing from './runs-listing.js';
+import benchStatsProviders from './stats-providers.js';
 
 const only = process.argv[2];
 const benches: Array<[string, () => Promise<unknown>]> = [
@@ -13,7 +17,11 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ['claim', benchClaim],
   ['runs-listing', benchRunsListing],
   ['coverage', benchCoverage],
+  ['ladder-progress', benchLadderProgress],
   ['render-throughput', benchRenderThroughput],
+  ['probe-classify', benchProbeClassify],
+  ['probe-wall', benchProbeWall],
+  ['stats-providers', benchStatsProviders],
 ];
 
 for (const [name, run] of benches) {

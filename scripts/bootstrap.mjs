@@ -68,12 +68,12 @@ function build(tsconfig) {
 }
 
 /**
- * SQL migrations and Lua scripts live beside the modules that load them. The copy mirrors
- * them: one renamed or removed in src/ must not live on in dist/, where the migration
- * runner would still find it.
+ * SQL migrations, Lua scripts and data files (probe conversations) live beside the modules
+ * that load them. The copy mirrors them: one renamed or removed in src/ must not live on in
+ * dist/, where the migration runner would still find it.
  */
 function copyAssets(from, to) {
-  const ASSET = /\.(sql|lua)$/;
+  const ASSET = /\.(sql|lua|json)$/;
   const assets = new Set();
   for (const entry of readdirSync(from, { withFileTypes: true })) {
     const source = join(from, entry.name);

@@ -1,6 +1,7 @@
 import { ingestProcessor } from '../catalog/ingest-processor.js';
 import { staleJobsProcessor } from '../jobs/stale-jobs-processor.js';
 import { billedRateRefreshProcessor } from '../models/billed-rate-refresh.js';
+import { probeProcessor } from '../probes/probe-processor.js';
 import { publishProcessor } from '../runs/publish-processor.js';
 import { snapshotProcessor } from '../snapshot/snapshot-processor.js';
 import type { BackgroundProcessor } from './background-workers.js';
@@ -17,5 +18,6 @@ export const BACKGROUND_PROCESSORS: readonly BackgroundProcessor[] = [
   publishProcessor,
   snapshotProcessor,
   billedRateRefreshProcessor,
+  probeProcessor,
   staleJobsProcessor,
 ];

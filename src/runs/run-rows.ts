@@ -1,4 +1,5 @@
 import type { Database } from '../db/open-database.js';
+import { ggStatsRows } from '../stats/gg-stats-rows.js';
 import type { LiftedRun } from './decode-run-record.js';
 import type { ReviewRevision } from './review-diff.js';
 
@@ -60,6 +61,23 @@ interface ReviewRow {
   revisions: string;
 }
 
+/** A run's derived grade columns, as a regrade writes them. */
+export interface GradeColumns {
+  id: string;
+  reviewCount: number;
+  aesthetic: string | null;
+  aestheticRank: number | null;
+  ratingRank: number | null;
+  validatorRated: number;
+  grade: string;
+  gradeKey: string;
+  caseName: string;
+  /** The validators' own rating rank (validator-rated runs), for the ladder gate. */
+  validatorRatingRank: number | null;
+  /** Each review's functional rating rank, for the ladder gate. */
+  reviewRatingRanks: { reviewerId: string; rank: number | null }[];
+}
+
 /** What listings select: everything but the record, which only a detail needs. */
 export type ListedRow = Omit<RunRow, 'record'>;
 
@@ -89,10 +107,10 @@ export function runRows(db: Database) {
     `INSERT INTO runs (id, job_id, record, record_format, decode_error, events, state, started_at, finished_at,
         test_case_slug, test_case_version, version_rank, variant, harness, model_id, engine, test_type, gg_config_id,
         gg_config_name, run_time_seconds, tokens_total, cost, summary, validator_verdicts, link_source_repo, link_playable_build,
-        created_at, updated_at)
+        validation_loaded, created_at, updated_at)
      VALUES (@id, @jobId, @record, @recordFormat, @decodeError, @events, @state, @startedAt, @finishedAt,
         @testCaseSlug, @testCaseVersion, @versionRank, @variant, @harness, @modelId, @engine, @testType, @ggConfigId,
-        @ggConfigName, @runTimeSeconds, @tokensTotal, @cost, @summary, @validatorVerdicts, @sourceRepo, @playableBuild, @now, @now)
+        @ggConfigName, @runTimeSeconds, @tokensTotal, @cost, @summary, @validatorVerdicts, @sourceRepo, @playableBuild, @validationLoaded, @now, @now)
      ON CONFLICT (id) DO UPDATE SET job_id = excluded.job_id, record = excluded.record, record_format = excluded.record_format,
         decode_error = excluded.decode_error, events = excluded.events, state = excluded.state, started_at = excluded.started_at,
         finished_at = excluded.finished_at, test_case_slug = excluded.test_case_slug, test_case_version = excluded.test_case_version,
@@ -100,11 +118,21 @@ export function runRows(db: Database) {
         engine = excluded.engine, test_type = excluded.test_type, gg_config_id = excluded.gg_config_id,
         gg_config_name = excluded.gg_config_name, run_time_seconds = excluded.run_time_seconds, tokens_total = excluded.tokens_total,
         cost = excluded.cost, summary = excluded.summary, validator_verdicts = excluded.validator_verdicts,
+        validation_loaded = excluded.validation_loaded,
         link_source_repo = CASE WHEN runs.published = 1 THEN COALESCE(runs.link_source_repo, excluded.link_source_repo) ELSE excluded.link_source_repo END,
         link_playable_build = CASE WHEN runs.published = 1 THEN COALESCE(runs.link_playable_build, excluded.link_playable_build) ELSE excluded.link_playable_build END,
         grade_key = NULL, updated_at = excluded.updated_at
      WHERE runs.job_id IS excluded.job_id`,
   );
+  // A gg run's summary is lifted with the row, in one transaction, for the provider statistics.
+  const ggStats = ggStatsRows(db);
+  const writeRun = db.transaction((params: Record<string, unknown>): boolean => {
+    // Nothing changed: the run belongs to another job (see the upsert's WHERE).
+    if (upsert.run(params).changes === 0) return false;
+    const record = params.harness === 'gg' && params.decodeError === null ? (JSON.parse(params.record as string) as unknown) : null;
+    ggStats.store(params.id as string, params.harness as string, params.modelId as string, record);
+    return true;
+  });
   const selectOne = db.prepare<[string], RunRow>(`SELECT ${LISTED_COLUMNS}, record FROM runs WHERE id = ?`);
   const selectOwner = db.prepare<[string], { jobId: string | null }>('SELECT job_id AS jobId FROM runs WHERE id = ?');
   const selectEvents = db.prepare<[string], { events: string }>('SELECT events FROM runs WHERE id = ? AND decode_error IS NULL');
@@ -119,8 +147,15 @@ export function runRows(db: Database) {
   );
   const updateGrade = db.prepare(
     `UPDATE runs SET review_count = @reviewCount, aesthetic = @aesthetic, aesthetic_rank = @aestheticRank, rating_rank = @ratingRank,
-       validator_rated = @validatorRated, grade = @grade, grade_key = @gradeKey, case_name = @caseName WHERE id = @id`,
+       validator_rated = @validatorRated, grade = @grade, grade_key = @gradeKey, case_name = @caseName,
+       validator_rating_rank = @validatorRatingRank WHERE id = @id`,
   );
+  const updateReviewRank = db.prepare<[number | null, string, string]>('UPDATE run_reviews SET rating_rank = ? WHERE run_id = ? AND reviewer_id = ?');
+  const setGrade = db.transaction((values: GradeColumns) => {
+    const { reviewRatingRanks, ...columns } = values;
+    updateGrade.run(columns);
+    for (const review of reviewRatingRanks) updateReviewRank.run(review.rank, values.id, review.reviewerId);
+  });
   const markPublished = db.prepare(
     `UPDATE runs SET published = 1, published_at = @publishedAt, link_source_repo = COALESCE(@sourceRepo, link_source_repo),
        link_playable_build = COALESCE(@playableBuild, link_playable_build), updated_at = @publishedAt WHERE id = @id`,
@@ -130,7 +165,7 @@ export function runRows(db: Database) {
     /** False when the run exists under another job, which keeps it unchanged. */
     store(row: { jobId: string | null; record: string; recordFormat: number; decodeError: string | null; events: string; lifted: LiftedRun; id: string }): boolean {
       const { lifted } = row;
-      return upsert.run({
+      return writeRun({
         id: row.id,
         jobId: row.jobId,
         record: row.record,
@@ -157,8 +192,9 @@ export function runRows(db: Database) {
         validatorVerdicts: JSON.stringify(lifted.validatorVerdicts),
         sourceRepo: lifted.sourceRepo,
         playableBuild: lifted.playableBuild,
+        validationLoaded: lifted.summary.validationLoaded === false ? 0 : 1,
         now: new Date().toISOString(),
-      }).changes > 0;
+      });
     },
     get: (id: string): RunRow | null => selectOne.get(id) ?? null,
     /** The job that stored the run: undefined for an unknown run. */
@@ -176,19 +212,8 @@ export function runRows(db: Database) {
         revisions: JSON.stringify(review.revisions),
       });
     },
-    setGrade(values: {
-      id: string;
-      reviewCount: number;
-      aesthetic: string | null;
-      aestheticRank: number | null;
-      ratingRank: number | null;
-      validatorRated: number;
-      grade: string;
-      gradeKey: string;
-      caseName: string;
-    }) {
-      updateGrade.run(values);
-    },
+    /** The derived grade columns and each review's gate rank, in one transaction. */
+    setGrade: (values: GradeColumns) => void setGrade(values),
     markPublished: (values: { id: string; publishedAt: string; sourceRepo: string | null; playableBuild: string | null }) =>
       void markPublished.run(values),
   };
