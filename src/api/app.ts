@@ -14,6 +14,7 @@ import models from './plugins/models.js';
 import runJobs, { type RunJobsOptions } from './plugins/run-jobs.js';
 import runs from './plugins/runs.js';
 import store from './plugins/store.js';
+import streams from './plugins/streams.js';
 import ggRoutes from './routes/gg/index.js';
 import harnessConfigRoutes from './routes/harness-config/index.js';
 import healthRoutes from './routes/health/index.js';
@@ -42,6 +43,7 @@ export interface AppOptions {
 async function app(instance: FastifyInstance, { config, db, jobs = {} }: AppOptions) {
   await instance.register(errorEnvelope);
   await instance.register(store, { config, db });
+  await instance.register(streams);
   const tokenHashes = jobsTable(db);
   await instance.register(authenticate, {
     verifier: tokenVerifier({ authUrl: config.authUrl, cacheMs: config.authCacheMs }),

@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import type { BackgroundProcessor } from '../queue/background-workers.js';
 import { BACKGROUND_QUEUES } from '../queue/queue-keys.js';
 import { redisOptionsFromUrl } from '../redis/managed-redis.js';
+import { reportOutages } from '../redis/redis-connections.js';
 import { createSnapshotQueue } from '../snapshot/snapshot-queue.js';
 import { SECOND } from '../time.js';
 import { ingestDeps } from './ingest-deps.js';
@@ -14,10 +15,11 @@ export const ingestProcessor: BackgroundProcessor = {
   queue: BACKGROUND_QUEUES.ingest,
   concurrency: 1,
   options: { lockDuration: 5 * 60 * SECOND },
-  start({ config, db, connection }) {
+  start({ config, db, connection, log }) {
     const snapshotQueue = createSnapshotQueue(connection, config.redisPrefix);
     const deps = ingestDeps(config, db, snapshotQueue);
     const progress = new Redis(redisOptionsFromUrl(config.redisUrl));
+    reportOutages(progress, 'ingest-progress', log);
     return {
       async processor(job): Promise<IngestReport> {
         const write = (entry: ProgressEntry) => writeIngestProgress(progress, config.redisPrefix, job.id!, entry);

@@ -2,6 +2,18 @@ import { Worker, type ConnectionOptions, type Processor, type WorkerOptions } fr
 import type { Config } from '../config.js';
 import type { Database } from '../db/open-database.js';
 import { bullConnection } from '../redis/managed-redis.js';
+import { reportOutages } from '../redis/redis-connections.js';
+import { SECOND } from '../time.js';
+
+/** The logger a background processor writes to: the app's (pino) in the API process, the worker's own in `npm run worker`. */
+export interface WorkerLog {
+  info(object: object, message: string): void;
+  warn(object: object, message: string): void;
+  error(object: object, message: string): void;
+}
+
+/** How long closing waits for running jobs before it lets them go (ms); BullMQ hands a stalled job to another worker. */
+export const WORKER_CLOSE_GRACE_MS = 5 * SECOND;
 
 /** What a background processor may use, in whichever process runs it. */
 export interface WorkerContext {
@@ -9,6 +21,7 @@ export interface WorkerContext {
   /** The deployment's SQLite store: worker processes share DATA_DIR with the API. */
   db: Database;
   connection: ConnectionOptions;
+  log: WorkerLog;
 }
 
 /** One background queue's processor, built per process from the context. */
@@ -30,13 +43,14 @@ export interface BackgroundWorkers {
 /**
  * Starts one BullMQ Worker per processor under the deployment's prefix. Every process that
  * calls this (the API process with RUN_WORKERS, each `npm run worker`) competes for the same
- * queues' jobs through BullMQ, which is how a deployment adds machines. Workers block on
- * Redis, so each opens its own connections.
+ * queues' jobs through BullMQ. Workers block on Redis, so each opens its own connections,
+ * which wait out a Redis outage and resume by themselves; each outage is logged once.
+ * Closing waits at most `graceMs` for running jobs.
  */
 export async function startBackgroundWorkers(
   processors: readonly BackgroundProcessor[],
   context: Omit<WorkerContext, 'connection'>,
-  onError: (queue: string, error: Error) => void,
+  graceMs = WORKER_CLOSE_GRACE_MS,
 ): Promise<BackgroundWorkers> {
   const connection = bullConnection(context.config.redisUrl);
   const started: Array<{ worker: Worker; close?: () => Promise<void> }> = [];
@@ -48,14 +62,26 @@ export async function startBackgroundWorkers(
       prefix: context.config.redisPrefix,
       concurrency: entry.concurrency ?? 1,
     });
-    worker.on('error', (error) => onError(entry.queue, error));
+    reportOutages(worker, `worker:${entry.queue}`, context.log);
+    worker.on('failed', (job, error) => context.log.warn({ queue: entry.queue, jobId: job?.id, err: error }, 'background job failed'));
     started.push({ worker, ...(close ? { close } : {}) });
   }
   await Promise.all(started.map(({ worker }) => worker.waitUntilReady()));
   return {
     queues: processors.map((entry) => entry.queue),
     async close() {
-      await Promise.all(started.map(({ worker }) => worker.close()));
+      const finished = Promise.all(started.map(({ worker }) => worker.close()));
+      let timer: NodeJS.Timeout | undefined;
+      const late = await Promise.race([
+        finished.then(() => false),
+        new Promise<boolean>((done) => (timer = setTimeout(() => done(true), graceMs))),
+      ]);
+      clearTimeout(timer);
+      if (late) {
+        context.log.warn({ graceMs }, 'background jobs still running at close; leaving them to be retried elsewhere');
+        // Their connections go; the jobs' locks lapse and BullMQ treats them as stalled.
+        for (const { worker } of started) void worker.disconnect().catch(() => {});
+      }
       await Promise.all(started.map(({ close }) => close?.()));
     },
   };

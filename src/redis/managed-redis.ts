@@ -124,7 +124,26 @@ export function redisOptionsFromUrl(url: string): { path?: string; host?: string
   };
 }
 
-/** BullMQ connection options: its blocking commands need `maxRetriesPerRequest: null`. */
+/** The URL with its password (if any) replaced by `***`, for logs and messages. */
+export function redactRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (!parsed.password) return url;
+    parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+  }
+}
+
+/** Reconnect forever, never more than a second apart, so a process resumes soon after Redis is back. */
+export const reconnectDelay = (attempt: number) => Math.min(attempt * 100, SECOND);
+
+/**
+ * BullMQ worker connection options: its blocking commands need `maxRetriesPerRequest: null`
+ * (wait out an outage rather than fail), and the capped reconnect delay resumes the
+ * workers within a second of Redis coming back (BullMQ's own default backs off to 20 s).
+ */
 export function bullConnection(url: string) {
-  return { ...redisOptionsFromUrl(url), maxRetriesPerRequest: null };
+  return { ...redisOptionsFromUrl(url), maxRetriesPerRequest: null, retryStrategy: reconnectDelay };
 }
