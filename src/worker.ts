@@ -14,6 +14,7 @@ import { BACKGROUND_PROCESSORS } from './queue/background-processors.js';
 import { openDatabase } from './db/open-database.js';
 import { redactRedisUrl, redisOptionsFromUrl } from './redis/managed-redis.js';
 import { installProcessPolicy } from './runtime/process-policy.js';
+import { exitWithParent } from './runtime/node-child.js';
 
 
 async function main() {
@@ -53,6 +54,7 @@ async function main() {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  exitWithParent((reason) => void shutdown(`its launcher stopped (${reason})`));
 }
 
 main().catch((error: unknown) => {

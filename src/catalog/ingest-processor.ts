@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import type { BackgroundProcessor } from '../queue/background-workers.js';
 import { BACKGROUND_QUEUES } from '../queue/queue-keys.js';
 import { redisOptionsFromUrl } from '../redis/managed-redis.js';
-import { reportOutages } from '../redis/redis-connections.js';
+import { closeQueues, reportOutages } from '../redis/redis-connections.js';
 import { createSnapshotQueue } from '../snapshot/snapshot-queue.js';
 import { SECOND } from '../time.js';
 import { ingestDeps } from './ingest-deps.js';
@@ -42,7 +42,7 @@ export const ingestProcessor: BackgroundProcessor = {
       },
       async close() {
         await deps.close();
-        await snapshotQueue.close();
+        await closeQueues(snapshotQueue);
         progress.disconnect();
       },
     };

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
+import { quitConnection } from '../redis/redis-connections.js';
 
 /** A failed SUBSCRIBE is tried this many times, this far apart (ms), before a console stream is refused. */
 const SUBSCRIBE_ATTEMPTS = 4;
@@ -129,6 +130,6 @@ export class ConsoleEventBus {
 
   async close(): Promise<void> {
     this.listeners.clear();
-    await this.subscriber.quit().catch(() => this.subscriber.disconnect());
+    await quitConnection(this.subscriber);
   }
 }

@@ -2,7 +2,7 @@ import { Worker, type ConnectionOptions, type Processor, type WorkerOptions } fr
 import type { Config } from '../config.js';
 import type { Database } from '../db/open-database.js';
 import { bullConnection } from '../redis/managed-redis.js';
-import { reportOutages } from '../redis/redis-connections.js';
+import { reportOutages, settlesWithin } from '../redis/redis-connections.js';
 import { SECOND } from '../time.js';
 
 /** The logger a background processor writes to: the app's (pino) in the API process, the worker's own in `npm run worker`. */
@@ -14,6 +14,7 @@ export interface WorkerLog {
 
 /** How long closing waits for running jobs before it lets them go (ms); BullMQ hands a stalled job to another worker. */
 export const WORKER_CLOSE_GRACE_MS = 5 * SECOND;
+const REACHABLE_WITHIN_MS = 500;
 
 /** What a background processor may use, in whichever process runs it. */
 export interface WorkerContext {
@@ -70,14 +71,12 @@ export async function startBackgroundWorkers(
   return {
     queues: processors.map((entry) => entry.queue),
     async close() {
-      const finished = Promise.all(started.map(({ worker }) => worker.close()));
-      let timer: NodeJS.Timeout | undefined;
-      const late = await Promise.race([
-        finished.then(() => false),
-        new Promise<boolean>((done) => (timer = setTimeout(() => done(true), graceMs))),
-      ]);
-      clearTimeout(timer);
-      if (late) {
+      // A running job cannot record its end without Redis: with Redis gone there is nothing to wait for.
+      const reachable = await settlesWithin(async () => {
+        if ((await started[0]?.worker.client)?.status !== 'ready') throw new Error('Redis is away');
+      }, REACHABLE_WITHIN_MS);
+      const finished = settlesWithin(() => Promise.all(started.map(({ worker }) => worker.close())), reachable ? graceMs : 0);
+      if (!(await finished)) {
         context.log.warn({ graceMs }, 'background jobs still running at close; leaving them to be retried elsewhere');
         // Their connections go; the jobs' locks lapse and BullMQ treats them as stalled.
         for (const { worker } of started) void worker.disconnect().catch(() => {});

@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { toError } from '../errors.js';
 import { DAY } from '../time.js';
-import { reportOutages, type RedisLog } from '../redis/redis-connections.js';
+import { closeWithin, quitConnection, reportOutages, type RedisLog } from '../redis/redis-connections.js';
 import { loadLuaScript } from './load-lua-script.js';
 import { RUN_QUEUE, runQueueKeys, type RunQueueKeys } from './queue-keys.js';
 
@@ -254,8 +254,8 @@ export class RunQueue {
   }
 
   async close(): Promise<void> {
-    await this.bull.close();
-    await this.bullConnection.quit().catch(() => this.bullConnection.disconnect());
+    await closeWithin(() => this.bull.close(), () => this.bull.disconnect());
+    await quitConnection(this.bullConnection);
   }
 }
 

@@ -88,3 +88,42 @@ export function isRedisUnavailable(error: unknown): boolean {
   }
   return false;
 }
+
+/** How long one Redis-backed resource may take to close before it is dropped (ms). */
+export const CLOSE_LIMIT_MS = SECOND;
+
+/**
+ * Closes a Redis-backed resource gracefully when Redis answers, and drops it (`force`)
+ * when the graceful close fails or takes longer than `limitMs`: a dead Redis never holds
+ * shutdown. Never throws.
+ */
+export async function closeWithin(close: () => Promise<unknown>, force: () => unknown, limitMs = CLOSE_LIMIT_MS): Promise<void> {
+  if (!(await settlesWithin(close, limitMs))) await settlesWithin(async () => force(), limitMs);
+}
+
+/** True when `step` resolved within `limitMs`; false when it failed or is still running (it is left to finish). */
+export async function settlesWithin(step: () => Promise<unknown>, limitMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      step().then(() => true, () => false),
+      new Promise<boolean>((done) => (timer = setTimeout(() => done(false), limitMs))),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Closes BullMQ queues (or workers) together, each within CLOSE_LIMIT_MS. */
+export async function closeQueues(...queues: Array<{ close(): Promise<unknown>; disconnect(): Promise<unknown> }>): Promise<void> {
+  await Promise.all(queues.map((queue) => closeWithin(() => queue.close(), () => queue.disconnect())));
+}
+
+/** QUIT when connected (pending replies arrive first), else drop the socket at once. */
+export function quitConnection(client: Redis): Promise<void> {
+  if (client.status !== 'ready') {
+    client.disconnect();
+    return Promise.resolve();
+  }
+  return closeWithin(() => client.quit(), () => client.disconnect());
+}

@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import type { BackgroundProcessor } from '../queue/background-workers.js';
 import { BACKGROUND_QUEUES } from '../queue/queue-keys.js';
 import { redisOptionsFromUrl } from '../redis/managed-redis.js';
-import { reportOutages } from '../redis/redis-connections.js';
+import { closeQueues, reportOutages } from '../redis/redis-connections.js';
 import { createSnapshotQueue, requestSnapshotRefresh } from '../snapshot/snapshot-queue.js';
 import { artifactService } from './artifact-service.js';
 import { redisNotificationPublisher } from './notification-publisher.js';
@@ -31,7 +31,7 @@ export const publishProcessor: BackgroundProcessor = {
     return {
       processor: (job) => runPublishJob(deps, job.data as PublishPayload),
       async close() {
-        await snapshotQueue.close();
+        await closeQueues(snapshotQueue);
         redis.disconnect();
       },
     };

@@ -4,7 +4,7 @@ import { catalogIndex, type CatalogIndex } from '../../catalog/catalog-index.js'
 import { createIngestQueue, followIngest, type ProgressEntry } from '../../catalog/ingest-queue.js';
 import type { IngestRequest } from '../../catalog/ingest-scan.js';
 import { storedVersions, type StoredVersions } from '../../catalog/stored-versions.js';
-import { queueProducerConnection, reportOutages } from '../../redis/redis-connections.js';
+import { closeQueues, queueProducerConnection, reportOutages } from '../../redis/redis-connections.js';
 import { createSnapshotQueue } from '../../snapshot/snapshot-queue.js';
 
 declare module 'fastify' {
@@ -30,8 +30,7 @@ async function catalog(app: FastifyInstance) {
     follow: (request: IngestRequest, signal?: AbortSignal) => followIngest(ingestQueue, app.streams.tail, prefix, request, signal),
   });
   app.addHook('onClose', async () => {
-    await ingestQueue.close();
-    await snapshotQueue.close();
+    await closeQueues(ingestQueue, snapshotQueue);
   });
 }
 

@@ -15,7 +15,7 @@ import { launchModelAdmission } from '../../models/admit-launch-model.js';
 import { reapOrphanedJobs, reconcileJobs } from '../../jobs/reconcile-jobs.js';
 import type { RunRecordSink } from '../../jobs/run-record-sink.js';
 import { RunQueue } from '../../queue/run-queue.js';
-import { failFastConnection } from '../../redis/redis-connections.js';
+import { failFastConnection, quitConnection } from '../../redis/redis-connections.js';
 import { SECOND } from '../../time.js';
 import { STREAM_DRAIN_TIMEOUT_MS } from '../ndjson-stream.js';
 
@@ -72,7 +72,7 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
   app.addHook('onClose', async () => {
     await bus.close();
     await queue.close();
-    await redis.quit().catch(() => redis.disconnect());
+    await quitConnection(redis);
   });
 
   bus.start();

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { jobsTable } from '../../db/jobs-table.js';
 import { observeBilledRate } from '../../models/observe-billed-rate.js';
-import { failFastConnection, queueProducerConnection, reportOutages } from '../../redis/redis-connections.js';
+import { closeQueues, failFastConnection, queueProducerConnection, reportOutages } from '../../redis/redis-connections.js';
 import { artifactService, type ArtifactService } from '../../runs/artifact-service.js';
 import { cabinetStats } from '../../runs/cabinet-stats.js';
 import { runListing, type RunListing } from '../../runs/list-runs.js';
@@ -103,8 +103,7 @@ async function runs(app: FastifyInstance, options: RunsPluginOptions) {
       }),
   });
   app.addHook('onClose', async () => {
-    await publishQueue.close();
-    await snapshotQueue.close();
+    await closeQueues(publishQueue, snapshotQueue);
     redis.disconnect();
   });
 }

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Redis } from 'ioredis';
-import { failFastConnection } from '../../redis/redis-connections.js';
+import { failFastConnection, quitConnection } from '../../redis/redis-connections.js';
 import { StreamTail } from '../../redis/stream-tail.js';
 
 declare module 'fastify' {
@@ -58,7 +58,7 @@ async function streams(app: FastifyInstance) {
   });
   app.addHook('onClose', async () => {
     reader.disconnect();
-    await redis.quit().catch(() => redis.disconnect());
+    await quitConnection(redis);
   });
 }
 
