@@ -1,26 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startManagedRedis, type ManagedRedis } from '../../src/redis/managed-redis.js';
 import { seedCatalog } from '../helpers/jobs-fixtures.js';
 import { jobsHttp } from '../helpers/jobs-http.js';
 import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
+import { until } from '../helpers/until.js';
 
 const SERVICE = 'dispatch-secret';
 const MODEL = 'openai/gpt-5';
 const launch = { testCase: 'carom', version: 'v1.1.0', variant: 'base', harness: 'codex', model: MODEL };
-
-/** Polls `check` until it holds, for at most `timeoutMs`; answers how long it took (ms). */
-async function within(timeoutMs: number, check: () => Promise<boolean>): Promise<number> {
-  const began = Date.now();
-  while (!(await check())) {
-    if (Date.now() - began > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await sleep(50);
-  }
-  return Date.now() - began;
-}
 
 /** Times one call (ms). */
 async function timed<T>(call: () => Promise<T>): Promise<[T, number]> {
@@ -81,7 +71,7 @@ describe('the API while its Redis is down', () => {
 
     // The same address again (the supervisor restarts it there): everything reconnects on its own.
     redis = await startManagedRedis({ dir, persistent: true });
-    await within(10_000, async () => (await http.post('/jobs/next', SERVICE)).status === 200);
+    await until(async () => (await http.post('/jobs/next', SERVICE)).status === 200, 10_000, 'claims to work again');
     expect((await http.get(`/jobs/${queued}`)).body.state).toBe('dispatched');
     const console = await fetch(`${base}/notifications`);
     expect(console.status).toBe(200);
