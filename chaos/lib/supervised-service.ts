@@ -1,15 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
-
-/** The repository root: the nearest folder above this file holding package.json (from source or from dist/). */
-function repoRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
-  return dir;
-}
+import { repoRoot } from '../../bench/lib/repo-root.js';
 
 /** The compiled supervisor (`npm start` runs the same file); tests and scenarios need a build. */
 export const SUPERVISOR_ENTRY = join(repoRoot(), 'dist', 'src', 'supervisor.js');

@@ -5,8 +5,17 @@ import { isTerminal } from '../queue/run-queue.js';
 import type { StreamEntry, StreamReader } from '../redis/stream-tail.js';
 import type { JobsContext } from './jobs-context.js';
 
-/** Backlog entries read per replay round trip: with events capped at LIVE_EVENT_MAX_BYTES, a page stays a few MiB at most. */
-const REPLAY_PAGE = 32;
+/** Bytes of events one replay round trip aims for: what a follower that stops reading holds at most (about). */
+const REPLAY_PAGE_BYTES = 256 * 1024;
+/** Entries per replay round trip: the first page, the bounds of later ones (sized from the entries seen so far). */
+const FIRST_PAGE = 8;
+const MAX_PAGE = 512;
+
+/** Entries the next page may take so that it stays near REPLAY_PAGE_BYTES, from the average entry size so far. */
+function nextPageSize(entries: number, bytes: number): number {
+  if (entries === 0) return FIRST_PAGE;
+  return Math.max(1, Math.min(MAX_PAGE, Math.floor(REPLAY_PAGE_BYTES / Math.max(1, bytes / entries))));
+}
 
 export interface JobLiveOptions {
   /** A bare newline after this long without an event (ms). */
@@ -31,9 +40,13 @@ export async function followJobLive(ctx: JobsContext, redis: Redis, tail: Stream
   const key = ctx.queue.keys.live(id);
   const write = (text: string) => writeDrained(res, text, options.drainTimeoutMs);
 
+  let seen = 0;
+  let seenBytes = 0;
   // Writes entries; 'end' once the terminal marker was seen, 'gone' when the client is.
   const emit = async (entries: StreamEntry[]): Promise<'more' | 'end' | 'gone'> => {
     for (const [, fields] of entries) {
+      seen += 1;
+      seenBytes += fields[1]?.length ?? 0;
       if (fields[0] === 'end') return 'end';
       if (fields[0] === 'e' && !(await write(`${fields[1]}\n`))) return 'gone';
     }
@@ -44,7 +57,7 @@ export async function followJobLive(ctx: JobsContext, redis: Redis, tail: Stream
   try {
     let cursor = '0-0';
     while (outcome === 'more' && !signal.aborted) {
-      const page = (await redis.xrange(key, cursor === '0-0' ? '-' : `(${cursor}`, '+', 'COUNT', REPLAY_PAGE)) as StreamEntry[];
+      const page = (await redis.xrange(key, cursor === '0-0' ? '-' : `(${cursor}`, '+', 'COUNT', nextPageSize(seen, seenBytes))) as StreamEntry[];
       if (page.length === 0) break;
       outcome = await emit(page);
       cursor = page[page.length - 1]![0];
@@ -53,10 +66,11 @@ export async function followJobLive(ctx: JobsContext, redis: Redis, tail: Stream
       // A job that finished whose backlog expired has no end marker left to wait for.
       const job = ctx.jobs.get(id);
       if (!job || isTerminal(job.state)) {
-        const rest = (await redis.xrange(key, `(${cursor}`, '+', 'COUNT', REPLAY_PAGE)) as StreamEntry[];
+        const count = nextPageSize(seen, seenBytes);
+        const rest = (await redis.xrange(key, `(${cursor}`, '+', 'COUNT', count)) as StreamEntry[];
         outcome = rest.length > 0 ? await emit(rest) : 'end';
         if (rest.length > 0) cursor = rest[rest.length - 1]![0];
-        if (rest.length < REPLAY_PAGE) break;
+        if (rest.length < count) break;
         continue;
       }
       const entries = await tail.read(key, cursor, options.heartbeatMs, signal);
