@@ -1,6 +1,6 @@
 import { describe, expect, it, inject } from 'vitest';
 import { Redis } from 'ioredis';
-import { redisOptionsFromUrl } from '../../src/redis/managed-redis.js';
+import { redactRedisUrl, redisOptionsFromUrl } from '../../src/redis/managed-redis.js';
 
 describe('managed redis', () => {
   it('answers on the URL the global setup provides', async () => {
@@ -8,5 +8,14 @@ describe('managed redis', () => {
     expect(await client.ping()).toBe('PONG');
     expect(await client.config('GET', 'maxmemory-policy')).toEqual(['maxmemory-policy', 'noeviction']);
     client.disconnect();
+  });
+});
+
+describe('redactRedisUrl', () => {
+  it('masks a password and leaves everything else as it was', () => {
+    expect(redactRedisUrl('redis://user:s3cret@queue-host:6379/2')).toBe('redis://user:***@queue-host:6379/2');
+    expect(redactRedisUrl('rediss://:s3cret@queue-host:6380')).toBe('rediss://:***@queue-host:6380');
+    expect(redactRedisUrl('redis://queue-host:6379')).toBe('redis://queue-host:6379');
+    expect(redactRedisUrl('redis+unix:///srv/data/redis/redis.sock')).toBe('redis+unix:///srv/data/redis/redis.sock');
   });
 });
