@@ -38,10 +38,13 @@ export default async function neverReadingLive(): Promise<void> {
     let allCutAt = 0;
     // A paused client notices the close only after reading what its kernel buffers hold, so
     // count from the server's side: its established connections on the API port.
-    while (Date.now() - began < 60_000) {
+    const timeline: string[] = [];
+    while (Date.now() - began < 90_000) {
       peak = Math.max(peak, rssMiB(api));
       await sleep(200);
-      if (serverConnections(port) === 0) {
+      const open = serverConnections(port);
+      if (timeline.length < Math.floor((Date.now() - began) / 10_000)) timeline.push(`${timeline.length + 1}0s:${open}`);
+      if (open === 0) {
         allCutAt = Date.now();
         break;
       }
@@ -61,6 +64,7 @@ export default async function neverReadingLive(): Promise<void> {
       'clients cut off by the server': cutOff,
       'seconds until all were cut off': allCutAt ? ((allCutAt - began) / 1000).toFixed(1) : 'not all',
       'API still answering': answered === 200,
+      'connections still open, every 10 s': timeline.join(' '),
     });
   } finally {
     await chaos.close();

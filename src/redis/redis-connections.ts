@@ -12,7 +12,7 @@ export interface RedisLog {
  * A command that gets no answer this long fails (ms). A dead Redis closes its socket and
  * fails every command at once; this bounds a Redis that hangs without closing.
  */
-export const COMMAND_TIMEOUT_MS = 2 * SECOND;
+export const COMMAND_TIMEOUT_MS = 5 * SECOND;
 
 /**
  * Options for connections that serve HTTP requests: while Redis is away a command fails
