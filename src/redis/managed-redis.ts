@@ -41,7 +41,12 @@ export async function startManagedRedis(options: ManagedRedisOptions): Promise<M
   const socketPath = join(dir, 'redis.sock');
   const useSocket = socketPath.length <= MAX_UNIX_SOCKET_PATH;
   const port = useSocket ? 0 : (options.port || (await freeLoopbackPort()));
-  if (useSocket && existsSync(socketPath)) rmSync(socketPath);
+  const url = useSocket ? `redis+unix://${socketPath}` : `redis://127.0.0.1:${port}`;
+  if (useSocket && existsSync(socketPath)) {
+    // A live server on this folder (one no pid file knew of): a second would share its files.
+    if (await answersPing(url)) throw new Error(`a redis-server already serves ${socketPath}; stop it before starting another on ${dir}`);
+    rmSync(socketPath);
+  }
 
   const persistent = options.persistent ?? true;
   const args = [
@@ -57,7 +62,6 @@ export async function startManagedRedis(options: ManagedRedisOptions): Promise<M
     '--loglevel', 'warning',
     ...(useSocket ? ['--unixsocket', socketPath, '--unixsocketperm', '700'] : []),
   ];
-  const url = useSocket ? `redis+unix://${socketPath}` : `redis://127.0.0.1:${port}`;
   const server = options.redisServerPath ?? 'redis-server';
   // setpriv (util-linux) execs redis-server with PR_SET_PDEATHSIG: the kernel sends it SIGTERM
   // when this process dies, however it dies, so a crash never leaves an orphaned server.
