@@ -15,6 +15,7 @@ import { openDatabase } from './db/open-database.js';
 import { redactRedisUrl, redisOptionsFromUrl } from './redis/managed-redis.js';
 import { installProcessPolicy } from './runtime/process-policy.js';
 import { exitWithParent } from './runtime/node-child.js';
+import { serveProcessMetrics } from './metrics/serve-process-metrics.js';
 
 
 async function main() {
@@ -42,12 +43,15 @@ async function main() {
   const db = openDatabase(join(config.dataDir, 'backend.sqlite'));
   const workers = await startBackgroundWorkers(BACKGROUND_PROCESSORS, { config: { ...config, redisUrl }, db, log });
   console.log(`Worker running queues ${workers.queues.join(', ')} on ${redactRedisUrl(redisUrl)} (prefix ${config.redisPrefix}, data in ${config.dataDir})`);
+  const metrics = config.metricsPort === null ? null : await serveProcessMetrics(config.host, config.metricsPort);
+  if (metrics) console.log(`Metrics at http://${config.host}:${config.metricsPort}/metrics`);
 
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) process.exit(1);
     closing = true;
     console.log(`${signal}: letting running jobs finish, then exiting...`);
+    metrics?.close();
     await workers.close();
     db.close();
     process.exit(0);

@@ -1,5 +1,6 @@
-import { Worker, type ConnectionOptions, type Processor, type WorkerOptions } from 'bullmq';
+import { Worker, type ConnectionOptions, type Job, type Processor, type WorkerOptions } from 'bullmq';
 import type { Config } from '../config.js';
+import { backgroundJobDuration, backgroundJobs } from '../metrics/process-metrics.js';
 import type { Database } from '../db/open-database.js';
 import { bullConnection } from '../redis/managed-redis.js';
 import { reportOutages, settlesWithin } from '../redis/redis-connections.js';
@@ -64,7 +65,15 @@ export async function startBackgroundWorkers(
       concurrency: entry.concurrency ?? 1,
     });
     reportOutages(worker, `worker:${entry.queue}`, context.log);
-    worker.on('failed', (job, error) => context.log.warn({ queue: entry.queue, jobId: job?.id, err: error }, 'background job failed'));
+    const observe = (outcome: 'completed' | 'failed', job: Job | undefined) => {
+      backgroundJobs.inc({ queue: entry.queue, outcome });
+      if (job?.processedOn && job.finishedOn) backgroundJobDuration.observe({ queue: entry.queue }, (job.finishedOn - job.processedOn) / 1000);
+    };
+    worker.on('completed', (job) => observe('completed', job));
+    worker.on('failed', (job, error) => {
+      observe('failed', job);
+      context.log.warn({ queue: entry.queue, jobId: job?.id, err: error }, 'background job failed');
+    });
     started.push({ worker, ...(close ? { close } : {}) });
   }
   await Promise.all(started.map(({ worker }) => worker.waitUntilReady()));

@@ -27,7 +27,7 @@ describe('the API while its Redis is down', () => {
   let http: ReturnType<typeof jobsHttp>;
   let operator: string;
   const warnings: string[] = [];
-  const originalWrite = process.stderr.write.bind(process.stderr);
+  const originals: Array<() => void> = [];
 
   beforeAll(async () => {
     // Its own redis-server, so killing it harms no other test file.
@@ -37,14 +37,20 @@ describe('the API while its Redis is down', () => {
     base = await backend.app.listen({ host: '127.0.0.1', port: 0 });
     http = jobsHttp(base);
     operator = (await backend.auth.register('outage-op')).token;
-    // ioredis prints "[ioredis] Unhandled error event" to stderr for a connection with no error listener.
-    process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
-      if (String(chunk).includes('Unhandled error event')) warnings.push(String(chunk));
-      return originalWrite(chunk, ...rest);
-    }) as typeof process.stderr.write;
+    // ioredis prints "[ioredis] Unhandled error event" for a connection with no error listener,
+    // and BullMQ prints a queue's connection errors when the queue has none: both through console.
+    for (const method of ['error', 'warn', 'log'] as const) {
+      const original = console[method].bind(console);
+      originals.push(() => (console[method] = original));
+      console[method] = (...args: unknown[]) => {
+        const text = args.map((arg) => (arg instanceof Error ? `${arg.message}` : String(arg))).join(' ');
+        if (/Unhandled error event|ENOENT|ECONNREFUSED|Connection is closed|isn't writeable/.test(text)) warnings.push(text);
+        original(...args);
+      };
+    }
   });
   afterAll(async () => {
-    process.stderr.write = originalWrite;
+    for (const restore of originals) restore();
     await redis.stop();
     rmSync(dir, { recursive: true, force: true });
   });
