@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startManagedRedis, type ManagedRedis } from '../../src/redis/managed-redis.js';
+import { Queue } from 'bullmq';
+import { bullConnection, startManagedRedis, type ManagedRedis } from '../../src/redis/managed-redis.js';
+import { SNAPSHOT_QUEUE } from '../../src/snapshot/snapshot-queue.js';
 import { seedCatalog } from '../helpers/jobs-fixtures.js';
 import { jobsHttp } from '../helpers/jobs-http.js';
 import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
@@ -82,6 +84,15 @@ describe('the API while its Redis is down', () => {
     const console = await fetch(`${base}/notifications`);
     expect(console.status).toBe(200);
     await console.body?.cancel();
+    // The background workers are back too: a snapshot refresh gets processed.
+    const snapshots = new Queue(SNAPSHOT_QUEUE, { connection: bullConnection(redis.url), prefix: backend.config.redisPrefix });
+    try {
+      await backend.app.runs.requestSnapshot();
+      // The refresh job removes itself once processed (it succeeds or fails, either way a worker ran it).
+      await until(async () => (await snapshots.getJob('refresh')) === undefined, 15_000, 'the snapshot job to be processed');
+    } finally {
+      await snapshots.close();
+    }
     expect(warnings).toEqual([]);
   });
 
