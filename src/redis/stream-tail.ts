@@ -14,6 +14,10 @@ export interface StreamReader {
   read(key: string, afterId: string, timeoutMs: number, signal?: AbortSignal): Promise<StreamEntry[]>;
 }
 
+/** How often, and how far apart (ms), an UNBLOCK that found no blocked read is tried again. */
+const UNBLOCK_TRIES = 100;
+const UNBLOCK_RETRY_MS = 5;
+
 interface Waiter {
   key: string;
   afterId: string;
@@ -42,15 +46,17 @@ export class StreamTail implements StreamReader {
   private closed = false;
   /** What the read in flight covers: key to the id it reads after. */
   private reading: Map<string, string> | null = null;
-  private unblockQueued = false;
-  private readerId: Promise<number> | null = null;
+  /** The read an UNBLOCK is being sent for (one at a time per read). */
+  private unblocking: Map<string, string> | null = null;
+  /** The reader connection's CLIENT ID, asked before each read while unknown: never while a read blocks. */
+  private readerClientId: number | null = null;
 
   constructor(private readonly reader: Redis, private readonly control: Redis, options: StreamTailOptions = {}) {
     this.count = options.count ?? 500;
     this.blockMs = options.blockMs ?? 2000;
-    // A reconnect gives the reader a new client id.
-    reader.on('ready', () => {
-      this.readerId = null;
+    // A new connection gets a new client id.
+    reader.on('close', () => {
+      this.readerClientId = null;
     });
   }
 
@@ -116,20 +122,24 @@ export class StreamTail implements StreamReader {
     if (this.reading && (covered === undefined || compareIds(afterId, covered) < 0)) this.queueUnblock();
   }
 
+  /**
+   * Interrupts the read in flight so the next one covers every follower. The UNBLOCK may
+   * reach Redis before the read itself does (they travel on two connections); it is then
+   * tried again shortly, for as long as that same read is in flight.
+   */
   private queueUnblock(): void {
-    if (this.unblockQueued || !this.reading) return;
-    this.unblockQueued = true;
-    setImmediate(() => {
-      this.unblockQueued = false;
-      if (!this.reading) return;
-      // Best effort: when it fails the read ends by itself within blockMs.
-      this.clientId().then((id) => this.control.client('UNBLOCK', id)).catch(() => {});
-    });
-  }
-
-  private clientId(): Promise<number> {
-    this.readerId ??= this.reader.client('ID') as Promise<number>;
-    return this.readerId;
+    const target = this.reading;
+    if (!target || this.unblocking === target) return;
+    this.unblocking = target;
+    const attempt = async (tries: number): Promise<void> => {
+      if (this.reading !== target) return;
+      const id = this.readerClientId;
+      const unblocked = id === null ? 0 : await this.control.client('UNBLOCK', id).catch(() => 0);
+      // Best effort: when it keeps failing the read ends by itself within blockMs.
+      if (unblocked === 1 || tries >= UNBLOCK_TRIES) return;
+      setTimeout(() => void attempt(tries + 1), UNBLOCK_RETRY_MS);
+    };
+    setImmediate(() => void attempt(1));
   }
 
   private async loop(): Promise<void> {
@@ -143,10 +153,10 @@ export class StreamTail implements StreamReader {
       this.reading = reading;
       let reply: Array<[string, StreamEntry[]]> | null;
       try {
-        await this.clientId();
+        this.readerClientId ??= Number(await this.reader.client('ID'));
         reply = (await this.reader.xread('COUNT', this.count, 'BLOCK', this.blockMs, 'STREAMS', ...reading.keys(), ...reading.values())) as Array<[string, StreamEntry[]]> | null;
       } catch (error) {
-        this.readerId = null;
+        this.readerClientId = null;
         for (const set of [...this.waiters.values()]) for (const waiter of [...set]) waiter.fail(error);
         continue;
       } finally {
