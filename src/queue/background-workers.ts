@@ -32,6 +32,8 @@ export interface BackgroundProcessor {
   queue: string;
   start(context: WorkerContext): {
     processor: Processor;
+    /** Called first on shutdown, before the worker waits for its active jobs: ends long jobs early. */
+    stop?(): void;
     close?(): Promise<void>;
     /** A job of this queue failed, also when its processor never ran (a job stalled past `maxStalledCount`). */
     onFailed?(job: Job, error: Error): Promise<void>;
@@ -62,11 +64,11 @@ export async function startBackgroundWorkers(
   graceMs = WORKER_CLOSE_GRACE_MS,
 ): Promise<BackgroundWorkers> {
   const connection = bullConnection(context.config.redisUrl);
-  const started: Array<{ worker: Worker; close?: () => Promise<void> }> = [];
+  const started: Array<{ worker: Worker; stop?: () => void; close?: () => Promise<void> }> = [];
   for (const entry of processors) {
     // Set before this process takes a job, so no process can start one past the bound.
     if (entry.globalConcurrency !== undefined) await setGlobalConcurrency(entry.queue, entry.globalConcurrency, connection, context.config.redisPrefix);
-    const { processor, close, onFailed } = entry.start({ ...context, connection });
+    const { processor, stop, close, onFailed } = entry.start({ ...context, connection });
     const worker = new Worker(entry.queue, processor, {
       ...entry.options,
       connection,
@@ -84,12 +86,14 @@ export async function startBackgroundWorkers(
       context.log.warn({ queue: entry.queue, jobId: job?.id, err: error }, 'background job failed');
       if (job && onFailed) onFailed(job, error).catch((failure: Error) => context.log.error({ queue: entry.queue, err: failure }, 'background job failure handler failed'));
     });
-    started.push({ worker, ...(close ? { close } : {}) });
+    started.push({ worker, ...(stop ? { stop } : {}), ...(close ? { close } : {}) });
   }
   await Promise.all(started.map(({ worker }) => worker.waitUntilReady()));
   return {
     queues: processors.map((entry) => entry.queue),
     async close() {
+      // Running jobs that can stop early are asked to (probes); the rest get the grace period.
+      for (const { stop } of started) stop?.();
       // A running job cannot record its end without Redis: with Redis gone there is nothing to wait for.
       const reachable = await settlesWithin(async () => {
         if ((await started[0]?.worker.client)?.status !== 'ready') throw new Error('Redis is away');
