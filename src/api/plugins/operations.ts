@@ -11,7 +11,7 @@ declare module 'fastify' {
 
 /** What operators read about the deployment: queue handles shared by the status route, metrics and the dashboard. */
 async function operations(app: FastifyInstance) {
-  const queues = openDeploymentQueues(app.jobsRedis, app.config.redisPrefix);
+  const queues = openDeploymentQueues(app.jobsRedis, app.config.redisPrefix, app.log);
   app.decorate('deploymentQueues', queues);
   app.addHook('onClose', () => queues.close());
 }
