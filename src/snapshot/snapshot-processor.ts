@@ -4,6 +4,7 @@ import { storedVersions } from '../catalog/stored-versions.js';
 import type { BackgroundProcessor } from '../queue/background-workers.js';
 import { BACKGROUND_QUEUES } from '../queue/queue-keys.js';
 import { redisOptionsFromUrl } from '../redis/managed-redis.js';
+import { reportOutages } from '../redis/redis-connections.js';
 import { runGrades } from '../runs/run-grades.js';
 import { runRows } from '../runs/run-rows.js';
 import { runMediaDir } from '../runs/showcase-path.js';
@@ -13,9 +14,9 @@ import { snapshotWriter } from './write-snapshot.js';
 /** Regenerates the public snapshot; refresh requests made meanwhile coalesce into one job. */
 export const snapshotProcessor: BackgroundProcessor = {
   queue: BACKGROUND_QUEUES.snapshot,
-  start({ config, db }) {
+  start({ config, db, log }) {
     const redis = new Redis(redisOptionsFromUrl(config.redisUrl));
-    const onWarning = (message: string) => console.warn(`snapshot: ${message}`);
+    reportOutages(redis, 'snapshot', log);
     const rows = runRows(db);
     const index = catalogIndex(db);
     const writer = snapshotWriter({
@@ -25,7 +26,7 @@ export const snapshotProcessor: BackgroundProcessor = {
       mediaDir: runMediaDir(config.dataDir),
       dir: config.snapshotDir,
       deployHook: config.snapshotDeployHook,
-      onWarning,
+      onWarning: (message) => log.warn({}, `snapshot: ${message}`),
       exclusive: snapshotLock(redis, config.redisPrefix),
     });
     return { processor: () => writer.refresh(), close: () => redis.quit().then(() => undefined, () => redis.disconnect()) };
