@@ -6,6 +6,7 @@ import type { BackgroundProcessor } from '../queue/background-workers.js';
 import { BACKGROUND_QUEUES } from '../queue/queue-keys.js';
 import { RunQueue } from '../queue/run-queue.js';
 import { redisOptionsFromUrl } from '../redis/managed-redis.js';
+import { reportOutages } from '../redis/redis-connections.js';
 import { SECOND } from '../time.js';
 import { sweepStaleJobs, type StaleJobLimits } from './sweep-stale-jobs.js';
 
@@ -30,11 +31,12 @@ export async function scheduleStaleJobSweep(connection: ConnectionOptions, prefi
 
 export const staleJobsProcessor: BackgroundProcessor = {
   queue: BACKGROUND_QUEUES.staleJobs,
-  start({ config, db }) {
+  start({ config, db, log }) {
     const redis = new Redis(redisOptionsFromUrl(config.redisUrl));
-    const queue = new RunQueue({ redis, prefix: config.redisPrefix });
+    reportOutages(redis, 'stale-jobs', log);
+    const queue = new RunQueue({ redis, prefix: config.redisPrefix, log });
     const publish = (message: string) =>
-      void redis.publish(queue.keys.consoleChannel, message).catch((error: unknown) => console.warn('stale-job sweep: console event not published:', error));
+      void redis.publish(queue.keys.consoleChannel, message).catch((error: unknown) => log.warn({ err: error }, 'stale-job sweep: console event not published'));
     const ctx = {
       jobs: jobsTable(db),
       queue,
