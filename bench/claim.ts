@@ -33,7 +33,7 @@ const CORRECTNESS_JOBS = 100_000;
 const launch = { testCase: 'carom', version: 'v1.1.0', variant: 'base', harness: 'claude', model: 'bench/model' };
 // The catalog is another area's; a fixed answer keeps the benchmark about the queue.
 const catalog: LaunchCatalog = {
-  version: () => ({ engines: [], variants: ['base'], testType: 'end-to-end' }),
+  version: () => ({ engines: [], variants: ['base'], testType: 'end-to-end', maxRuntimeSeconds: 1800 }),
   caseExists: () => true,
 };
 
@@ -45,7 +45,7 @@ async function measureRawClaim(redisUrl: string, iterations: number): Promise<La
   for (let i = 0; i < total; i += 1000) {
     const runs: QueuedRun[] = Array.from({ length: Math.min(1000, total - i) }, (_, j) => {
       const id = randomUUID();
-      return { id, seq: i + j, harness: 'claude', jam: '', request: launch, subjectJson: `"runId":"${id}"`, origin: null };
+      return { id, seq: i + j, harness: 'claude', jam: '', request: launch, subjectJson: `"runId":"${id}"`, origin: null, maxRuntimeSeconds: 1800 };
     });
     await queue.add(runs);
   }

@@ -4,7 +4,7 @@
 // missing, makes sure redis-server and Chromium exist (apt-get when root, otherwise one
 // message saying what to install), compiles the TypeScript, then runs the command.
 import { spawnSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, statSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -69,12 +69,24 @@ function build(tsconfig) {
   copyAssets(join(root, 'src'), join(root, 'dist', 'src'));
 }
 
-/** SQL migrations, Lua scripts and data files (probe conversations) live beside the modules that load them. */
+/**
+ * SQL migrations, Lua scripts and data files (probe conversations) live beside the modules
+ * that load them. The copy mirrors them: one renamed or removed in src/ must not live on in
+ * dist/, where the migration runner would still find it.
+ */
 function copyAssets(from, to) {
+  const ASSET = /\.(sql|lua|json)$/;
+  const assets = new Set();
   for (const entry of readdirSync(from, { withFileTypes: true })) {
     const source = join(from, entry.name);
     if (entry.isDirectory()) copyAssets(source, join(to, entry.name));
-    else if (/\.(sql|lua|json)$/.test(entry.name)) cpSync(source, join(to, entry.name));
+    else if (ASSET.test(entry.name)) {
+      assets.add(entry.name);
+      cpSync(source, join(to, entry.name));
+    }
+  }
+  for (const entry of existsSync(to) ? readdirSync(to, { withFileTypes: true }) : []) {
+    if (entry.isFile() && ASSET.test(entry.name) && !assets.has(entry.name)) rmSync(join(to, entry.name));
   }
 }
 

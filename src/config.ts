@@ -47,7 +47,11 @@ export interface Config {
   allowExperimental: boolean;
   /** Fail jobs left dispatched/starting/running by a previous process at boot (single-box deployments). */
   reapOrphanedJobs: boolean;
-  /** Run the background queue workers (ingest, publish, probes) inside the API process. */
+  /** A dispatched job with no driver report for this long is failed (ms; DISPATCH_LEASE_SECONDS, default 300 s; 0: never). */
+  dispatchLeaseMs: number;
+  /** A starting or running job is failed this long past its maxRuntimeSeconds (ms; RUNTIME_GRACE_SECONDS, default 600 s). */
+  runtimeGraceMs: number;
+  /** Run the background queue workers (every queue in BACKGROUND_PROCESSORS) inside the API process. */
   runWorkers: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Port on which `npm run worker` serves its Prometheus metrics on `host` (null: not served). */
@@ -104,6 +108,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     renderThreads: read.integer('RENDER_THREADS', 2, { min: 1, max: 64 }),
     allowExperimental: read.boolean('ALLOW_EXPERIMENTAL', false),
     reapOrphanedJobs: read.boolean('REAP_ORPHANED_JOBS', true),
+    dispatchLeaseMs: read.number('DISPATCH_LEASE_SECONDS', 300, { min: 0, max: 7 * 24 * 3600 }) * 1000,
+    runtimeGraceMs: read.number('RUNTIME_GRACE_SECONDS', 600, { min: 0, max: 7 * 24 * 3600 }) * 1000,
     runWorkers: read.boolean('RUN_WORKERS', true),
     logLevel: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
     metricsPort: read.optionalNumber('METRICS_PORT', { min: 1, max: 65535 }),

@@ -1,8 +1,8 @@
 /**
- * `npm run worker`: a process that runs the background queue workers (ingest, publish,
- * snapshot, billed-rate refresh) beside the API. It serves no HTTP. It shares the API's
- * machine and DATA_DIR (the store is SQLite on that disk), and its Redis: REDIS_URL, or the
- * managed redis-server's socket under DATA_DIR/redis.
+ * `npm run worker`: a process that runs the background queue workers (every queue in
+ * BACKGROUND_PROCESSORS) beside the API. It serves no HTTP. It shares the API's machine and
+ * DATA_DIR (the store is SQLite on that disk), and its Redis: REDIS_URL, or the managed
+ * redis-server's socket under DATA_DIR/redis.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,7 +16,6 @@ import { redactRedisUrl, redisOptionsFromUrl } from './redis/managed-redis.js';
 import { installProcessPolicy } from './runtime/process-policy.js';
 import { exitWithParent } from './runtime/node-child.js';
 import { serveProcessMetrics } from './metrics/serve-process-metrics.js';
-
 
 async function main() {
   const config = configOrExit();

@@ -1,13 +1,13 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { StreamReader } from '../redis/stream-tail.js';
-import { BACKGROUND_QUEUES } from '../queue/queue-keys.js';
+import { BACKGROUND_QUEUES, backgroundKeys } from '../queue/queue-keys.js';
 import { HOUR, SECOND } from '../time.js';
 import type { IngestEvent, IngestReport, IngestRequest } from './ingest-scan.js';
 
 
 /** Progress of one scan: a capped Redis stream, so a reader that subscribes late misses nothing. */
-const progressKey = (prefix: string, jobId: string) => `${prefix}:ingest-progress:${jobId}`;
+const progressKey = (prefix: string, jobId: string) => backgroundKeys(prefix).ingestProgress(jobId);
 const PROGRESS_TTL_SECONDS = HOUR / SECOND;
 const PROGRESS_MAX_LINES = 100_000;
 

@@ -10,9 +10,15 @@ const MIGRATION_FILE = /^(\d{4})_[a-z0-9_]+\.sql$/;
 /** The backend's own migrations; the auth service passes its own folder. */
 export const BACKEND_MIGRATIONS = fileURLToPath(new URL('./migrations/', import.meta.url));
 
+/** How long a process waits for another one's migrations before giving up (ms). */
+const MIGRATION_WAIT = 5 * 60 * 1000;
+
 /**
  * Opens (creating if needed) a SQLite file in WAL mode and applies every numbered
- * migration in `migrationsDir` it has not applied yet, each in its own transaction.
+ * migration in `migrationsDir` it has not applied yet. The API and `npm run worker` open
+ * the same file, so the migrations run in one IMMEDIATE transaction: the second process
+ * waits for the first and then finds nothing left to do. A database a newer build has
+ * migrated is refused with a message saying so.
  */
 export function openDatabase(file: string, migrationsDir: string = BACKEND_MIGRATIONS): Database {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -22,22 +28,44 @@ export function openDatabase(file: string, migrationsDir: string = BACKEND_MIGRA
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
-  migrate(db, migrationsDir);
+  try {
+    migrate(db, migrationsDir);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   return db;
 }
 
 function migrate(db: Database, migrationsDir: string): void {
-  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT');
-  const applied = new Set(db.prepare('SELECT id FROM schema_migrations').pluck().all() as number[]);
-  const record = db.prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)');
   const files = readdirSync(migrationsDir).filter((name) => MIGRATION_FILE.test(name)).sort();
-  for (const name of files) {
-    const id = Number(MIGRATION_FILE.exec(name)![1]);
-    if (applied.has(id)) continue;
-    const sql = readFileSync(join(migrationsDir, name), 'utf8');
+  // Two files with one number: the second would be taken as applied and silently skipped.
+  const clash = files.find((name, i) => i > 0 && name.slice(0, 4) === files[i - 1]!.slice(0, 4));
+  if (clash) throw new Error(`Two migrations in ${migrationsDir} share the number ${clash.slice(0, 4)} (${files.filter((name) => name.startsWith(clash.slice(0, 4))).join(', ')}); renumber one.`);
+  const newestKnown = Math.max(0, ...files.map((name) => Number(MIGRATION_FILE.exec(name)![1])));
+  const busyTimeout = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma(`busy_timeout = ${MIGRATION_WAIT}`);
+  try {
     db.transaction(() => {
-      db.exec(sql);
-      record.run(id, name, new Date().toISOString());
-    })();
+      db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT');
+      const applied = db.prepare<[], { id: number; name: string }>('SELECT id, name FROM schema_migrations ORDER BY id').all();
+      const newer = applied.filter((row) => row.id > newestKnown);
+      if (newer.length > 0) {
+        throw new Error(
+          `${db.name} was migrated by a newer build (${newer.map((row) => row.name).join(', ')}); this build knows migrations up to ` +
+            `${String(newestKnown).padStart(4, '0')}. Run the newer build, or restore a backup taken before it.`,
+        );
+      }
+      const done = new Set(applied.map((row) => row.id));
+      const record = db.prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)');
+      for (const name of files) {
+        const id = Number(MIGRATION_FILE.exec(name)![1]);
+        if (done.has(id)) continue;
+        db.exec(readFileSync(join(migrationsDir, name), 'utf8'));
+        record.run(id, name, new Date().toISOString());
+      }
+    }).immediate();
+  } finally {
+    db.pragma(`busy_timeout = ${busyTimeout}`);
   }
 }

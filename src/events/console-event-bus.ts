@@ -21,6 +21,8 @@ const TAG: Record<Tag, string> = { runs: 'r', notifications: 'n', control: 'c' }
 
 /** A notification as it crosses the console channel, for publishers outside the bus (background workers). */
 export const encodeNotification = (notification: object) => TAG.notifications + JSON.stringify(notification);
+/** A run event's JSON text as it crosses the console channel, for publishers outside the bus. */
+export const encodeRunEvent = (json: string) => TAG.runs + json;
 const TOPIC_OF: Record<string, Tag> = { r: 'runs', n: 'notifications', c: 'control' };
 
 /**

@@ -28,6 +28,7 @@ export interface PreparedLaunch {
   row: NewJobRow;
   request: object;
   jam: string;
+  maxRuntimeSeconds: number;
 }
 
 export type EnqueueResult = { jobId: string } | { error: { code: string; message: string } };
@@ -117,6 +118,7 @@ export async function prepareLaunch(
   return {
     request,
     jam: version.testType === 'game-jam' ? jamGroup(body.testCase, body.model).slice(2) : '',
+    maxRuntimeSeconds: body.maxRuntimeSeconds ?? version.maxRuntimeSeconds,
     row: {
       id,
       accountId,
@@ -146,7 +148,7 @@ export async function prepareLaunch(
 export async function enqueuePrepared(ctx: JobsContext, launches: PreparedLaunch[], origin: string | null): Promise<string[]> {
   if (launches.length === 0) return [];
   const seqs = ctx.jobs.insert(launches.map((launch) => launch.row));
-  const runs: QueuedRun[] = launches.map(({ row, jam, request }, i) => ({
+  const runs: QueuedRun[] = launches.map(({ row, jam, request, maxRuntimeSeconds }, i) => ({
     id: row.id,
     seq: seqs[i]!,
     harness: row.harnessSlug,
@@ -154,6 +156,7 @@ export async function enqueuePrepared(ctx: JobsContext, launches: PreparedLaunch
     request,
     subjectJson: runSubjectJson(row),
     origin,
+    maxRuntimeSeconds,
   }));
   for (const run of runs) ctx.bus.publishRun(runEventJson('enqueued', 'queued', run.subjectJson));
   try {

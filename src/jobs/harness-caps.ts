@@ -13,11 +13,13 @@ export function listHarnessConfig(table: HarnessConfigTable) {
 
 /**
  * `PUT /harness-config/{slug}`: stores the cap, then applies it in Redis, which releases the
- * held jobs a raised or removed cap admits (oldest first, each announced as `queued`).
+ * held jobs a raised or removed cap admits (oldest first, each announced as `queued`). The
+ * revision SQLite gives the write lets Redis refuse an older write that arrives after a
+ * newer one, so concurrent PUTs leave SQLite and Redis agreeing on the last.
  */
 export async function setHarnessCap(ctx: JobsContext, table: HarnessConfigTable, slug: string, maxParallelism: number | null) {
   if (!(LAUNCHABLE_HARNESSES as readonly string[]).includes(slug)) throw notFound(`No harness "${slug}".`);
-  table.set(slug, maxParallelism);
-  announceWaiting(ctx, await ctx.queue.setCap(slug, maxParallelism), 'queued');
+  const revision = table.set(slug, maxParallelism);
+  announceWaiting(ctx, await ctx.queue.setCap(slug, maxParallelism, revision), 'queued');
   return { slug, maxParallelism };
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { GgConfigsTable } from '../db/gg-configs-table.js';
 import type { JobsTable } from '../db/jobs-table.js';
 import type { ConsoleEventBus } from '../events/console-event-bus.js';
-import { runEventJson } from '../events/run-events.js';
+import { runCompletedNotification, runEventJson } from '../events/run-events.js';
 import type { MovedJob, RunQueue } from '../queue/run-queue.js';
 import type { LaunchCatalog } from './launch-catalog.js';
 import type { LaunchModels } from './launch-models.js';
@@ -30,12 +30,36 @@ export interface JobsContext {
 
 export const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
 
+/** What copies a script's decisions to SQLite and announces them; a background worker builds one too. */
+export interface JobsRecorder {
+  jobs: JobsTable;
+  bus: Pick<ConsoleEventBus, 'publishRun' | 'publishNotification'>;
+}
+
 /**
  * Records queued <-> pending moves a script made and announces each as `state-changed`
  * (unless the script published them itself, as the claim script does).
  */
-export function announceWaiting(ctx: JobsContext, moved: MovedJob[], state: 'queued' | 'pending', published = false): void {
+export function announceWaiting(ctx: JobsRecorder, moved: MovedJob[], state: 'queued' | 'pending', published = false): void {
   if (moved.length === 0) return;
   ctx.jobs.markWaiting(moved.map((job) => job.id), state);
   if (!published) for (const job of moved) ctx.bus.publishRun(runEventJson('state-changed', state, job.subjectJson));
+}
+
+/**
+ * Records a job a script ended (succeeded or failed from an active state): the SQLite row,
+ * the `finished` run event, the held jobs its slots released, and the completion notification.
+ */
+export function recordFinished(
+  ctx: JobsRecorder,
+  job: MovedJob & { state: 'succeeded' | 'failed'; detail: string | null; recordId: string | null },
+  released: MovedJob[],
+  now: string,
+): void {
+  const { id, state, detail, recordId } = job;
+  ctx.jobs.markFinished(id, state, detail, recordId, now);
+  ctx.bus.publishRun(runEventJson('finished', state, job.subjectJson, { recordId, detail }));
+  announceWaiting(ctx, released, 'queued');
+  const row = ctx.jobs.get(id);
+  if (row) ctx.bus.publishNotification(runCompletedNotification(row, state, recordId, detail));
 }

@@ -10,6 +10,8 @@ export interface LaunchableVersion {
   /** Variant slugs the version declares. */
   variants: string[];
   testType: string;
+  /** The version's run time limit; a launch may set its own. */
+  maxRuntimeSeconds: number;
 }
 
 /** The catalog as the run queue sees it. */
@@ -27,18 +29,26 @@ export interface LaunchCatalog {
  * Reads what ingest stored: the `test_case_versions` index and each version's
  * `resolved.json`, cached per store directory. A directory is never rewritten once
  * committed (a re-ingest writes a new one and moves the index), so the cache cannot go
- * stale. Reads are synchronous: they happen once per directory, and enqueue stays one
- * straight pass over its batch.
+ * stale; a read that fails (a transient I/O error, too many open files) is not cached, so
+ * the next launch reads again. Reads are synchronous: they happen once per directory, and
+ * enqueue stays one straight pass over its batch.
  */
 export function sqliteLaunchCatalog(db: Database, options: { includeExperimental: boolean }): LaunchCatalog {
   const storeDir = db.prepare<[string, string], string>('SELECT store_dir FROM test_case_versions WHERE slug = ? AND version = ?').pluck();
   const anyVersion = db.prepare<[string], number>('SELECT EXISTS (SELECT 1 FROM test_case_versions WHERE slug = ?)').pluck();
   const cache = new Map<string, LaunchableVersion | null>();
 
-  function read(dir: string): LaunchableVersion | null {
+  /** Undefined when the file could not be read this time. */
+  function read(dir: string): LaunchableVersion | null | undefined {
+    let text: string;
+    try {
+      text = readFileSync(storeLayout(dir).resolvedJson, 'utf8');
+    } catch {
+      return undefined;
+    }
     let stored: StoredVersion;
     try {
-      stored = JSON.parse(readFileSync(storeLayout(dir).resolvedJson, 'utf8')) as StoredVersion;
+      stored = JSON.parse(text) as StoredVersion;
     } catch {
       return null;
     }
@@ -49,6 +59,7 @@ export function sqliteLaunchCatalog(db: Database, options: { includeExperimental
       engines: resolved.engines.map((engine) => engine.slug),
       variants: resolved.variants.map((variant) => variant.slug),
       testType: resolved.testType,
+      maxRuntimeSeconds: resolved.maxRuntimeSeconds,
     };
   }
 
@@ -56,11 +67,12 @@ export function sqliteLaunchCatalog(db: Database, options: { includeExperimental
     version(slug, version) {
       const dir = storeDir.get(slug, version);
       if (!dir) return null;
-      if (!cache.has(dir)) {
-        if (cache.size > 1000) cache.clear();
-        cache.set(dir, read(dir));
-      }
-      return cache.get(dir)!;
+      if (cache.has(dir)) return cache.get(dir)!;
+      const launchable = read(dir);
+      if (launchable === undefined) return null;
+      if (cache.size > 1000) cache.clear();
+      cache.set(dir, launchable);
+      return launchable;
     },
     caseExists: (slug) => anyVersion.get(slug) === 1,
   };

@@ -35,14 +35,16 @@ export interface ReconcileReport {
  * Boot: makes SQLite and Redis agree. Redis decides transitions, so its state wins for a
  * job it knows; a waiting job it lost (no append-only file, or a crash between the SQLite
  * insert and the Redis add) is queued again; an in-flight job it lost is failed. Harness
- * caps are copied from SQLite, their source of truth.
+ * caps are copied from SQLite, their source of truth, with their revisions.
  */
 export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConfigTable, options: ReconcileOptions): Promise<ReconcileReport> {
   const settledBefore = options.exclusive ? Infinity : Date.now() - (options.graceMs ?? MINUTE);
   const settled = (row: JobRow) => Date.parse(row.enqueuedAt) < settledBefore;
-  const caps = harnessConfig.caps();
-  for (const slug of (await ctx.queue.caps()).keys()) if (!caps.has(slug)) announceWaiting(ctx, await ctx.queue.setCap(slug, null), 'queued');
-  for (const [slug, cap] of caps) announceWaiting(ctx, await ctx.queue.setCap(slug, cap), 'queued');
+  const stored = harnessConfig.rows();
+  await ctx.queue.resetCapRevisionsAbove(Math.max(0, ...stored.map((row) => row.revision)));
+  const known = new Set(stored.map((row) => row.slug));
+  for (const slug of (await ctx.queue.caps()).keys()) if (!known.has(slug)) announceWaiting(ctx, await ctx.queue.setCap(slug, null, null), 'queued');
+  for (const row of stored) announceWaiting(ctx, await ctx.queue.setCap(row.slug, row.maxParallelism, row.revision), 'queued');
 
   const report: ReconcileReport = { updated: 0, requeued: 0, lost: 0 };
   const interrupted: string[] = [];
@@ -58,7 +60,7 @@ export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConf
       const redis = states[j];
       // An orphan already left the wait list without state: whatever its age, only this repairs it.
       if (orphans.has(row.id) || (!redis && settled(row))) {
-        if (row.state === 'queued' || row.state === 'pending') requeue.push(queuedRun(row));
+        if (row.state === 'queued' || row.state === 'pending') requeue.push(queuedRun(ctx, row));
         else lost.push(row.id);
         return;
       }
@@ -85,15 +87,17 @@ function copyState(ctx: JobsContext, row: JobRow, state: JobState, detail: strin
   // `dispatched` in Redis but not in SQLite: the claim never reached its dispatcher; failed as interrupted.
 }
 
-function queuedRun(row: JobRow): QueuedRun {
+function queuedRun(ctx: JobsContext, row: JobRow): QueuedRun {
+  const request = JSON.parse(row.request) as { maxRuntimeSeconds?: number | null };
   return {
     id: row.id,
     seq: row.seq,
     harness: row.harnessSlug,
     jam: row.testType === 'game-jam' ? `${row.testCaseSlug}|${row.modelId}` : '',
-    request: JSON.parse(row.request) as object,
+    request,
     subjectJson: runSubjectJson(row),
     origin: row.origin,
+    maxRuntimeSeconds: request.maxRuntimeSeconds ?? ctx.catalog.version(row.testCaseSlug, row.testCaseVersion)?.maxRuntimeSeconds ?? null,
   };
 }
 

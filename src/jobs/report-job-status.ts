@@ -1,8 +1,8 @@
 import type { StatusUpdateT } from '../api/schemas/jobs.js';
 import { conflict, notFound, unprocessable } from '../errors.js';
-import { runCompletedNotification, runEventJson } from '../events/run-events.js';
+import { runEventJson } from '../events/run-events.js';
 import { isTerminal } from '../queue/run-queue.js';
-import { announceWaiting, type JobsContext } from './jobs-context.js';
+import { recordFinished, type JobsContext } from './jobs-context.js';
 
 /**
  * `POST /jobs/{id}/status` (the driver, with its per-job token): applies the transition
@@ -34,13 +34,8 @@ export async function reportJobStatus(ctx: JobsContext, id: string, update: Stat
         ctx.bus.publishRun(runEventJson('state-changed', state, result.subjectJson));
         return;
       }
-      ctx.jobs.markFinished(id, state, detail, recordId, now);
-      ctx.bus.publishRun(runEventJson('finished', state, result.subjectJson, { recordId, detail }));
-      announceWaiting(ctx, result.released, 'queued');
-      const job = ctx.jobs.get(id);
-      if (job && (state === 'succeeded' || state === 'failed')) {
-        ctx.bus.publishNotification(runCompletedNotification(job, state, recordId, detail));
-      }
+      if (state === 'canceled') return; // a `canceled` report only ever attaches
+      recordFinished(ctx, { id, state, detail, recordId, subjectJson: result.subjectJson }, result.released, now);
       return;
     }
     case 'same':

@@ -7,14 +7,14 @@
  */
 export const RUN_QUEUE = 'runs';
 
-/** Background queues (ingest, render, publish, probes) register under these names. */
+/** Background queues register under these names (probes: reserved for the model probes). */
 export const BACKGROUND_QUEUES = {
   ingest: 'ingest',
-  render: 'render',
   publish: 'publish',
   probes: 'probes',
   snapshot: 'snapshot',
   billedRates: 'billed-rates',
+  staleJobs: 'stale-jobs',
 } as const;
 
 export interface RunQueueKeys {
@@ -33,6 +33,8 @@ export interface RunQueueKeys {
   run(id: string): string;
   /** Hash harness slug -> maxParallelism. */
   caps: string;
+  /** Hash harness slug -> revision of the cap applied (orders concurrent writes). */
+  capRevisions: string;
   /** Set of in-flight job ids per hold group (`h:<harness>`, `j:<slug>|<model>`): `inflightPrefix + group`. */
   inflightPrefix: string;
   /** Sorted set (score = enqueue sequence) of held job ids per hold group: `pendingPrefix + group`. */
@@ -61,6 +63,7 @@ export function runQueueKeys(prefix: string): RunQueueKeys {
     run: (id) => `${runPrefix}${id}`,
     live: (id) => `${runPrefix}${id}:live`,
     caps: `${prefix}:run-caps`,
+    capRevisions: `${prefix}:run-cap-revisions`,
     inflightPrefix: `${prefix}:run-inflight:`,
     pendingPrefix: `${prefix}:run-pending:`,
     pendingGroups: `${prefix}:run-pending-groups`,
@@ -69,6 +72,14 @@ export function runQueueKeys(prefix: string): RunQueueKeys {
     consoleStreams: `${prefix}:console-streams`,
   };
 }
+
+/** Keys of the background areas, beside the run queue's. */
+export const backgroundKeys = (prefix: string) => ({
+  /** A capped stream of one ingest scan's progress lines, for the request that asked for it. */
+  ingestProgress: (jobId: string) => `${prefix}:ingest-progress:${jobId}`,
+  /** A capped stream of one publish job's progress lines. */
+  publishLive: (publishJobId: string) => `${prefix}:publish-live:${publishJobId}`,
+});
 
 /** Hold group of a harness parallelism cap. */
 export const harnessGroup = (harness: string) => `h:${harness}`;

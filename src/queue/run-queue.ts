@@ -52,6 +52,14 @@ export interface QueuedRun {
   subjectJson: string;
   /** `plan:<id>`, `ladder:<id>` or null. */
   origin: string | null;
+  /** The launch's maxRuntimeSeconds, else its version's; null when unknown (the job is never reaped for its run time). */
+  maxRuntimeSeconds: number | null;
+}
+
+/** What one stale-job sweep failed, and the held jobs the freed slots released. */
+export interface SweepResult {
+  failed: Array<MovedJob & { previous: JobState; detail: string }>;
+  released: MovedJob[];
 }
 
 export interface RunQueueOptions {
@@ -74,15 +82,18 @@ export interface RunQueueOptions {
 /** Default byte cap of one run's live backlog (16 MiB of event text). */
 export const LIVE_BACKLOG_MAX_BYTES = 16 * 1024 * 1024;
 
-type ScriptName = 'claimNextJob' | 'reportJobStatus' | 'cancelJobs' | 'setHarnessCap' | 'appendLive';
+type ScriptName = 'claimNextJob' | 'reportJobStatus' | 'cancelJobs' | 'setHarnessCap' | 'appendLive' | 'sweepStaleJobs';
 const SCRIPTS: Record<ScriptName, string> = {
   appendLive: 'append-live.lua',
   claimNextJob: 'claim-next-job.lua',
   reportJobStatus: 'report-job-status.lua',
   cancelJobs: 'cancel-jobs.lua',
   setHarnessCap: 'set-harness-cap.lua',
+  sweepStaleJobs: 'sweep-stale-jobs.lua',
 };
 const CONTEXT_KEYS = 8;
+/** Keys a script takes after the shared context's. */
+const EXTRA_KEYS: Partial<Record<ScriptName, number>> = { setHarnessCap: 1 };
 
 type ScriptCaller = (keysAndArgs: Array<string | number>) => Promise<unknown>;
 
@@ -122,18 +133,18 @@ export class RunQueue {
     this.contextKeys = [k.wait, k.active, k.completed, k.failed, k.bullEvents, k.caps, k.pendingGroups, k.orphans];
     const scripts = {} as Record<ScriptName, ScriptCaller>;
     for (const [name, file] of Object.entries(SCRIPTS) as Array<[ScriptName, string]>) {
-      if (!(name in this.redis)) this.redis.defineCommand(name, { numberOfKeys: CONTEXT_KEYS, lua: loadLuaScript(file) });
+      if (!(name in this.redis)) this.redis.defineCommand(name, { numberOfKeys: CONTEXT_KEYS + (EXTRA_KEYS[name] ?? 0), lua: loadLuaScript(file) });
       const command = (this.redis as unknown as Record<ScriptName, (...args: Array<string | number>) => Promise<unknown>>)[name];
       scripts[name] = (keysAndArgs) => command.apply(this.redis, keysAndArgs);
     }
     this.scripts = scripts;
   }
 
-  private async call(name: ScriptName, args: Array<string | number>): Promise<unknown> {
+  private async call(name: ScriptName, args: Array<string | number>, keys: string[] = []): Promise<unknown> {
     const k = this.keys;
     const context = [k.bullJobPrefix, k.runPrefix, k.inflightPrefix, k.pendingPrefix, Date.now(), this.keepFinished, this.finishedTtlSeconds, this.liveCap];
     try {
-      return await this.scripts[name]([...this.contextKeys, ...context, ...args]);
+      return await this.scripts[name]([...this.contextKeys, ...keys, ...context, ...args]);
     } catch (error) {
       throw toError(error, `run queue script ${name}`);
     }
@@ -146,6 +157,7 @@ export class RunQueue {
     for (const run of runs) {
       pipeline.hset(this.keys.run(run.id), {
         state: 'queued', harness: run.harness, jam: run.jam, seq: run.seq, subject: run.subjectJson, origin: run.origin ?? '',
+        ...(run.maxRuntimeSeconds === null ? {} : { maxRuntime: run.maxRuntimeSeconds }),
       });
     }
     const results = await pipeline.exec();
@@ -159,6 +171,15 @@ export class RunQueue {
     if (runs.length === 0) return;
     await this.redis.del(...runs.map((run) => this.keys.bullJobPrefix + run.id));
     await this.add(runs);
+  }
+
+  /**
+   * Forgets the revisions of applied caps when Redis holds one newer than any SQLite has
+   * (the store was replaced under a Redis that outlived it), so the store's writes apply again.
+   */
+  async resetCapRevisionsAbove(newestStored: number): Promise<void> {
+    const applied = Object.values(await this.redis.hgetall(this.keys.capRevisions)).map(Number);
+    if (applied.some((revision) => revision > newestStored)) await this.redis.del(this.keys.capRevisions);
   }
 
   /** Harness caps as Redis enforces them. */
@@ -200,8 +221,27 @@ export class RunQueue {
     };
   }
 
-  async setCap(harness: string, maxParallelism: number | null): Promise<MovedJob[]> {
-    return moved((await this.call('setHarnessCap', [harness, maxParallelism ?? ''])) as string[]);
+  /**
+   * Fails every dispatched job with no driver report for `leaseMs` (0: never) and every
+   * starting or running job past its maxRuntimeSeconds plus `graceMs`, in one script.
+   */
+  async sweepStale(options: { leaseMs: number; graceMs: number; leaseDetail: string; runtimeDetail: string }): Promise<SweepResult> {
+    const [failed, released] = (await this.call('sweepStaleJobs', [
+      options.leaseMs, options.graceMs, options.leaseDetail, options.runtimeDetail,
+    ])) as [string[], string[]];
+    const jobs: SweepResult['failed'] = [];
+    for (let i = 0; i + 3 < failed.length; i += 4) {
+      jobs.push({ id: failed[i]!, previous: failed[i + 1] as JobState, subjectJson: failed[i + 2]!, detail: failed[i + 3]! });
+    }
+    return { failed: jobs, released: moved(released) };
+  }
+
+  /**
+   * Applies a cap stored under `revision` (null: whatever Redis holds); a write older than
+   * the last one applied for the harness changes nothing. Answers the held jobs it released.
+   */
+  async setCap(harness: string, maxParallelism: number | null, revision: number | null): Promise<MovedJob[]> {
+    return moved((await this.call('setHarnessCap', [harness, maxParallelism ?? '', revision ?? ''], [this.keys.capRevisions])) as string[]);
   }
 
   /** Run state as Redis holds it, for reconcile: null when Redis has no state for the job. */
@@ -232,10 +272,12 @@ export class RunQueue {
     return ids;
   }
 
+  /** Takes every orphan the claim script set aside, atomically: one pushed meanwhile waits for the next take. */
   async takeOrphans(): Promise<string[]> {
-    const ids = await this.redis.lrange(this.keys.orphans, 0, -1);
-    if (ids.length > 0) await this.redis.ltrim(this.keys.orphans, ids.length, -1);
-    return ids;
+    const results = await this.redis.multi().lrange(this.keys.orphans, 0, -1).del(this.keys.orphans).exec();
+    const failure = results?.find(([error]) => error);
+    if (!results || failure) throw toError(failure?.[0] ?? 'transaction aborted', 'run queue take orphans');
+    return results[0]![1] as string[];
   }
 
   /** Appends driver-relayed event lines to a run's live backlog (capped). */

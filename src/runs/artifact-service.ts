@@ -31,9 +31,16 @@ export function artifactService(options: { url: string | null; serviceToken: str
         throw new Error(`The artifact service at ${options.url} ${describeFetchFailure(error, RELEASE_TIMEOUT)}.`, { cause: error });
       }
       if (!response.ok) throw new Error(`The artifact service refused the release of run ${id} with HTTP ${response.status}.`);
-      const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+      // A body that cannot be read says nothing about what was released: publishing without links would hide that.
+      const body = await response.json().catch((error: unknown) => {
+        throw new Error(`The artifact service answered the release of run ${id} with a body that is not JSON (${error instanceof Error ? error.message : String(error)}).`);
+      });
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        throw new Error(`The artifact service answered the release of run ${id} with ${JSON.stringify(body).slice(0, 100)}, not an object with sourceRepo and playableBuild.`);
+      }
       const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null);
-      return { sourceRepo: text(body.sourceRepo), playableBuild: text(body.playableBuild) };
+      const { sourceRepo, playableBuild } = body as Record<string, unknown>;
+      return { sourceRepo: text(sourceRepo), playableBuild: text(playableBuild) };
     },
 
     /**

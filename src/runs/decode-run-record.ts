@@ -1,3 +1,4 @@
+import { rfc3339ToUtc } from './rfc3339.js';
 import { HARNESS_SLUGS, normalizeRunState, type RunState } from './run-states.js';
 
 /**
@@ -17,6 +18,7 @@ export interface ListPrice {
 export interface LiftedRun {
   id: string | null;
   state: RunState | string;
+  /** The record's times normalized to UTC (`toISOString`), so they order as text; null when absent or not RFC 3339. */
   startedAt: string | null;
   finishedAt: string | null;
   testCaseSlug: string;
@@ -70,8 +72,8 @@ export function decodeRunRecord(record: Json, listPriceOf: (modelId: string) => 
   const lifted: LiftedRun = {
     id: str(record.id),
     state: state ?? (str(status.state) ?? ''),
-    startedAt: str(record.startedAt),
-    finishedAt: str(record.finishedAt),
+    startedAt: utc(record.startedAt),
+    finishedAt: utc(record.finishedAt),
     testCaseSlug: str(subject.testCaseSlug) ?? '',
     testCaseVersion,
     versionRank: versionRank(testCaseVersion),
@@ -113,6 +115,25 @@ function decodeError(record: Json, subject: Json, status: Json, metrics: Json | 
   }
   if (normalizeRunState(status.state) === null) return `status.state ${JSON.stringify(status.state ?? null)} is not a run record state.`;
   if (metrics === null) return 'The record has no metrics.';
+  return null;
+}
+
+const utc = (value: unknown): string | null => (typeof value === 'string' ? rfc3339ToUtc(value) : null);
+
+/**
+ * Why a record this build reads carries a time that is not RFC 3339 (`startedAt`,
+ * `finishedAt`), or null. Such a report is refused rather than stored: its times would
+ * order wrongly in listings and statistics. A record of another format is not judged.
+ */
+export function timestampProblem(record: Json): string | null {
+  if (recordFormatOf(record.recordFormat) !== RUN_RECORD_FORMAT) return null;
+  for (const field of ['startedAt', 'finishedAt'] as const) {
+    const value = record[field];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'string' || rfc3339ToUtc(value) === null) {
+      return `record.${field} ${JSON.stringify(value).slice(0, 100)} is not an RFC 3339 timestamp (for example 2025-03-03T12:00:00Z or 2025-03-03T13:00:00+01:00).`;
+    }
+  }
   return null;
 }
 

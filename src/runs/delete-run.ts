@@ -1,8 +1,8 @@
 import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { notFound, unprocessable } from '../errors.js';
 import type { ArtifactService } from './artifact-service.js';
 import type { RunRows } from './run-rows.js';
+import { runMediaPath } from './showcase-path.js';
 
 export interface DeleteRunDeps {
   rows: RunRows;
@@ -23,8 +23,8 @@ export async function deleteRun(deps: DeleteRunDeps, id: string): Promise<{ id: 
   if (!row) throw notFound(`No run ${id}.`);
   if (row.published === 1 && row.decode_error === null) throw unprocessable(`Run ${id} is published; a published run cannot be deleted.`);
   deps.rows.remove(id);
-  // The id came from a stored row, but ids are driver-chosen: keep the media path one plain segment.
-  if (!/[/\\]|^\.\.?$/.test(id)) await rm(join(deps.mediaDir, id), { recursive: true, force: true });
+  const media = runMediaPath(deps.mediaDir, id);
+  if (media) await rm(media, { recursive: true, force: true });
   if (row.published === 1) await deps.requestSnapshot().catch(() => deps.onWarning('snapshot refresh request after a delete failed'));
   const pruned = await deps.artifacts.prune(id);
   if (pruned !== 'pruned' && pruned !== 'skipped') deps.onWarning(`artifact prune of run ${id}: the artifact service ${pruned}; a later sweep reclaims it`);

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { backgroundKeys } from '../queue/queue-keys.js';
 import type { StreamReader } from '../redis/stream-tail.js';
 import { DAY, SECOND } from '../time.js';
 
@@ -8,7 +9,7 @@ export type PublishLine =
   | { type: 'result'; state: 'succeeded' | 'failed'; sourceRepo?: string; playableBuild?: string; detail?: string };
 
 /** One capped Redis stream per publish job: replayed to each follower, then followed. */
-export const publishLiveKey = (prefix: string, publishJobId: string) => `${prefix}:publish-live:${publishJobId}`;
+const publishLiveKey = (prefix: string, publishJobId: string) => backgroundKeys(prefix).publishLive(publishJobId);
 
 /** Lines a publish job writes; a release writes a handful, the cap only guards a runaway. */
 const STREAM_CAP = 500;

@@ -20,6 +20,7 @@ export const publishProcessor: BackgroundProcessor = {
     reportOutages(redis, 'publish', log);
     const snapshotQueue = createSnapshotQueue(connection, config.redisPrefix);
     const deps = {
+      db,
       rows: runRows(db),
       jobs: publishJobs(db),
       artifacts: artifactService({ url: config.artifactsUrl, serviceToken: config.artifactsServiceToken }),

@@ -1,12 +1,13 @@
 import { BACKGROUND_QUEUES } from '../queue/queue-keys.js';
-import { Queue, Worker, type ConnectionOptions } from 'bullmq';
+import { Queue, type ConnectionOptions } from 'bullmq';
 import { notFound, unprocessable } from '../errors.js';
-import type { ArtifactService } from './artifact-service.js';
+import type { ArtifactService, ReleaseLinks } from './artifact-service.js';
 import type { NotificationPublisher } from './notification-publisher.js';
 import { publishGateRefusal, type PublishJobs } from './publish-jobs.js';
 import type { PublishLine } from './publish-live.js';
 import type { RunGrades } from './run-grades.js';
 import type { RunRows } from './run-rows.js';
+import type { Database } from '../db/open-database.js';
 
 export const PUBLISH_QUEUE = BACKGROUND_QUEUES.publish;
 
@@ -57,6 +58,8 @@ export async function requestPublish(deps: RequestPublishDeps, runId: string): P
 }
 
 export interface PublisherDeps {
+  /** The store `rows` and `jobs` write: a release's two writes commit together. */
+  db: Database;
   rows: RunRows;
   jobs: PublishJobs;
   artifacts: ArtifactService;
@@ -68,35 +71,39 @@ export interface PublisherDeps {
 
 /**
  * The publisher: re-checks the run before any external work and skips a run already
- * published; a success flips the run public and asks for a snapshot refresh, a failure
- * raises `publish-failed` on the console stream. Failures end the job here rather than
- * through BullMQ retries: a failed publish is retried by asking again.
+ * published; a success flips the run public and ends the job in one transaction, then asks
+ * for a snapshot refresh; a failure raises `publish-failed` on the console stream. Once the
+ * run is published, nothing that follows (the refresh request, the live result line) can
+ * turn the publish into a failure. Failures end the job here rather than through BullMQ
+ * retries: a failed publish is retried by asking again.
  */
 export async function runPublishJob(deps: PublisherDeps, { publishJobId, runId }: PublishPayload): Promise<void> {
   const write = deps.writeLine(publishJobId);
   const row = deps.rows.get(runId);
+  const commit = deps.db.transaction((links: ReleaseLinks) => {
+    deps.rows.markPublished({ id: runId, publishedAt: new Date().toISOString(), ...links });
+    deps.jobs.markFinished(publishJobId, 'succeeded', links);
+  });
+  let links: ReleaseLinks;
+  let releasedNow = false;
   try {
     await write({ type: 'progress', message: `Checking run ${runId}.` });
     if (!row || row.decode_error !== null) throw new Error(`Run ${runId} no longer exists or can no longer be read.`);
+    links = { sourceRepo: row.link_source_repo, playableBuild: row.link_playable_build };
     if (row.published === 1) {
-      const links = { sourceRepo: row.link_source_repo, playableBuild: row.link_playable_build };
       deps.jobs.markFinished(publishJobId, 'succeeded', links);
-      await write({ type: 'progress', message: 'The run is already published; nothing to release.' });
-      await write(successLine(links));
-      return;
-    }
-    let links = { sourceRepo: row.link_source_repo, playableBuild: row.link_playable_build };
-    if (deps.artifacts.releases) {
-      await write({ type: 'progress', message: 'Releasing the source repository and playable build through the artifact service.' });
-      const released = await deps.artifacts.release(runId);
-      links = { sourceRepo: released.sourceRepo ?? links.sourceRepo, playableBuild: released.playableBuild ?? links.playableBuild };
+      await write({ type: 'progress', message: 'The run is already published; nothing to release.' }).catch(() => undefined);
     } else {
-      await write({ type: 'progress', message: "No artifact service is configured: publishing with the record's own links." });
+      if (deps.artifacts.releases) {
+        await write({ type: 'progress', message: 'Releasing the source repository and playable build through the artifact service.' });
+        const released = await deps.artifacts.release(runId);
+        links = { sourceRepo: released.sourceRepo ?? links.sourceRepo, playableBuild: released.playableBuild ?? links.playableBuild };
+      } else {
+        await write({ type: 'progress', message: "No artifact service is configured: publishing with the record's own links." });
+      }
+      commit(links);
+      releasedNow = true;
     }
-    deps.rows.markPublished({ id: runId, publishedAt: new Date().toISOString(), ...links });
-    deps.jobs.markFinished(publishJobId, 'succeeded', links);
-    await deps.requestSnapshot().catch((error: unknown) => deps.onError(error, 'requesting a snapshot refresh'));
-    await write(successLine(links));
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     deps.jobs.markFinished(publishJobId, 'failed', { detail });
@@ -116,7 +123,10 @@ export async function runPublishJob(deps: PublisherDeps, { publishJobId, runId }
         ...(row ? { engine: row.engine } : {}),
       })
       .catch((e: unknown) => deps.onError(e, 'raising the publish-failed notification'));
+    return;
   }
+  if (releasedNow) await deps.requestSnapshot().catch((error: unknown) => deps.onError(error, 'requesting a snapshot refresh'));
+  await write(successLine(links)).catch((error: unknown) => deps.onError(error, 'writing the publish result'));
 }
 
 const successLine = (links: { sourceRepo: string | null; playableBuild: string | null }): PublishLine => ({
@@ -125,7 +135,3 @@ const successLine = (links: { sourceRepo: string | null; playableBuild: string |
   ...(links.sourceRepo ? { sourceRepo: links.sourceRepo } : {}),
   ...(links.playableBuild ? { playableBuild: links.playableBuild } : {}),
 });
-
-export function startPublishWorker(connection: ConnectionOptions, prefix: string, deps: PublisherDeps) {
-  return new Worker<PublishPayload>(PUBLISH_QUEUE, (job) => runPublishJob(deps, job.data), { connection, prefix, concurrency: 4 });
-}

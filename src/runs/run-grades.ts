@@ -46,10 +46,26 @@ export function runGrades({ db, rows, index, versions }: RunGradesDeps) {
     }
   }
 
-  async function regrade(row: ListedRow): Promise<Grade> {
-    const key = gradeKey(row.test_case_slug, row.test_case_version);
-    const reviews = rows.reviews(row.id);
+  /**
+   * The catalog reads come first; the run and its reviews are then read and the grade
+   * written in one immediate transaction, so a review (or re-push) stored meanwhile, by
+   * this process or another, is never overwritten by a grade computed without it.
+   */
+  async function regrade(row: ListedRow): Promise<Grade | null> {
     const version = await resolved(row.test_case_slug, row.test_case_version);
+    const name = await caseName(row.test_case_slug);
+    const outcome = writeGrade(row, version, name);
+    if (outcome !== 'moved') return outcome;
+    const moved = rows.get(row.id);
+    return moved ? regrade(moved) : null;
+  }
+
+  const writeGrade = db.transaction((seen: ListedRow, version: ResolvedVersion | null, name: string): Grade | null | 'moved' => {
+    const row = rows.get(seen.id);
+    if (!row || row.decode_error !== null) return null;
+    // A re-push that changed the run's case version needs that version's catalog reads.
+    if (row.test_case_slug !== seen.test_case_slug || row.test_case_version !== seen.test_case_version) return 'moved';
+    const reviews = rows.reviews(row.id);
     const input = { state: row.state, testType: row.test_type, variant: row.variant, validatorVerdicts: JSON.parse(row.validator_verdicts), reviews };
     const grade = gradeRun(input, version);
     const gate = gateRatings(input, version);
@@ -61,13 +77,13 @@ export function runGrades({ db, rows, index, versions }: RunGradesDeps) {
       ratingRank: grade.rating ? ratingRank(grade.rating as Rating) : null,
       validatorRated: grade.validatorRated ? 1 : 0,
       grade: JSON.stringify(grade),
-      gradeKey: key,
-      caseName: await caseName(row.test_case_slug),
+      gradeKey: gradeKey(row.test_case_slug, row.test_case_version),
+      caseName: name,
       validatorRatingRank: gate.validators ? ratingRank(gate.validators) : null,
       reviewRatingRanks: reviews.map((review, i) => ({ reviewerId: review.reviewerId, rank: gate.reviews[i] ? ratingRank(gate.reviews[i]!) : null })),
     });
     return grade;
-  }
+  }).immediate;
 
   const staleCandidates = db.prepare<[], { slug: string; version: string; key: string | null }>(
     `SELECT DISTINCT test_case_slug AS slug, test_case_version AS version, grade_key AS key FROM runs WHERE decode_error IS NULL`,
@@ -83,8 +99,7 @@ export function runGrades({ db, rows, index, versions }: RunGradesDeps) {
     async regradeById(id: string): Promise<boolean> {
       const row = rows.get(id);
       if (!row || row.decode_error !== null) return false;
-      await regrade(row);
-      return true;
+      return (await regrade(row)) !== null;
     },
     /** Brings page rows up to date in place; the common case (nothing stale) costs one index read per version. */
     async freshen<Row extends ListedRow>(page: Row[]): Promise<Row[]> {

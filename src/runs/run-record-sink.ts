@@ -1,15 +1,8 @@
-import { decodeRunRecord, RUN_RECORD_FORMAT, type ListPrice } from './decode-run-record.js';
+import { unprocessable } from '../errors.js';
+import { decodeRunRecord, RUN_RECORD_FORMAT, timestampProblem, type ListPrice } from './decode-run-record.js';
 import type { RunGrades } from './run-grades.js';
+import { refuseForeignJob } from './run-ownership.js';
 import type { RunRows } from './run-rows.js';
-
-/**
- * Where the run-job queue hands a driver's terminal report (declared here with the same
- * shape as `src/jobs/run-record-sink.ts` on the queue branch). `events` are the driver's
- * normalized events as JSON text lines, in relay order.
- */
-export interface RunRecordSink {
-  store(jobId: string, record: Record<string, unknown>, events: string[]): { recordId: string };
-}
 
 export interface RunRecordsDeps {
   rows: RunRows;
@@ -33,14 +26,17 @@ export interface StoredRecord {
 /**
  * Stores run records: the record whole, its lifted columns and events, stamped with the
  * record format it was decoded with. A record this build cannot read is stored too, under
- * its own id when it has one (else the job id), with the decode error.
+ * its own id when it has one (else the job id), with the decode error. A run id another
+ * job already stored is refused (409) and the stored run stays as it was.
  */
 export function runRecords(deps: RunRecordsDeps) {
   function store(jobId: string, record: Record<string, unknown>, events: string[]): StoredRecord {
+    const problem = timestampProblem(record);
+    if (problem) throw unprocessable(problem);
     const decoded = decodeRunRecord(record, deps.listPriceOf);
     const recordId = decoded.lifted.id ?? jobId;
     const before = deps.rows.get(recordId);
-    deps.rows.store({
+    const stored = deps.rows.store({
       id: recordId,
       jobId,
       record: JSON.stringify(record),
@@ -49,6 +45,7 @@ export function runRecords(deps: RunRecordsDeps) {
       events: eventsArray(events),
       lifted: decoded.lifted,
     });
+    if (!stored) refuseForeignJob(recordId, deps.rows.owner(recordId)?.jobId ?? null, jobId, 'replace its record');
     const graded = (async () => {
       try {
         if (decoded.ok) await deps.grades.regradeById(recordId);
@@ -66,15 +63,6 @@ export function runRecords(deps: RunRecordsDeps) {
 }
 
 export type RunRecords = ReturnType<typeof runRecords>;
-
-/** The queue-facing sink over the run record store. */
-export function runsRecordSink(records: RunRecords): RunRecordSink {
-  return {
-    store(jobId, record, events) {
-      return { recordId: records.store(jobId, record, events).recordId };
-    },
-  };
-}
 
 /** Joins event lines into one JSON array text, dropping lines that are not JSON (a relay fault, not the run's). */
 function eventsArray(lines: string[]): string {

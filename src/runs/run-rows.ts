@@ -101,7 +101,8 @@ const fromReviewRow = (row: ReviewRow): StoredReview => ({
 /** The `runs` and `run_reviews` tables: prepared once, one function per operation. */
 export function runRows(db: Database) {
   // A re-push under the same id replaces the record and its lifted columns but keeps
-  // publication, links set by a release and reviews: the run is the same run.
+  // publication, links set by a release and reviews: the run is the same run. Only the job
+  // that first stored the run may re-push it; the WHERE makes that one atomic statement.
   const upsert = db.prepare(
     `INSERT INTO runs (id, job_id, record, record_format, decode_error, events, state, started_at, finished_at,
         test_case_slug, test_case_version, version_rank, variant, harness, model_id, engine, test_type, gg_config_id,
@@ -120,16 +121,20 @@ export function runRows(db: Database) {
         validation_loaded = excluded.validation_loaded,
         link_source_repo = CASE WHEN runs.published = 1 THEN COALESCE(runs.link_source_repo, excluded.link_source_repo) ELSE excluded.link_source_repo END,
         link_playable_build = CASE WHEN runs.published = 1 THEN COALESCE(runs.link_playable_build, excluded.link_playable_build) ELSE excluded.link_playable_build END,
-        grade_key = NULL, updated_at = excluded.updated_at`,
+        grade_key = NULL, updated_at = excluded.updated_at
+     WHERE runs.job_id IS excluded.job_id`,
   );
   // A gg run's summary is lifted with the row, in one transaction, for the provider statistics.
   const ggStats = ggStatsRows(db);
-  const writeRun = db.transaction((params: Record<string, unknown>) => {
-    upsert.run(params);
+  const writeRun = db.transaction((params: Record<string, unknown>): boolean => {
+    // Nothing changed: the run belongs to another job (see the upsert's WHERE).
+    if (upsert.run(params).changes === 0) return false;
     const record = params.harness === 'gg' && params.decodeError === null ? (JSON.parse(params.record as string) as unknown) : null;
     ggStats.store(params.id as string, params.harness as string, params.modelId as string, record);
+    return true;
   });
   const selectOne = db.prepare<[string], RunRow>(`SELECT ${LISTED_COLUMNS}, record FROM runs WHERE id = ?`);
+  const selectOwner = db.prepare<[string], { jobId: string | null }>('SELECT job_id AS jobId FROM runs WHERE id = ?');
   const selectEvents = db.prepare<[string], { events: string }>('SELECT events FROM runs WHERE id = ? AND decode_error IS NULL');
   const remove = db.prepare<[string]>('DELETE FROM runs WHERE id = ?');
   const selectReviews = db.prepare<[string], ReviewRow>('SELECT * FROM run_reviews WHERE run_id = ? ORDER BY reviewed_at, reviewer_id');
@@ -157,9 +162,10 @@ export function runRows(db: Database) {
   );
 
   return {
-    store(row: { jobId: string | null; record: string; recordFormat: number; decodeError: string | null; events: string; lifted: LiftedRun; id: string }) {
+    /** False when the run exists under another job, which keeps it unchanged. */
+    store(row: { jobId: string | null; record: string; recordFormat: number; decodeError: string | null; events: string; lifted: LiftedRun; id: string }): boolean {
       const { lifted } = row;
-      writeRun({
+      return writeRun({
         id: row.id,
         jobId: row.jobId,
         record: row.record,
@@ -191,6 +197,8 @@ export function runRows(db: Database) {
       });
     },
     get: (id: string): RunRow | null => selectOne.get(id) ?? null,
+    /** The job that stored the run: undefined for an unknown run. */
+    owner: (id: string): { jobId: string | null } | undefined => selectOwner.get(id),
     /** The stored events as JSON array text; null for an unknown or unreadable run. */
     events: (id: string): string | null => selectEvents.get(id)?.events ?? null,
     remove: (id: string) => remove.run(id).changes > 0,

@@ -7,16 +7,16 @@ import { pipeline } from 'node:stream/promises';
 import { contentTypeFor } from '../catalog/content-type-for.js';
 import { mediaKindOf } from '../catalog/media-kind.js';
 import type { JobsTable } from '../db/jobs-table.js';
-import type { Database } from '../db/open-database.js';
-import { payloadTooLarge, unauthorized, unprocessable, unsupportedMediaType } from '../errors.js';
+import { payloadTooLarge, unprocessable, unsupportedMediaType } from '../errors.js';
 import { formatBytes } from '../http/read-capped-body.js';
-import { verifyJobToken } from '../jobs/verify-job-token.js';
 import { isTerminal } from '../queue/run-queue.js';
+import { refuseForeignJob } from './run-ownership.js';
+import type { RunRows } from './run-rows.js';
 import { showcasePath } from './showcase-path.js';
 
 export interface ShowcaseUploadDeps {
-  db: Database;
-  jobs: Pick<JobsTable, 'get' | 'tokenHash'>;
+  rows: Pick<RunRows, 'owner' | 'get'>;
+  jobs: Pick<JobsTable, 'get'>;
   mediaDir: string;
   /** SHOWCASE_UPLOAD_MAX_MIB in bytes. */
   maxBytes: number;
@@ -26,9 +26,8 @@ export interface ShowcaseUploadDeps {
 export interface ShowcaseUpload {
   runId: string;
   file: string;
-  /** `x-svc-job-id`: the job the driver runs, whose per-job token it presents. */
-  jobId: string | undefined;
-  token: string | null;
+  /** `x-svc-job-id`: the job the driver runs, whose per-job token the route checked. */
+  jobId: string;
   contentLength: number | undefined;
   /** Undefined when the request had no body at all. */
   body: Readable | undefined;
@@ -48,19 +47,14 @@ class TooLarge extends Error {}
 
 /**
  * `PUT /runs/{id}/showcase/{file}`: a driver stores one image or video of the run it is
- * producing. It authenticates with its per-job token against `x-svc-job-id` (a run id is
- * not a job id), and may write while its job is in flight, or afterwards only to the run
- * its job produced. The bytes go to a temporary name beside the run's showcase folder and
+ * producing. Its route checks the per-job token against `x-svc-job-id` (a run id is not a
+ * job id); the job may write while it is in flight, or afterwards only to the run it
+ * produced, and never to a run another job stored. The bytes go to a temporary name beside the run's showcase folder and
  * are renamed into place, so a reader never sees half a file.
  */
 export function showcaseUploads(deps: ShowcaseUploadDeps) {
-  const producer = deps.db.prepare<[string], { jobId: string | null; published: number }>('SELECT job_id AS jobId, published FROM runs WHERE id = ?');
-
   return async function upload(request: ShowcaseUpload): Promise<StoredShowcase> {
     const { runId, file, jobId } = request;
-    if (!request.token) throw unauthorized('A showcase upload needs Authorization: Bearer <job token>.');
-    if (!jobId) throw unauthorized('A showcase upload names its job in the x-svc-job-id header; the run id is not the job id.');
-    verifyJobToken(deps.jobs.tokenHash, jobId, request.token);
 
     const path = showcasePath(deps.mediaDir, runId, file);
     if (!path) throw unprocessable(`file "${file}" must be one plain file name (no "/", "\\", "." or "..").`);
@@ -70,11 +64,11 @@ export function showcaseUploads(deps: ShowcaseUploadDeps) {
     }
 
     const job = deps.jobs.get(jobId)!;
-    const stored = producer.get(runId);
     if (isTerminal(job.state) && job.recordId !== runId) {
       throw unprocessable(`Job ${jobId} is ${job.state}${job.recordId ? ` and produced run ${job.recordId}` : ''}; it can no longer upload media for run ${runId}.`);
     }
-    if (stored && stored.jobId !== jobId) throw unprocessable(`Run ${runId} was produced by another job; job ${jobId} cannot upload its media.`);
+    const owner = deps.rows.owner(runId);
+    if (owner) refuseForeignJob(runId, owner.jobId, jobId, 'upload its media');
     if (request.contentLength !== undefined && request.contentLength > deps.maxBytes) throw tooLarge(file, deps.maxBytes);
     if (!request.body) throw emptyBody(file);
 
@@ -93,7 +87,7 @@ export function showcaseUploads(deps: ShowcaseUploadDeps) {
       if (bytes === 0) throw emptyBody(file);
       const created = (await stat(path).catch(() => null)) === null;
       await rename(temp, path);
-      if (stored?.published === 1) await deps.requestSnapshot();
+      if (deps.rows.get(runId)?.published === 1) await deps.requestSnapshot();
       return { id: runId, file, kind, contentType: contentTypeFor(file), bytes, created };
     } catch (error) {
       await rm(temp, { force: true });

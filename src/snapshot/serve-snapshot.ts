@@ -1,3 +1,4 @@
+import { realpath } from 'node:fs/promises';
 import { contentTypeFor } from '../catalog/content-type-for.js';
 import { statInside } from '../catalog/safe-store-path.js';
 
@@ -19,17 +20,19 @@ export interface SnapshotFile {
 }
 
 /**
- * The file a request path names inside the snapshot folder, or null: the definition store's
- * own check (`statInside`), so never a directory (no listings), never `.`/`..`/empty
- * segments, and never anything a link resolves to outside the folder. The path is taken as
- * the router decoded it: snapshot file names are themselves percent-encoded run ids.
+ * The file a request path names inside the current snapshot version, or null: the snapshot
+ * link is resolved once, so one request reads one version even while a refresh swaps it;
+ * then the definition store's own check (`statInside`), so never a directory (no
+ * listings), never `.`/`..`/empty segments, and never anything a link resolves to outside
+ * the version. The path is taken as the router decoded it: snapshot file names are
+ * themselves percent-encoded run ids.
  */
 export async function snapshotFile(dir: string, relative: string): Promise<SnapshotFile | null> {
   try {
-    const { path, size } = await statInside(dir, relative, { fromUrl: false });
+    const { path, size } = await statInside(await realpath(dir), relative, { fromUrl: false });
     return { path, size, contentType: contentTypeFor(path) };
   } catch {
-    return null; // refused, missing, or the snapshot was swapped mid-lookup: not found either way
+    return null; // refused, missing, or no snapshot yet: not found either way
   }
 }
 

@@ -1,16 +1,22 @@
+import { Redis } from 'ioredis';
 import { catalogIndex } from '../catalog/catalog-index.js';
 import { storedVersions } from '../catalog/stored-versions.js';
 import type { BackgroundProcessor } from '../queue/background-workers.js';
 import { BACKGROUND_QUEUES } from '../queue/queue-keys.js';
+import { redisOptionsFromUrl } from '../redis/managed-redis.js';
+import { reportOutages } from '../redis/redis-connections.js';
 import { runGrades } from '../runs/run-grades.js';
 import { runRows } from '../runs/run-rows.js';
 import { runMediaDir } from '../runs/showcase-path.js';
+import { snapshotLock } from './snapshot-lock.js';
 import { snapshotWriter } from './write-snapshot.js';
 
 /** Regenerates the public snapshot; refresh requests made meanwhile coalesce into one job. */
 export const snapshotProcessor: BackgroundProcessor = {
   queue: BACKGROUND_QUEUES.snapshot,
   start({ config, db, log }) {
+    const redis = new Redis(redisOptionsFromUrl(config.redisUrl));
+    reportOutages(redis, 'snapshot', log);
     const rows = runRows(db);
     const index = catalogIndex(db);
     const writer = snapshotWriter({
@@ -21,7 +27,8 @@ export const snapshotProcessor: BackgroundProcessor = {
       dir: config.snapshotDir,
       deployHook: config.snapshotDeployHook,
       onWarning: (message) => log.warn({}, `snapshot: ${message}`),
+      exclusive: snapshotLock(redis, config.redisPrefix),
     });
-    return { processor: () => writer.refresh() };
+    return { processor: () => writer.refresh(), close: () => redis.quit().then(() => undefined, () => redis.disconnect()) };
   },
 };

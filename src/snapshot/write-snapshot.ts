@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { copyFile, link, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { copyFile, link, lstat, mkdir, readdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import type { Database } from '../db/open-database.js';
+import type { Exclusive } from './snapshot-lock.js';
 import { mediaKindOf } from '../catalog/media-kind.js';
 import { describeFetchFailure } from '../http/describe-fetch-failure.js';
 import type { RunGrades } from '../runs/run-grades.js';
 import { LISTED_COLUMNS, type RunRow, type RunRows } from '../runs/run-rows.js';
 import { runDetail, summaryCardJson } from '../runs/run-views.js';
+import { runMediaPath } from '../runs/showcase-path.js';
 import { SECOND } from '../time.js';
 
 /** Version of the snapshot's `runs.json` shape. */
@@ -19,10 +21,12 @@ export interface SnapshotDeps {
   grades: RunGrades;
   /** `DATA_DIR/run-media`: published runs' showcase media is carried into the snapshot. */
   mediaDir: string;
-  /** Where the snapshot lives; replaced whole on each refresh. */
+  /** Where the snapshot is read: a link to the current version, swapped whole on each refresh. */
   dir: string;
   deployHook: string | null;
   onWarning(message: string): void;
+  /** Runs a refresh as the one snapshot writer of the deployment (API and workers alike). */
+  exclusive: Exclusive;
 }
 
 export interface SnapshotResult {
@@ -42,8 +46,13 @@ export interface SnapshotMedia {
  * Regenerates the public snapshot: `runs.json` (published runs' summary cards, newest
  * first), `runs/<id>.json` (each published run's detail plus its `showcase` media list,
  * what a gallery page shows) and `media/<id>/showcase/<file>` (that media).
- * It is written to a sibling temp folder and renamed into place, so a reader never sees
- * half a snapshot; then the deploy hook, when configured, is told.
+ *
+ * Each refresh writes a new version folder under `<dir>.versions/`, then points `dir` (a
+ * symbolic link) at it by renaming a new link over the old one: one atomic step, so a
+ * reader always finds a whole snapshot, the previous or the new. The version before the
+ * previous one is removed (the previous stays for reads that resolved it a moment ago).
+ * Refreshes hold a deployment-wide lock, so the API's and the workers' writers never
+ * interleave; then the deploy hook, when configured, is told.
  */
 export function snapshotWriter(deps: SnapshotDeps) {
   const published = deps.db.prepare<[], RunRow>(
@@ -51,29 +60,61 @@ export function snapshotWriter(deps: SnapshotDeps) {
   );
   let running: Promise<SnapshotResult> = Promise.resolve({ refreshed: false, runs: 0, hookFired: false });
 
-  async function write(): Promise<SnapshotResult> {
+  const versionsDir = `${deps.dir}.versions`;
+
+  async function write(): Promise<number> {
     await deps.grades.regradeStale();
     const rows = published.all();
-    const temp = `${deps.dir}.tmp-${randomUUID().slice(0, 8)}`;
-    await mkdir(join(temp, 'runs'), { recursive: true });
+    // Names sort by creation; the suffix keeps two writes in one millisecond apart.
+    const name = `${Date.now().toString(36).padStart(9, '0')}-${randomUUID().slice(0, 8)}`;
+    const version = join(versionsDir, name);
+    await mkdir(join(version, 'runs'), { recursive: true });
     try {
-      await writeFile(join(temp, 'runs.json'), `{"schemaVersion":${SNAPSHOT_SCHEMA_VERSION},"runs":[${rows.map(summaryCardJson).join(',')}]}`);
+      await writeFile(join(version, 'runs.json'), `{"schemaVersion":${SNAPSHOT_SCHEMA_VERSION},"runs":[${rows.map(summaryCardJson).join(',')}]}`);
       for (const row of rows) {
-        const showcase = await carryShowcase(row.id, temp);
-        await writeFile(join(temp, 'runs', `${encodeURIComponent(row.id)}.json`), JSON.stringify({ ...runDetail(row, deps.rows.reviews(row.id)), showcase }));
+        const showcase = await carryShowcase(row.id, version);
+        await writeFile(join(version, 'runs', `${encodeURIComponent(row.id)}.json`), JSON.stringify({ ...runDetail(row, deps.rows.reviews(row.id)), showcase }));
       }
-      await mkdir(dirname(deps.dir), { recursive: true });
-      const old = `${deps.dir}.old-${randomUUID().slice(0, 8)}`;
-      await rename(deps.dir, old).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'ENOENT') throw error;
-      });
-      await rename(temp, deps.dir);
-      await rm(old, { recursive: true, force: true });
     } catch (error) {
-      await rm(temp, { recursive: true, force: true });
+      await rm(version, { recursive: true, force: true });
       throw error;
     }
-    return { refreshed: true, runs: rows.length, hookFired: await fireHook(rows.length) };
+    const previous = await pointAt(name).catch(async (error: unknown) => {
+      await rm(version, { recursive: true, force: true });
+      throw error;
+    });
+    await removeVersionsBut([name, previous]).catch((error: unknown) =>
+      deps.onWarning(`old snapshot versions were not all removed: ${error instanceof Error ? error.message : String(error)}`),
+    );
+    return rows.length;
+  }
+
+  /** Swaps the `dir` link to the version named; answers the version it pointed at before, if any. */
+  async function pointAt(name: string): Promise<string | null> {
+    const pointer = `${deps.dir}.link-${randomUUID().slice(0, 8)}`;
+    // Relative, so the data directory can move as a whole.
+    await symlink(join(basename(versionsDir), name), pointer);
+    try {
+      const current = await lstat(deps.dir).catch(() => null);
+      let previous: string | null = null;
+      if (current?.isSymbolicLink()) previous = basename(await readlink(deps.dir));
+      else if (current?.isDirectory()) {
+        // A snapshot folder from before versions becomes one, once, so a rename can replace it with the link.
+        previous = `legacy-${randomUUID().slice(0, 8)}`;
+        await rename(deps.dir, join(versionsDir, previous));
+      }
+      await rename(pointer, deps.dir);
+      return previous;
+    } catch (error) {
+      await rm(pointer, { force: true });
+      throw error;
+    }
+  }
+
+  async function removeVersionsBut(keep: Array<string | null>): Promise<void> {
+    for (const entry of await readdir(versionsDir)) {
+      if (!keep.includes(entry)) await rm(join(versionsDir, entry), { recursive: true, force: true });
+    }
   }
 
   /**
@@ -81,16 +122,18 @@ export function snapshotWriter(deps: SnapshotDeps) {
    * into the snapshot being written. Uploads replace files by rename, so a link never
    * changes under a published snapshot.
    */
-  async function carryShowcase(id: string, temp: string): Promise<SnapshotMedia[]> {
-    const from = join(deps.mediaDir, id, 'showcase');
+  async function carryShowcase(id: string, version: string): Promise<SnapshotMedia[]> {
+    const runDir = runMediaPath(deps.mediaDir, id);
+    if (!runDir) return [];
+    const from = join(runDir, 'showcase');
     const entries = await readdir(from, { withFileTypes: true }).catch(() => []);
     const media: SnapshotMedia[] = [];
     for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
       const kind = mediaKindOf(entry.name);
       if (!entry.isFile() || (kind !== 'image' && kind !== 'video')) continue;
       const key = `media/${encodeURIComponent(id)}/showcase/${entry.name}`;
-      await mkdir(join(temp, dirname(key)), { recursive: true });
-      await link(join(from, entry.name), join(temp, key)).catch(() => copyFile(join(from, entry.name), join(temp, key)));
+      await mkdir(join(version, dirname(key)), { recursive: true });
+      await link(join(from, entry.name), join(version, key)).catch(() => copyFile(join(from, entry.name), join(version, key)));
       media.push({ file: entry.name, kind, key });
     }
     return media;
@@ -115,9 +158,15 @@ export function snapshotWriter(deps: SnapshotDeps) {
   }
 
   return {
-    /** One refresh at a time in this process: a forced refresh waits for a running one, then writes afresh. */
+    /**
+     * One refresh at a time in this process, and under the lock across processes: a forced
+     * refresh waits for a running one, then writes afresh.
+     */
     refresh(): Promise<SnapshotResult> {
-      const next = running.catch(() => undefined).then(write);
+      const next = running.catch(() => undefined).then(async () => {
+        const runs = await deps.exclusive(write);
+        return { refreshed: true, runs, hookFired: await fireHook(runs) };
+      });
       running = next;
       return next;
     },

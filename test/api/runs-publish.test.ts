@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeArtifactService } from '../fakes/fake-artifact-service.js';
@@ -169,6 +169,9 @@ describe('artifact prune against a service that is down', () => {
     try {
       const { token: t } = await other.auth.register('bob');
       await seedRun(other, runRecord({ id: 'lonely' }));
+      const media = join(other.dataDir, 'run-media', 'lonely', 'showcase');
+      mkdirSync(media, { recursive: true });
+      writeFileSync(join(media, 'shot.png'), 'png');
       const response = await other.app.inject({ method: 'DELETE', url: '/runs/lonely', headers: bearer(t) });
       expect(response.json()).toEqual({ id: 'lonely', deleted: true });
       expect(existsSync(join(other.dataDir, 'run-media', 'lonely'))).toBe(false);

@@ -54,10 +54,15 @@ describe('reviews, edits and ratings', () => {
       ratings: bothDomains('great', 'scuffed'),
       writeup: 'Spin works.',
       checklist: [{ id: 'ball-spin.moving', status: 'pass' }, { id: 'spin-decay', status: 'pass', note: 'straightens quickly' }, { id: 'scoring-point', status: 'fail' }],
-      reviewer: undefined,
+      reviewerId: 'acct-mallory',
+      reviewer: 'Mallory',
+      username: 'mallory',
     });
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json()).toMatchObject({ id: 'legacy', published: false, review: { username: 'alice', reviewedAt: expect.any(String), editedAt: null, revisions: [] } });
+    // Whatever the body claims, the token's account wrote it.
+    expect(response.json().review).toMatchObject({ reviewer: 'alice', username: 'alice' });
+    expect(response.json().review.reviewerId).not.toBe('acct-mallory');
     const detail = (await backend.app.inject('/runs/legacy')).json();
     expect(detail).toMatchObject({ rating: 'scuffed', aesthetic: null, validatorRated: false });
     // ball-spin splits its point across two sub items: half for "moving", one for spin-decay.

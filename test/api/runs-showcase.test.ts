@@ -84,8 +84,8 @@ describe('PUT /runs/{id}/showcase/{file}', () => {
     // A run another job produced is not this job's to decorate.
     await finish(theirs, 'run-c');
     const foreign = await put('run-c', 'shot.png', PNG, as(mine));
-    expect(foreign.status).toBe(422);
-    expect((await errorOf(foreign)).message).toContain('produced by another job');
+    expect(foreign.status).toBe(409);
+    expect((await errorOf(foreign)).message).toContain(`Run run-c belongs to job ${theirs.jobId}`);
   });
 
   it('refuses what is not an image or video (415), an unsafe name or an empty body (422), and a body over the cap (413) leaving nothing behind', async () => {

@@ -8,12 +8,13 @@ export interface ArtifactCall {
 
 /**
  * The artifact service on loopback: `POST /runs/{id}/release` answers the links a release
- * made (or `releaseStatus` when set to fail), `DELETE /runs/{id}/artifacts` answers 204.
+ * made (or `releaseStatus` when set to fail, or `releaseBody` as the body when set),
+ * `DELETE /runs/{id}/artifacts` answers 204.
  * Every call is recorded; a webhook receiver (snapshot deploy hook) is served on `/hook`.
  */
 export async function startFakeArtifactService() {
   const calls: ArtifactCall[] = [];
-  const state = { releaseStatus: 200, releaseDelayMs: 0 };
+  const state: { releaseStatus: number; releaseDelayMs: number; releaseBody: string | null } = { releaseStatus: 200, releaseDelayMs: 0, releaseBody: null };
   let server: LoopbackServer;
   server = await listenOnLoopback(async (request, response) => {
     const path = request.url ?? '/';
@@ -28,7 +29,7 @@ export async function startFakeArtifactService() {
       }
       const id = decodeURIComponent(release[1]!);
       response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ sourceRepo: `https://git.example/runs/${id}`, playableBuild: `https://play.example/${id}/` }));
+      response.end(state.releaseBody ?? JSON.stringify({ sourceRepo: `https://git.example/runs/${id}`, playableBuild: `https://play.example/${id}/` }));
       return;
     }
     if (request.method === 'DELETE' && /^\/runs\/[^/]+\/artifacts$/.test(path)) {

@@ -13,7 +13,7 @@ afterAll(async () => {
 
 async function newRun() {
   const id = randomUUID();
-  await queue.add([{ id, seq: 1, harness: 'claude', jam: '', request: {}, subjectJson: `"runId":"${id}"`, origin: null }]);
+  await queue.add([{ id, seq: 1, harness: 'claude', jam: '', request: {}, subjectJson: `"runId":"${id}"`, origin: null, maxRuntimeSeconds: null }]);
   return id;
 }
 

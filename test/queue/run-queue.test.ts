@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, beforeEach, describe, expect, it, inject } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, inject, vi } from 'vitest';
 import { redisOptionsFromUrl } from '../../src/redis/managed-redis.js';
 import { RunQueue, type QueuedRun } from '../../src/queue/run-queue.js';
 
@@ -10,14 +10,13 @@ let seq = 0;
 beforeEach(() => {
   queue = new RunQueue({ redis, prefix: `tq${randomUUID().slice(0, 8)}` });
 });
-afterAll(async () => {
-  await queue.close();
-  redis.disconnect();
-});
+// Each queue holds its own BullMQ connection: close every one, not just the last.
+afterEach(() => queue.close());
+afterAll(() => redis.disconnect());
 
 const run = (harness = 'claude', jam = ''): QueuedRun => {
   const id = randomUUID();
-  return { id, seq: ++seq, harness, jam, request: { testCase: 'carom', harness }, subjectJson: `"runId":"${id}"`, origin: null };
+  return { id, seq: ++seq, harness, jam, request: { testCase: 'carom', harness }, subjectJson: `"runId":"${id}"`, origin: null, maxRuntimeSeconds: 1 };
 };
 
 describe('run queue scripts', () => {
@@ -34,7 +33,7 @@ describe('run queue scripts', () => {
   });
 
   it('holds jobs of a capped harness and releases them in order when a slot frees', async () => {
-    await queue.setCap('claude', 1);
+    await queue.setCap('claude', 1, null);
     const [a, b, c, d] = [run(), run(), run(), run('codex')];
     await queue.add([a!, b!, c!, d!]);
     expect((await queue.claim('t')).claimed!.id).toBe(a!.id);
@@ -46,7 +45,7 @@ describe('run queue scripts', () => {
     expect(finished.released.map((job) => job.id)).toEqual([b!.id]);
     expect((await queue.claim('t')).claimed!.id).toBe(b!.id);
     expect((await queue.claim('t')).claimed).toBeNull();
-    const raised = await queue.setCap('claude', 3);
+    const raised = await queue.setCap('claude', 3, null);
     expect(raised.map((job) => job.id)).toEqual([c!.id]);
     expect(await queue.bull.getCompletedCount()).toBe(1);
   });
@@ -86,5 +85,70 @@ describe('run queue scripts', () => {
     expect(first.canceled.length + rest.canceled.length).toBe(24);
     expect(await queue.waitingCount()).toBe(0);
     expect(await queue.activeIds()).toEqual([jobs[0]!.id]);
+  });
+
+  it('fails a dispatched job past its lease and a running job past its run time, releasing what they held', async () => {
+    await queue.setCap('claude', 1, null);
+    const [a, b, c] = [run(), run(), run()];
+    await queue.add([a!, b!, c!]);
+    expect((await queue.claim('t')).claimed!.id).toBe(a!.id);
+    expect((await queue.claim('t')).held.map((job) => job.id)).toEqual([b!.id, c!.id]);
+    const sweep = (leaseMs: number) => queue.sweepStale({ leaseMs, graceMs: 0, leaseDetail: 'lease over', runtimeDetail: 'past {max} s' });
+    // Within its lease, or with the lease off, a quiet dispatched job stays.
+    expect((await sweep(60_000)).failed).toEqual([]);
+    expect((await sweep(0)).failed).toEqual([]);
+
+    const lapsed = await vi.waitFor(async () => {
+      const result = await sweep(1);
+      expect(result.failed).toHaveLength(1);
+      return result;
+    }, { timeout: 5000, interval: 5 });
+    expect(lapsed.failed[0]).toMatchObject({ id: a!.id, previous: 'dispatched', detail: 'lease over' });
+    expect(lapsed.released.map((job) => job.id)).toEqual([b!.id]);
+    expect((await queue.states([a!.id]))[0]).toMatchObject({ state: 'failed', detail: 'lease over' });
+    expect(await queue.bull.getFailedCount()).toBe(1);
+
+    expect((await queue.claim('t')).claimed!.id).toBe(b!.id);
+    expect((await queue.report(b!.id, 'running')).outcome).toBe('applied');
+    // A job that reported is past the lease's reach; its run time (1 s here) still bounds it.
+    const overdue = await vi.waitFor(async () => {
+      const result = await sweep(1);
+      expect(result.failed).toHaveLength(1);
+      return result;
+    }, { timeout: 5000, interval: 50 });
+    expect(overdue.failed[0]).toMatchObject({ id: b!.id, previous: 'running', detail: 'past 1 s' });
+    expect(overdue.released.map((job) => job.id)).toEqual([c!.id]);
+    expect(await queue.activeIds()).toEqual([]);
+  });
+
+  it('takes orphans atomically: one pushed while a take is under way waits for the next take', async () => {
+    await redis.lpush(queue.keys.orphans, 'a', 'b');
+    // Sent on the same connection right behind the take's first command, as a claim could be.
+    const [taken] = await Promise.all([queue.takeOrphans(), redis.lpush(queue.keys.orphans, 'c')]);
+    expect(taken.sort()).toEqual(['a', 'b']);
+    expect(await queue.takeOrphans()).toEqual(['c']);
+    expect(await queue.takeOrphans()).toEqual([]);
+  });
+
+  it('applies a harness cap only when it is not older than the one applied', async () => {
+    await queue.setCap('claude', 2, 2);
+    await queue.setCap('claude', 1, 1);
+    expect((await queue.caps()).get('claude')).toBe(2);
+    await queue.setCap('claude', null, 3);
+    expect((await queue.caps()).has('claude')).toBe(false);
+  });
+
+  it('frees a game jam\'s slot when the sweep fails its quiet run', async () => {
+    const [a, b] = [run('claude', 'jam|m'), run('codex', 'jam|m')];
+    await queue.add([a!, b!]);
+    expect((await queue.claim('t')).claimed!.id).toBe(a!.id);
+    expect((await queue.claim('t')).held.map((job) => job.id)).toEqual([b!.id]);
+    const lapsed = await vi.waitFor(async () => {
+      const result = await queue.sweepStale({ leaseMs: 1, graceMs: 0, leaseDetail: 'lease over', runtimeDetail: '' });
+      expect(result.failed).toHaveLength(1);
+      return result;
+    }, { timeout: 5000, interval: 5 });
+    expect(lapsed.released.map((job) => job.id)).toEqual([b!.id]);
+    expect((await queue.claim('t')).claimed!.id).toBe(b!.id);
   });
 });

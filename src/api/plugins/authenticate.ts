@@ -9,10 +9,12 @@ import { verifyJobToken } from '../../jobs/verify-job-token.js';
  * What a route needs from the caller, declared in its options as `config: { auth }`:
  * - `account`: an account bearer token verified by the auth service;
  * - `service`: the dispatcher service token (SERVICE_TOKEN);
- * - `job`: the per-job token minted when the job in the `:id` path parameter was claimed.
+ * - `job`: the per-job token minted when the job in the `:id` path parameter was claimed;
+ * - `job-header`: the same, for the job named in the `x-svc-job-id` header (a driver writing
+ *   to a run, whose id is not its job's).
  * Routes without `auth` are open.
  */
-export type AuthRequirement = 'account' | 'service' | 'job';
+export type AuthRequirement = 'account' | 'service' | 'job' | 'job-header';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -49,8 +51,12 @@ async function authenticate(app: FastifyInstance, { verifier, serviceToken, jobT
       if (!sameSecret(token, serviceToken)) throw unauthorized('The service token is not valid.');
       return;
     }
-    if (requirement === 'job') {
-      verifyJobToken(jobTokenHash ?? (() => undefined), (request.params as { id?: string }).id ?? '', token);
+    if (requirement === 'job' || requirement === 'job-header') {
+      const jobId = requirement === 'job' ? (request.params as { id?: string }).id : request.headers['x-svc-job-id'];
+      if (typeof jobId !== 'string' || jobId === '') {
+        throw unauthorized('This endpoint names its job in the x-svc-job-id header, whose per-job token is the bearer token; a run id is not a job id.');
+      }
+      verifyJobToken(jobTokenHash ?? (() => undefined), jobId, token);
       return;
     }
     request.account = await verifier.verify(token);

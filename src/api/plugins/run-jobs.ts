@@ -10,11 +10,11 @@ import type { HarnessConfigTable } from '../../jobs/harness-caps.js';
 import { dispatchRecorder } from '../../jobs/dispatch-recorder.js';
 import type { JobsContext } from '../../jobs/jobs-context.js';
 import { sqliteLaunchCatalog, type LaunchCatalog } from '../../jobs/launch-catalog.js';
-import type { LaunchModels } from '../../jobs/launch-models.js';
 import { launchModelAdmission } from '../../models/admit-launch-model.js';
 import { reapOrphanedJobs, reconcileJobs } from '../../jobs/reconcile-jobs.js';
-import type { RunRecordSink } from '../../jobs/run-record-sink.js';
 import { RunQueue } from '../../queue/run-queue.js';
+import { scheduleStaleJobSweep } from '../../jobs/stale-jobs-processor.js';
+import { bullConnection } from '../../redis/managed-redis.js';
 import { failFastConnection, quitConnection } from '../../redis/redis-connections.js';
 import { SECOND } from '../../time.js';
 import { STREAM_DRAIN_TIMEOUT_MS } from '../ndjson-stream.js';
@@ -31,12 +31,8 @@ declare module 'fastify' {
 }
 
 export interface RunJobsOptions {
-  /** Defaults to reading ingested versions from SQLite and the definition store. */
+  /** Defaults to reading ingested versions from SQLite and the definition store (the claim benchmark fixes it). */
   catalog?: LaunchCatalog;
-  /** Defaults to the model catalog's rule (curated entry with a list price, filled from the routing provider). */
-  models?: LaunchModels;
-  /** Defaults to the runs store (`app.runs.sink`). */
-  records?: RunRecordSink;
   /** Idle heartbeat of the console and job live streams (default 15 s, ms). */
   heartbeatMs?: number;
   /** Frames a console stream holds for a slow client before it resyncs it (default 1000). */
@@ -83,8 +79,8 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
     queue,
     bus,
     catalog: options.catalog ?? sqliteLaunchCatalog(db, { includeExperimental: config.allowExperimental }),
-    models: options.models ?? launchModelAdmission(app.models, app.router, (error) => log.warn({ err: error }, 'billed-rate observation at enqueue failed')),
-    records: options.records ?? app.runs.sink,
+    models: launchModelAdmission(app.models, app.router, (error) => log.warn({ err: error }, 'billed-rate observation at enqueue failed')),
+    records: app.runs.records,
     recordDispatch: dispatchRecorder(jobs),
     log,
   };
@@ -96,6 +92,10 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
     const reaped = await reapOrphanedJobs(ctx);
     if (reaped > 0) log.info({ reaped }, 'failed jobs a previous process left in flight');
   }
+  await scheduleStaleJobSweep(bullConnection(config.redisUrl), config.redisPrefix, {
+    dispatchLeaseMs: config.dispatchLeaseMs,
+    runtimeGraceMs: config.runtimeGraceMs,
+  });
 
   app.decorate('runJobs', ctx);
   app.decorate('consoleStreams', streams);

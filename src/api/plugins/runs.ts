@@ -11,12 +11,13 @@ import { publishJobs, type PublishJobs } from '../../runs/publish-jobs.js';
 import { followPublishLive, type PublishLine } from '../../runs/publish-live.js';
 import { createPublishQueue, type PublishPayload } from '../../runs/publish-run.js';
 import { runGrades, type RunGrades } from '../../runs/run-grades.js';
-import { runRecords, runsRecordSink, type RunRecords, type RunRecordSink } from '../../runs/run-record-sink.js';
+import { runRecords, type RunRecords } from '../../runs/run-record-sink.js';
 import { runRows, type RunRows } from '../../runs/run-rows.js';
 import { runMediaDir } from '../../runs/showcase-path.js';
 import { unreadableRuns } from '../../runs/unreadable-runs.js';
 import { showcaseUploads, type ShowcaseUploads } from '../../runs/upload-showcase.js';
 import { createSnapshotQueue, requestSnapshotRefresh } from '../../snapshot/snapshot-queue.js';
+import { snapshotLock } from '../../snapshot/snapshot-lock.js';
 import { snapshotWriter, type SnapshotWriter } from '../../snapshot/write-snapshot.js';
 import type { Queue } from 'bullmq';
 
@@ -26,9 +27,8 @@ declare module 'fastify' {
       rows: RunRows;
       grades: RunGrades;
       listing: RunListing;
+      /** Also what the run-job queue hands terminal reports to. */
       records: RunRecords;
-      /** What the run-job queue hands terminal reports to. */
-      sink: RunRecordSink;
       publishJobs: PublishJobs;
       publishQueue: Queue<PublishPayload>;
       artifacts: ArtifactService;
@@ -79,14 +79,15 @@ async function runs(app: FastifyInstance, options: RunsPluginOptions) {
     onError,
   });
   const mediaDir = runMediaDir(config.dataDir);
-  const snapshot = snapshotWriter({ db, rows, grades, mediaDir, dir: config.snapshotDir, deployHook: config.snapshotDeployHook, onWarning: warn });
+  const snapshot = snapshotWriter({
+    db, rows, grades, mediaDir, dir: config.snapshotDir, deployHook: config.snapshotDeployHook, onWarning: warn, exclusive: snapshotLock(redis, prefix),
+  });
 
   app.decorate('runs', {
     rows,
     grades,
     listing: runListing(db),
     records,
-    sink: runsRecordSink(records),
     publishJobs: jobs,
     publishQueue,
     artifacts,
@@ -94,7 +95,7 @@ async function runs(app: FastifyInstance, options: RunsPluginOptions) {
     stats: cabinetStats(db),
     unreadable: unreadableRuns(db),
     mediaDir,
-    uploadShowcase: showcaseUploads({ db, jobs: jobsTable(db), mediaDir, maxBytes: config.showcaseUploadMaxBytes, requestSnapshot }),
+    uploadShowcase: showcaseUploads({ rows, jobs: jobsTable(db), mediaDir, maxBytes: config.showcaseUploadMaxBytes, requestSnapshot }),
     requestSnapshot,
     followPublish: (publishJobId: string, signal: AbortSignal) =>
       followPublishLive({ redis, tail: app.streams.tail, signal }, prefix, publishJobId, () => {

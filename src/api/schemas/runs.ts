@@ -135,6 +135,10 @@ export const ReviewBody = Type.Object(
       ),
     ),
     editNote: Type.Optional(Type.String({ maxLength: 10_000 })),
+    // A client may send a review back whole; who wrote it always comes from the token.
+    reviewerId: Type.Optional(Type.String({ maxLength: 200, description: 'ignored: the token decides' })),
+    reviewer: Type.Optional(Type.String({ maxLength: 200, description: 'ignored: the token decides' })),
+    username: Type.Optional(Type.String({ maxLength: 200, description: 'ignored: the token decides' })),
   },
   { additionalProperties: false },
 );

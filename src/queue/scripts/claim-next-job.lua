@@ -45,7 +45,7 @@ for _ = 1, tonumber(ARGV[10]) do
         rcall('LPUSH', ctx.active, id)
         rcall('SADD', ctx.inflightPrefix .. 'h:' .. run[2], id)
         if run[3] ~= '' then rcall('SADD', ctx.inflightPrefix .. 'j:' .. run[3], id) end
-        rcall('HSET', runKey, 'state', 'dispatched', 'token', ARGV[9])
+        rcall('HSET', runKey, 'state', 'dispatched', 'token', ARGV[9], 'dispatchedAt', ctx.now)
         local jobKey = ctx.bullJobPrefix .. id
         rcall('HSET', jobKey, 'processedOn', ctx.now)
         rcall('HINCRBY', jobKey, 'ats', 1)

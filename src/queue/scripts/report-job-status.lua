@@ -41,25 +41,15 @@ if state == target then return { 'same', state, subject } end
 if TERMINAL[state] then return { 'terminal', state, subject } end
 if not ACTIVE[state] then return { 'unclaimed', state, subject } end
 
-if target == 'starting' then
-  if state ~= 'dispatched' then return { 'backward', state, subject } end
-  rcall('HSET', runKey, 'state', 'starting')
-  return { 'applied', state, subject }
-end
-if target == 'running' then
-  rcall('HSET', runKey, 'state', 'running')
+if target == 'starting' or target == 'running' then
+  if target == 'starting' and state ~= 'dispatched' then return { 'backward', state, subject } end
+  rcall('HSET', runKey, 'state', target)
+  -- The driver's first report starts the maxRuntimeSeconds clock the stale-job sweep reads.
+  rcall('HSETNX', runKey, 'startedAt', ctx.now)
   return { 'applied', state, subject }
 end
 
 -- succeeded or failed
 local released = {}
-rcall('LREM', ctx.active, -1, id)
-leaveInflight(id, run[2], run[3], released)
-rcall('HSET', runKey, 'state', target, 'detail', detail, 'recordId', recordId)
-if target == 'succeeded' then
-  finishBullJob(id, true, ARGV[13], state)
-else
-  finishBullJob(id, false, detail, state)
-end
-closeRun(id, target)
+finishActive(id, state, run[2], run[3], target, detail, recordId, target == 'succeeded' and ARGV[13] or detail, released)
 return { 'applied', state, subject, unpack(released) }

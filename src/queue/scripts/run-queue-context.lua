@@ -15,7 +15,8 @@
   The wait list is BullMQ's: new jobs are LPUSHed, the claim end is the right.
   A run state hash holds: state, harness, jam ('' unless a game jam), seq, origin, subject
   (pre-encoded run-event JSON members), token (sha256 of the per-job token), heldBy,
-  recordId, detail. Scripts return `id, subject` pairs so callers publish run events
+  recordId, detail, maxRuntime (seconds, absent when unknown), dispatchedAt (ms, set by the
+  claim) and startedAt (ms, the first driver report). Scripts return `id, subject` pairs so callers publish run events
   without reading anything back.
 ]]
 local rcall = redis.call
@@ -88,4 +89,16 @@ local function closeRun(id, state)
   rcall('XADD', liveKey, 'MAXLEN', '~', ctx.liveCap, '*', 'end', state)
   rcall('EXPIRE', liveKey, ctx.ttl)
   rcall('EXPIRE', ctx.runPrefix .. id, ctx.ttl)
+end
+
+-- Ends an active job (dispatched, starting or running) as succeeded or failed: it leaves the
+-- active list and its hold groups (appending what that releases to `released`), and its
+-- outcome is recorded on the run and on BullMQ's job. `value` is BullMQ's return value or
+-- failed reason.
+local function finishActive(id, previous, harness, jam, target, detail, recordId, value, released)
+  rcall('LREM', ctx.active, -1, id)
+  leaveInflight(id, harness, jam, released)
+  rcall('HSET', ctx.runPrefix .. id, 'state', target, 'detail', detail, 'recordId', recordId)
+  finishBullJob(id, target == 'succeeded', value, previous)
+  closeRun(id, target)
 end

@@ -12,7 +12,6 @@ import { showcasePath } from '../../../runs/showcase-path.js';
 import { submitReview } from '../../../runs/submit-review.js';
 import { publicFileHeaders } from '../../../snapshot/serve-snapshot.js';
 import { sendJsonText } from '../../send-json-text.js';
-import { bearerToken } from '../../plugins/authenticate.js';
 import { ErrorEnvelope, errorResponses } from '../../schemas/common.js';
 import {
   DeletedOut, ListRunsQuery, PublishAccepted, ReviewBody, ReviewResult, RunDetailOut, RunEventsOut, RunIdParams, RunListOut, ShowcaseParams,
@@ -52,6 +51,7 @@ const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
     uploads.removeAllContentTypeParsers();
     uploads.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
     uploads.withTypeProvider<TypeBoxTypeProvider>().put('/runs/:id/showcase/:file', {
+      config: { auth: 'job-header' },
       schema: {
         params: ShowcaseParams,
         headers: ShowcaseUploadHeaders,
@@ -62,8 +62,7 @@ const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const stored = await runs.uploadShowcase({
         runId: request.params.id,
         file: request.params.file,
-        jobId: request.headers['x-svc-job-id'],
-        token: bearerToken(request),
+        jobId: request.headers['x-svc-job-id']!,
         contentLength: length === undefined ? undefined : Number(length),
         body: request.body as Readable | undefined,
       });

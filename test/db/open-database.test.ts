@@ -1,0 +1,70 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BACKEND_MIGRATIONS, openDatabase } from '../../src/db/open-database.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'evb-migrate-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/**
+ * openDatabase on one file from several threads at once, as the API and workers would from
+ * their processes: each loads the compiled module (a worker thread does not load
+ * TypeScript), then all are released together. Answers each one's error, or null.
+ */
+async function openTogether(file: string, count: number): Promise<Array<string | null>> {
+  const module = new URL('../../dist/src/db/open-database.js', import.meta.url).href;
+  const gate = new Int32Array(new SharedArrayBuffer(4));
+  const workers = Array.from({ length: count }, () => new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+     import(${JSON.stringify(module)}).then(({ openDatabase }) => {
+       parentPort.postMessage('ready');
+       Atomics.wait(workerData.gate, 0, 0);
+       try { openDatabase(workerData.file, workerData.migrations).close(); parentPort.postMessage(null); }
+       catch (error) { parentPort.postMessage(String(error.message)); }
+     });`,
+    { eval: true, workerData: { file, migrations: BACKEND_MIGRATIONS, gate } },
+  ));
+  const messages = workers.map((worker) => {
+    const seen: Array<string | null> = [];
+    let wake: () => void = () => {};
+    worker.on('message', (message: string | null) => (seen.push(message), wake()));
+    worker.on('error', (error) => (seen.push(error.message), wake()));
+    return async (index: number) => {
+      while (seen.length <= index) await new Promise<void>((done) => (wake = done));
+      return seen[index]!;
+    };
+  });
+  await Promise.all(messages.map((next) => next(0)));
+  Atomics.store(gate, 0, 1);
+  Atomics.notify(gate, 0);
+  return Promise.all(messages.map((next) => next(1)));
+}
+
+describe('migrations', () => {
+  it('run once when several processes open a new database at the same moment', async () => {
+    const file = join(dir, 'shared.sqlite');
+    expect(await openTogether(file, 6)).toEqual(Array(6).fill(null));
+    const db = openDatabase(file);
+    const names = db.prepare('SELECT name FROM schema_migrations').pluck().all() as string[];
+    db.close();
+    expect(new Set(names).size).toBe(names.length);
+    expect(names).toContain('0001_store_meta.sql');
+  });
+
+  it('refuse two migration files with one number, which would skip the second', () => {
+    const migrations = mkdtempSync(join(dir, 'migrations-'));
+    writeFileSync(join(migrations, '0001_first.sql'), 'CREATE TABLE a (x INTEGER);');
+    writeFileSync(join(migrations, '0001_second.sql'), 'CREATE TABLE b (x INTEGER);');
+    expect(() => openDatabase(join(dir, 'clash.sqlite'), `${migrations}/`)).toThrow(/share the number 0001 \(0001_first\.sql, 0001_second\.sql\)/);
+  });
+
+  it('refuse a database a newer build has migrated, naming the migration', () => {
+    const file = join(dir, 'newer.sqlite');
+    const db = openDatabase(file);
+    db.prepare("INSERT INTO schema_migrations (id, name, applied_at) VALUES (9001, '9001_from_the_future.sql', 'x')").run();
+    db.close();
+    expect(() => openDatabase(file)).toThrow(/migrated by a newer build \(9001_from_the_future\.sql\)/);
+  });
+});

@@ -1,0 +1,94 @@
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redisOptionsFromUrl } from '../../src/redis/managed-redis.js';
+import { snapshotLock } from '../../src/snapshot/snapshot-lock.js';
+import { snapshotWriter, type SnapshotWriter } from '../../src/snapshot/write-snapshot.js';
+import { runRecord } from '../helpers/run-record-builder.js';
+import { seedRun } from '../helpers/runs-test-helpers.js';
+import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
+
+let backend: TestBackend;
+let redis: Redis;
+/** A second writer over the same folder and lock, as `npm run worker` runs beside the API. */
+let other: SnapshotWriter;
+
+beforeAll(async () => {
+  backend = await startTestBackend({ SNAPSHOT_URL: 'http://127.0.0.1/snapshot/', RUN_WORKERS: 'false' });
+  for (const id of ['snap-a', 'snap-b']) {
+    await seedRun(backend, runRecord({ id }));
+    backend.app.runs.rows.markPublished({ id, publishedAt: new Date().toISOString(), sourceRepo: null, playableBuild: null });
+  }
+  redis = new Redis(redisOptionsFromUrl(backend.config.redisUrl));
+  const { rows, grades, mediaDir } = backend.app.runs;
+  other = snapshotWriter({
+    db: backend.db, rows, grades, mediaDir, dir: backend.config.snapshotDir, deployHook: null, onWarning: () => {},
+    exclusive: snapshotLock(redis, backend.config.redisPrefix),
+  });
+});
+afterAll(async () => {
+  redis.disconnect();
+  await backend.close();
+});
+
+/** Watches a path from another thread (so it sees between this thread's awaits) until stopped; answers how often it was missing. */
+function watchPath(path: string) {
+  const stop = new Int32Array(new SharedArrayBuffer(4));
+  const worker = new Worker(
+    `const { existsSync } = require('node:fs'); const { workerData, parentPort } = require('node:worker_threads');
+     let missing = 0, looks = 0;
+     parentPort.postMessage('ready');
+     while (Atomics.load(workerData.stop, 0) === 0) { looks++; if (!existsSync(workerData.path)) missing++; }
+     parentPort.postMessage({ missing, looks });`,
+    { eval: true, workerData: { path, stop } },
+  );
+  const ready = new Promise((done) => worker.once('message', done));
+  const result = new Promise<{ missing: number; looks: number }>((done) => worker.on('message', (message) => message !== 'ready' && done(message)));
+  return { ready, stop: () => (Atomics.store(stop, 0, 1), result) };
+}
+
+describe('snapshot publishing', () => {
+  it('never leaves a moment without a snapshot while refreshes replace it', async () => {
+    const index = `${backend.config.snapshotDir}/runs.json`;
+    await backend.app.runs.snapshot.refresh();
+    const watcher = watchPath(index);
+    await watcher.ready;
+    for (let i = 0; i < 30; i++) await backend.app.runs.snapshot.refresh();
+    const seen = await watcher.stop();
+    expect(seen.looks).toBeGreaterThan(0);
+    expect(seen.missing).toBe(0);
+    expect(lstatSync(backend.config.snapshotDir).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(readFileSync(index, 'utf8')).runs.map((run: { id: string }) => run.id).sort()).toEqual(['snap-a', 'snap-b']);
+  });
+
+  it('lets one writer at a time across processes publish, and keeps only the current and previous versions', async () => {
+    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? backend.app.runs.snapshot : other).refresh()));
+    expect(results.every((result) => result.refreshed && result.runs === 2)).toBe(true);
+    const versions = readdirSync(`${backend.config.snapshotDir}.versions`);
+    expect(versions.length).toBeLessThanOrEqual(2);
+    expect(existsSync(`${backend.config.snapshotDir}/runs/snap-a.json`)).toBe(true);
+  });
+
+  it('serves the file the current version holds', async () => {
+    await other.refresh();
+    const served = await backend.app.inject('/snapshot/runs/snap-b.json');
+    expect(served.statusCode).toBe(200);
+    expect(served.json()).toMatchObject({ id: 'snap-b', published: true });
+    expect((await backend.app.inject('/snapshot/runs/nope.json')).statusCode).toBe(404);
+  });
+
+  it('replaces a snapshot folder written before versions existed', async () => {
+    const dir = join(mkdtempSync(join(backend.dataDir, 'legacy-')), 'snapshot');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'runs.json'), '{"schemaVersion":1,"runs":[]}');
+    const { rows, grades, mediaDir } = backend.app.runs;
+    const writer = snapshotWriter({ db: backend.db, rows, grades, mediaDir, dir, deployHook: null, onWarning: () => {}, exclusive: (work) => work() });
+    expect((await writer.refresh()).runs).toBe(2);
+    expect(lstatSync(dir).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(readFileSync(join(dir, 'runs.json'), 'utf8')).runs).toHaveLength(2);
+    await writer.refresh();
+    expect(readdirSync(`${dir}.versions`)).toHaveLength(2);
+  });
+});
