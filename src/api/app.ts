@@ -9,7 +9,8 @@ import type { Database } from '../db/open-database.js';
 import authenticate from './plugins/authenticate.js';
 import backgroundWorkers from './plugins/background-workers.js';
 import catalog from './plugins/catalog.js';
-import errorEnvelope from './plugins/error-envelope.js';
+import errorEnvelope, { envelopeServerOptions } from './plugins/error-envelope.js';
+import jsonBody from './plugins/json-body.js';
 import models from './plugins/models.js';
 import runJobs, { type RunJobsOptions } from './plugins/run-jobs.js';
 import runs from './plugins/runs.js';
@@ -26,6 +27,7 @@ import runRoutes from './routes/runs/index.js';
 import snapshotRoutes from './routes/snapshot/index.js';
 import statsRoutes from './routes/stats/index.js';
 import testCaseRoutes from './routes/test-cases/index.js';
+import { requestValidators } from './request-validators.js';
 
 export interface AppOptions {
   /** `authUrl` and `redisUrl` must be resolved (the bundled services' addresses when the deployment names none). */
@@ -41,6 +43,7 @@ export interface AppOptions {
 /** The whole HTTP app as one plugin: the server and the tests build the same thing. */
 async function app(instance: FastifyInstance, { config, db, jobs = {} }: AppOptions) {
   await instance.register(errorEnvelope);
+  await instance.register(jsonBody);
   await instance.register(store, { config, db });
   const tokenHashes = jobsTable(db);
   await instance.register(authenticate, {
@@ -75,7 +78,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     genReqId: () => randomUUID(),
     requestIdHeader: 'x-request-id',
     return503OnClosing: true,
-    ajv: { customOptions: { removeAdditional: false, allErrors: false } },
+    schemaController: { compilersFactory: { buildValidator: requestValidators } },
+    ...envelopeServerOptions,
   }).withTypeProvider<TypeBoxTypeProvider>();
   await instance.register(app, options);
   return instance;

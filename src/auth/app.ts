@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { bearerToken } from '../api/plugins/authenticate.js';
-import errorEnvelope from '../api/plugins/error-envelope.js';
+import errorEnvelope, { envelopeServerOptions } from '../api/plugins/error-envelope.js';
+import jsonBody from '../api/plugins/json-body.js';
+import { requestValidators } from '../api/request-validators.js';
 import { errorResponses, NoContent } from '../api/schemas/common.js';
 import type { Database } from '../db/open-database.js';
 import { conflict, unauthorized } from '../errors.js';
@@ -57,8 +59,11 @@ export async function buildAuthApp(options: AuthAppOptions & { logLevel?: string
   const app = Fastify({
     logger: !options.logLevel || options.logLevel === 'silent' ? false : { level: options.logLevel },
     genReqId: () => randomUUID(),
+    schemaController: { compilersFactory: { buildValidator: requestValidators } },
+    ...envelopeServerOptions,
   }).withTypeProvider<TypeBoxTypeProvider>();
   await app.register(errorEnvelope);
+  await app.register(jsonBody);
   await app.register(authRoutes, { db: options.db, tokenLifetimeMs: options.tokenLifetimeMs });
   return app;
 }

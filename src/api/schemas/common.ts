@@ -22,3 +22,10 @@ export function errorResponses<const S extends ErrorStatus = never>(...statuses:
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const NoContent = Type.Null({ description: 'no content' });
+
+/**
+ * Longest path parameter the router accepts, in characters as sent (percent-encoded); a
+ * longer one is refused with 414 before any route runs. Every path parameter's schema
+ * bounds its decoded length at or below this.
+ */
+export const MAX_PARAM_LENGTH = 300;
