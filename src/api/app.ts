@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { tokenVerifier } from '../accounts/verify-token.js';
 import type { ServiceConfig } from '../config.js';
@@ -38,6 +38,8 @@ export interface AppOptions {
    * store) and stream timings; tests pass their own, the server the defaults.
    */
   jobs?: RunJobsOptions;
+  /** Sees each route as it is registered (the route fuzzer enumerates them this way). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 /** The whole HTTP app as one plugin: the server and the tests build the same thing. */
@@ -81,6 +83,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     schemaController: { compilersFactory: { buildValidator: requestValidators } },
     ...envelopeServerOptions,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  if (options.onRoute) instance.addHook('onRoute', options.onRoute);
   await instance.register(app, options);
   return instance;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import { bearerToken } from '../api/plugins/authenticate.js';
 import errorEnvelope, { envelopeServerOptions } from '../api/plugins/error-envelope.js';
 import jsonBody from '../api/plugins/json-body.js';
@@ -20,6 +20,8 @@ export interface AuthAppOptions {
   tokenLifetimeMs: number | null;
   /** Failed-login budgets; the defaults of login-throttle.ts unless given. */
   loginLimits?: LoginLimits;
+  /** Sees each route as it is registered (the route fuzzer enumerates them this way). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 const BAD_LOGIN = 'The username or password is wrong.';
@@ -77,6 +79,7 @@ export async function buildAuthApp(options: AuthAppOptions & { logLevel?: string
     schemaController: { compilersFactory: { buildValidator: requestValidators } },
     ...envelopeServerOptions,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  if (options.onRoute) app.addHook('onRoute', options.onRoute);
   await app.register(errorEnvelope);
   await app.register(jsonBody);
   const { db, tokenLifetimeMs, loginLimits } = options;
