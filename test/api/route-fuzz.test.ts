@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_PARAM_LENGTH } from '../../src/api/schemas/common.js';
 import { buildAuthApp } from '../../src/auth/app.js';
 import { AUTH_MIGRATIONS } from '../../src/auth/server.js';
 import { openDatabase, type Database } from '../../src/db/open-database.js';
@@ -164,6 +165,14 @@ describe('every backend route, fuzzed from its schema', () => {
   it('enumerates the routes from Fastify', () => {
     expect(routes.length).toBeGreaterThan(40);
     expect(routes.map((route) => `${route.method} ${route.url}`)).toContain('POST /jobs/:id/status');
+  });
+
+  it('bounds every path parameter within what the router lets through', () => {
+    const unbounded = routes.flatMap((route) => paramNames(route.url).filter((name) => name !== '*').flatMap((name) => {
+      const bound = route.params?.properties?.[name]?.maxLength;
+      return bound !== undefined && bound <= MAX_PARAM_LENGTH ? [] : [`${route.method} ${route.url} :${name} (${bound ?? 'no maxLength'})`];
+    }));
+    expect(unbounded).toEqual([]);
   });
 
   it('answers no input with a server fault, and every error in the envelope', async () => {

@@ -41,11 +41,12 @@ function envelopeOf(error: FastifyError | HttpError, request: FastifyRequest): E
   if (error instanceof HttpError) return { status: error.statusCode, code: error.code, message: error.message };
   if ('validation' in error && error.validation) return { status: 400, code: 'bad_request', message: validationMessage(error) };
   const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
-  const code = status < 500 ? CODE_FOR_STATUS[status] : undefined;
-  if (!code) {
+  if (status >= 500 || status < 400) {
     return { status: 500, code: 'internal', message: `The server failed to handle this request (request id ${request.id}).` };
   }
-  return { status, code, message: frameworkMessage(error, request) };
+  // A client status with no code of its own is reported as the bad request it is.
+  const code = CODE_FOR_STATUS[status];
+  return code ? { status, code, message: frameworkMessage(error, request) } : { status: 400, code: 'bad_request', message: error.message };
 }
 
 /** Fastify's own wording, rewritten where it does not name the bound or the value. */
