@@ -2,6 +2,7 @@
 import benchClaim from './claim.js';
 import benchFloors from './floors.js';
 import benchIngestRescan from './ingest-rescan.js';
+import benchJsonDepth from './json-depth.js';
 import benchRenderThroughput from './render-throughput.js';
 import benchRunsListing from './runs-listing.js';
 
@@ -12,6 +13,7 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ['claim', benchClaim],
   ['runs-listing', benchRunsListing],
   ['render-throughput', benchRenderThroughput],
+  ['json-depth', benchJsonDepth],
 ];
 
 for (const [name, run] of benches) {
