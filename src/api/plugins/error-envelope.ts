@@ -55,7 +55,7 @@ function frameworkMessage(error: FastifyError, request: FastifyRequest): string 
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return `The request body is larger than the limit of ${formatBytes(request.routeOptions.bodyLimit)} for ${request.method} ${shortUrl(request)}.`;
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return `Content-Type ${request.headers['content-type'] ?? '(none)'} is not accepted by ${request.method} ${shortUrl(request)}; send application/json.`;
+      return `Content-Type ${request.headers['content-type']?.slice(0, 100) ?? '(none)'} is not accepted by ${request.method} ${shortUrl(request)}; send application/json.`;
     case 'FST_ERR_BAD_URL':
       return `The URL ${shortUrl(request)} is not valid: a path segment holds malformed percent-encoding.`;
     case 'FST_ERR_MAX_PARAM_LENGTH':
