@@ -44,6 +44,10 @@ export interface Config {
   /** Run the background queue workers (ingest, publish, probes) inside the API process. */
   runWorkers: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Port on which `npm run worker` serves its Prometheus metrics on `host` (null: not served). */
+  metricsPort: number | null;
+  /** Mount the BullMQ dashboard at /admin/queues, behind HTTP Basic auth checked by the auth service. */
+  queueDashboard: boolean;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -93,6 +97,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     reapOrphanedJobs: read.boolean('REAP_ORPHANED_JOBS', true),
     runWorkers: read.boolean('RUN_WORKERS', true),
     logLevel: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
+    metricsPort: read.optionalNumber('METRICS_PORT', { min: 1, max: 65535 }),
+    queueDashboard: read.boolean('QUEUE_DASHBOARD', false),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -1,6 +1,6 @@
 import type { GgRunBodyT } from '../api/schemas/gg.js';
 import { badRequest } from '../errors.js';
-import { enqueuePrepared, prepareLaunch, type GgLaunch } from './enqueue-runs.js';
+import { enqueuePrepared, prepareLaunch, type GgLaunch, type LaunchOptions } from './enqueue-runs.js';
 import type { JobsContext } from './jobs-context.js';
 
 /** The model a gg run is listed under: the `root` slot's, else the first slot in name order. */
@@ -11,7 +11,7 @@ export function ggRootModel(slotModels: Record<string, string>): string | null {
 }
 
 /** `POST /gg/runs`: a gg-native launch from a saved preset or an inline capability set. */
-export async function launchGgRun(ctx: JobsContext, accountId: string, body: GgRunBodyT): Promise<string> {
+export async function launchGgRun(ctx: JobsContext, accountId: string, body: GgRunBodyT, options: LaunchOptions = {}): Promise<string> {
   if (Boolean(body.presetId) === Boolean(body.capabilitySet)) {
     throw badRequest('A gg run names exactly one of presetId (a saved configuration) and capabilitySet.');
   }
@@ -36,7 +36,7 @@ export async function launchGgRun(ctx: JobsContext, accountId: string, body: GgR
     retryCount: body.retryCount ?? null,
     presetId: body.presetId ?? null,
   };
-  const prepared = await prepareLaunch(ctx, accountId, launch, {}, new Map(), gg);
-  const [jobId] = await enqueuePrepared(ctx, [prepared], null);
+  const prepared = await prepareLaunch(ctx, accountId, launch, options, new Map(), gg);
+  const [jobId] = await enqueuePrepared(ctx, [prepared], options.origin ?? null);
   return jobId!;
 }
