@@ -1,3 +1,5 @@
+import { HttpError } from '../errors.js';
+
 /**
  * Deepest nesting of objects and arrays a JSON body may have. Real bodies (run records,
  * relayed events, gg configurations) stay within a few dozen levels; thousands would
@@ -5,6 +7,13 @@
  * key converters), so they are refused before parsing.
  */
 export const MAX_JSON_DEPTH = 128;
+
+/** The 400 a body nesting deeper than MAX_JSON_DEPTH gets; routes that must react to an unreadable body recognise it. */
+export class JsonTooDeepError extends HttpError {
+  constructor() {
+    super('bad_request', `The JSON body nests objects and arrays deeper than the limit of ${MAX_JSON_DEPTH} levels.`);
+  }
+}
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { badRequest } from '../../errors.js';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
+import { JsonTooDeepError, MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
 
 const BLANK = /^\s*$/;
 
@@ -19,9 +18,7 @@ async function jsonBody(app: FastifyInstance) {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
     if (BLANK.test(text)) return done(null, undefined);
-    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-      return done(badRequest(`The JSON body nests objects and arrays deeper than the limit of ${MAX_JSON_DEPTH} levels.`), undefined);
-    }
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) return done(new JsonTooDeepError(), undefined);
     parse(request, text, done);
   });
 }
