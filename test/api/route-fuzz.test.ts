@@ -26,8 +26,10 @@ const MODEL = 'openai/gpt-5';
 
 // Answers that stay open until the client leaves (app.inject would wait forever).
 const STREAMS = new Set(['GET /notifications', 'GET /jobs/:id/live', 'GET /publish-jobs/:id/live']);
-// 5xx a route answers by design, not as a fault: no routing-provider key on this deployment, an empty store.
-const DESIGNED_5XX = new Set(['router_key_missing', 'store_not_ready']);
+// 5xx a route answers by design, not as a fault: no routing-provider key on this deployment, an empty
+// store, an outside service that cannot be reached (the fuzzed backend points them at a closed port).
+const DESIGNED_5XX = new Set(['router_key_missing', 'store_not_ready', 'upstream_unavailable']);
+const NOWHERE = 'http://127.0.0.1:9';
 
 type Credential = 'none' | 'bogus' | 'account' | 'service' | 'job';
 
@@ -147,7 +149,7 @@ describe('every backend route, fuzzed from its schema', () => {
   beforeAll(async () => {
     catalogDir = mkdtempSync(join(tmpdir(), 'evb-fuzz-catalog-'));
     for (const folder of ['test-cases', 'game-jams', 'test-case-groups']) mkdirSync(join(catalogDir, folder));
-    backend = await startTestBackend({ SERVICE_TOKEN: SERVICE, CATALOG_DIR: catalogDir }, { pricedModels: [MODEL], onRoute: collect(routes) });
+    backend = await startTestBackend({ SERVICE_TOKEN: SERVICE, CATALOG_DIR: catalogDir, ROUTER_BASE_URL: NOWHERE, LOGO_BASE_URL: NOWHERE, ARTIFACTS_URL: NOWHERE }, { pricedModels: [MODEL], onRoute: collect(routes) });
     seedCatalog(backend.db, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
     const operator = (await backend.auth.register('operator')).token;
     credentials.account = bearer(operator);
