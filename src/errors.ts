@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'internal'
   | 'auth_unavailable'
   | 'store_not_ready'
+  | 'catalog_unavailable'
   | 'router_key_missing'
   | 'upstream_unavailable';
 
@@ -37,6 +38,7 @@ export const STATUS: Record<ErrorCode, number> = {
   auth_unavailable: 502,
   upstream_unavailable: 502,
   store_not_ready: 503,
+  catalog_unavailable: 503,
   router_key_missing: 503,
 };
 

@@ -1,4 +1,4 @@
-import { appendFileSync, cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -72,7 +72,7 @@ describe('POST /ingest', () => {
       ['version', 2, 'pong', false],
       ['version', 3, 'floe', true],
     ]);
-    expect(lines[5]).toEqual({ event: 'done', total: 4, ingested: 1, skipped: 3 });
+    expect(lines[5]).toEqual({ event: 'done', total: 4, ingested: 1, skipped: 3, failed: 0, pruned: [] });
     expect(lines).toHaveLength(6);
   });
 
@@ -126,8 +126,11 @@ describe('POST /ingest', () => {
     try {
       const [pong] = (await ingest({ testCases: ['carom'] })).json.testCaseVersions;
       expect(pong).toMatchObject({ ingested: true, renderedReferences: 5 });
-      // Outside the version folder: resolved against the folder the mockup was rendered in.
-      expect(pong.blockedUrls).toEqual([expect.stringMatching(/^file:\/\/\/.+\/secrets\.css$/), 'https://fonts.example.com/display.css']);
+      // Outside the version folder: reported relative to the mockup, as written.
+      expect(pong.blockedUrls).toEqual([
+        { view: 'gameplay', file: 'reference/gameplay.html', url: '../../secrets.css' },
+        { view: 'gameplay', file: 'reference/gameplay.html', url: 'https://fonts.example.com/display.css' },
+      ]);
     } finally {
       writeFileSync(mockup, original);
     }
@@ -144,24 +147,25 @@ describe('POST /ingest', () => {
        VALUES ('jam-run', '{}', 1, 'completed', 'grace-period', 'v1.0.0', 'base', 'claude', 'acme/m', ?, ?)`,
     ).run(now, now);
     const saved = join(catalog, '..', 'coin-spin-saved');
-    cpSync(join(catalog, COIN_SPIN), saved, { recursive: true });
-    rmSync(join(catalog, COIN_SPIN), { recursive: true });
-    rmSync(join(catalog, 'game-jams'), { recursive: true });
+    const savedJams = join(catalog, '..', 'game-jams-saved');
+    renameSync(join(catalog, COIN_SPIN), saved);
+    renameSync(join(catalog, 'game-jams'), savedJams);
     try {
       const { json } = await ingest();
       expect(json.pruned).toEqual([{ slug: 'coin-spin', version: 'v1.0.0' }]);
       expect((await backend.app.inject('/test-cases/coin-spin/versions')).statusCode).toBe(404);
       expect((await backend.app.inject('/test-cases/grace-period/versions/v1.0.0')).statusCode).toBe(200);
     } finally {
-      cpSync(saved, join(catalog, COIN_SPIN), { recursive: true });
+      renameSync(saved, join(catalog, COIN_SPIN));
+      renameSync(savedJams, join(catalog, 'game-jams'));
     }
   });
 
   it('promotes a scan over a store of another record format to a forced whole-catalog scan', async () => {
     storeMeta(backend.db).set('record_format', '999');
     const { json } = await ingest({ testCases: ['floe'] });
-    expect(json.total).toBe(3);
-    expect(json.ingested).toBe(3);
+    expect(json.total).toBe(4);
+    expect(json.ingested).toBe(4);
     expect(storeMeta(backend.db).get('record_format')).toBe(String(RESOLVED_RECORD_FORMAT));
   });
 

@@ -22,6 +22,8 @@ const BEACON_V1_0 = 'test-cases/end-to-end/easy/beacon/v1.0.0';
 const BEACON_V1_1 = 'test-cases/end-to-end/easy/beacon/v1.1.0';
 const TUGLINE = 'test-cases/end-to-end/medium/tugline/v1.0.0';
 const LOW_TIDE = 'game-jams/low-tide/v1.0.0';
+const BUOY = 'test-cases/asset-generation/easy/buoy/v1.0.0';
+const GULL = 'test-cases/asset-generation/easy/gull/v1.0.0';
 
 let scan: ScanResult;
 const reads = new Map<string, ReadVersionResult>();
@@ -39,6 +41,8 @@ describe('the example catalog', () => {
     expect(scan.problems).toEqual([]);
     expect(scan.versions.map(({ slug, version, kind, relDir }) => ({ slug, version, kind, relDir }))).toEqual([
       { slug: 'low-tide', version: 'v1.0.0', kind: 'game-jam', relDir: LOW_TIDE },
+      { slug: 'buoy', version: 'v1.0.0', kind: 'test-case', relDir: BUOY },
+      { slug: 'gull', version: 'v1.0.0', kind: 'test-case', relDir: GULL },
       { slug: 'beacon', version: 'v1.0.0', kind: 'test-case', relDir: BEACON_V1_0 },
       { slug: 'beacon', version: 'v1.1.0', kind: 'test-case', relDir: BEACON_V1_1 },
       { slug: 'tugline', version: 'v1.0.0', kind: 'test-case', relDir: TUGLINE },
@@ -48,13 +52,15 @@ describe('the example catalog', () => {
 
   it('reads every version without error, keyed by its manifest slug and folder version', () => {
     expect([...reads.values()].map(({ record }) => `${record.slug}@${record.version}:${record.testType}`)).toEqual([
-      'low-tide@v1.0.0:game-jam', 'beacon@v1.0.0:end-to-end', 'beacon@v1.1.0:end-to-end', 'tugline@v1.0.0:end-to-end',
+      'low-tide@v1.0.0:game-jam', 'buoy@v1.0.0:asset-generation', 'gull@v1.0.0:asset-generation', 'beacon@v1.0.0:end-to-end', 'beacon@v1.1.0:end-to-end', 'tugline@v1.0.0:end-to-end',
     ]);
-    for (const { record } of reads.values()) {
+    for (const { record, warnings } of reads.values()) {
       expect(record.summary).not.toBe('');
       expect(record.description).not.toBe('');
       expect(record.changelog).not.toBe('');
-      expect(record.build).toEqual({ install: 'npm ci', build: 'npm run build' });
+      // Asset cases build nothing; every key of every example is one the format defines.
+      expect(record.build).toEqual(record.testType === 'asset-generation' ? null : { install: 'npm ci', build: 'npm run build' });
+      expect(warnings, `${record.slug} ${record.version}`).toEqual([]);
     }
   });
 
@@ -73,8 +79,8 @@ describe('the example catalog', () => {
         }
       }
     }
-    // beacon 2 + 3 variants, tugline 3 engines, low-tide 1 implicit variant.
-    expect(rendered).toBe(2 + 3 + 3 + 1);
+    // beacon 2 + 3 variants, tugline 3 engines, low-tide 1 implicit variant, buoy and gull 2 variants each.
+    expect(rendered).toBe(2 + 3 + 3 + 1 + 2 + 2);
   });
 
   it('groups its three cases under one ranked group, all of which the checkout holds', async () => {
@@ -325,4 +331,31 @@ describe.skipIf(!existsSync(renderWorker) || !chromium)('the example mockups, re
       await pool.close();
     }
   }, 90_000);
+});
+
+describe('buoy and gull, the asset cases', () => {
+  it('serve their per-kind tables, each variant\'s own overriding the case\'s key by key', () => {
+    const buoy = read(BUOY).record;
+    expect(buoy).toMatchObject({
+      assetKind: 'voxel-model',
+      voxel: { width: 16, height: 24, depth: 16, background: 'transparent' },
+      tool: { binary: 'voxel', preview: 'preview.png' },
+      output: { actions: 'actions.json' },
+    });
+    expect(buoy.variants.map((variant) => variant['voxel'] ?? null)).toEqual([null, { width: 16, height: 32, depth: 16, background: 'transparent' }]);
+    const gull = read(GULL).record;
+    expect(gull).toMatchObject({ assetKind: 'sprite', canvas: { width: 32, height: 32, background: 'transparent' }, tool: { binary: 'draw' } });
+    expect(gull.variants[1]!['canvas']).toEqual({ width: 64, height: 64, background: 'transparent' });
+  });
+
+  it('render the tables and the voxel extents into prompts and specs, per variant', async () => {
+    const buoy = read(BUOY).record;
+    expect(renderVariantPrompt(buoy, 'base')).toContain('16 voxels wide (x), 24 high (y, up) and\n16 deep (z), on a transparent background');
+    expect(renderVariantPrompt(buoy, 'tall')).toContain('16 voxels wide (x), 32 high (y, up)');
+    const [brief] = await renderVariantSpecs(buoy, join(ROOT, BUOY), 'tall');
+    expect(brief!.body).toContain('x runs from 0 to 15, y (up) from 0 to 31, z from 0 to 15.');
+    expect(brief!.body).toContain('A lamp at the very top (y = 31)');
+    const gull = read(GULL).record;
+    expect(renderVariantPrompt(gull, 'large')).toContain('one 64x64 sprite on a\ntransparent canvas, using only the `draw` binary');
+  });
 });
