@@ -4,6 +4,7 @@ import benchCoverage from './coverage.js';
 import benchFloors from './floors.js';
 import benchIngestRescan from './ingest-rescan.js';
 import benchJsonDepth from './json-depth.js';
+import benchLadderProgress from './ladder-progress.js';
 import benchRenderThroughput from './render-throughput.js';
 import benchRunsListing from './runs-listing.js';
 
@@ -14,6 +15,7 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ['claim', benchClaim],
   ['runs-listing', benchRunsListing],
   ['coverage', benchCoverage],
+  ['ladder-progress', benchLadderProgress],
   ['render-throughput', benchRenderThroughput],
   ['json-depth', benchJsonDepth],
 ];
