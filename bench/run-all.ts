@@ -5,8 +5,11 @@ import benchFloors from './floors.js';
 import benchIngestRescan from './ingest-rescan.js';
 import benchJsonDepth from './json-depth.js';
 import benchLadderProgress from './ladder-progress.js';
+import benchProbeClassify from './probe-classify.js';
+import benchProbeWall from './probe-wall.js';
 import benchRenderThroughput from './render-throughput.js';
 import benchRunsListing from './runs-listing.js';
+import benchStatsProviders from './stats-providers.js';
 
 const only = process.argv[2];
 const benches: Array<[string, () => Promise<unknown>]> = [
@@ -18,6 +21,9 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ['ladder-progress', benchLadderProgress],
   ['render-throughput', benchRenderThroughput],
   ['json-depth', benchJsonDepth],
+  ['probe-classify', benchProbeClassify],
+  ['probe-wall', benchProbeWall],
+  ['stats-providers', benchStatsProviders],
 ];
 
 for (const [name, run] of benches) {
