@@ -2,8 +2,9 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import fp from 'fastify-plugin';
-import { HttpError, STATUS, type ErrorCode } from '../../errors.js';
+import { HttpError, queueUnavailable, STATUS, type ErrorCode } from '../../errors.js';
 import { formatBytes } from '../../http/read-capped-body.js';
+import { isRedisUnavailable } from '../../redis/redis-connections.js';
 import { MAX_PARAM_LENGTH } from '../schemas/common.js';
 
 /** The code of each client status Fastify or Node can answer on its own. */
@@ -29,11 +30,14 @@ async function errorEnvelope(app: FastifyInstance) {
   );
 }
 
-function sendEnvelope(error: FastifyError | HttpError, request: FastifyRequest, reply: FastifyReply) {
+function sendEnvelope(thrown: FastifyError | HttpError, request: FastifyRequest, reply: FastifyReply) {
+  // A Redis outage is the client's to retry, not a server fault: 503 at once, never a hang or a 500.
+  const error = !(thrown instanceof HttpError) && isRedisUnavailable(thrown) ? queueUnavailable(thrown) : thrown;
   const { status, code, message } = envelopeOf(error, request);
   if (status >= 500 && code === 'internal') request.log.error({ err: error }, 'request failed');
   else if (status >= 500) request.log.warn({ err: error, cause: error.cause }, error.message);
-  if (error instanceof HttpError && error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+  if (code === 'queue_unavailable') reply.header('retry-after', '1');
+  else if (error instanceof HttpError && error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
   return reply.code(status).send({ error: { code, message } });
 }
 
