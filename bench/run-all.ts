@@ -3,6 +3,7 @@ import benchClaim from './claim.js';
 import benchCoverage from './coverage.js';
 import benchFloors from './floors.js';
 import benchIngestRescan from './ingest-rescan.js';
+import benchJsonDepth from './json-depth.js';
 import benchLadderProgress from './ladder-progress.js';
 import benchProbeClassify from './probe-classify.js';
 import benchProbeWall from './probe-wall.js';
@@ -19,6 +20,7 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ['coverage', benchCoverage],
   ['ladder-progress', benchLadderProgress],
   ['render-throughput', benchRenderThroughput],
+  ['json-depth', benchJsonDepth],
   ['probe-classify', benchProbeClassify],
   ['probe-wall', benchProbeWall],
   ['stats-providers', benchStatsProviders],

@@ -8,6 +8,7 @@ import authKill from './auth-kill.js';
 import { machineLine } from './lib/chaos-service.js';
 import neverReadingLive from './never-reading-live.js';
 import redisKillUnderLoad from './redis-kill-under-load.js';
+import routeFuzz from './route-fuzz.js';
 
 const only = process.argv[2];
 const scenarios: Array<[string, () => Promise<void>]> = [
@@ -15,6 +16,7 @@ const scenarios: Array<[string, () => Promise<void>]> = [
   ['redis-kill-under-load', redisKillUnderLoad],
   ['auth-kill', authKill],
   ['never-reading-live', neverReadingLive],
+  ['route-fuzz', routeFuzz],
 ];
 if (only && !scenarios.some(([name]) => name === only)) {
   console.error(`Unknown scenario "${only}". Use one of: ${scenarios.map(([name]) => name).join(', ')}.`);

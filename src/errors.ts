@@ -11,6 +11,10 @@ export type ErrorCode =
   | 'unprocessable'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'request_timeout'
+  | 'uri_too_long'
+  | 'too_many_requests'
+  | 'headers_too_large'
   | 'internal'
   | 'auth_unavailable'
   | 'store_not_ready'
@@ -19,14 +23,18 @@ export type ErrorCode =
   | 'upstream_unavailable'
   | 'queue_unavailable';
 
-const STATUS: Record<ErrorCode, number> = {
+export const STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
   unauthorized: 401,
   not_found: 404,
+  request_timeout: 408,
   conflict: 409,
   payload_too_large: 413,
+  uri_too_long: 414,
   unsupported_media_type: 415,
   unprocessable: 422,
+  too_many_requests: 429,
+  headers_too_large: 431,
   internal: 500,
   auth_unavailable: 502,
   upstream_unavailable: 502,
@@ -38,6 +46,8 @@ const STATUS: Record<ErrorCode, number> = {
 
 export class HttpError extends Error {
   readonly statusCode: number;
+  /** Set on 429s: seconds until the caller may try again (the Retry-After header). */
+  retryAfterSeconds?: number;
 
   constructor(
     readonly code: ErrorCode,
@@ -58,6 +68,9 @@ export const conflict = (message: string) => new HttpError('conflict', message);
 export const unprocessable = (message: string) => new HttpError('unprocessable', message);
 export const payloadTooLarge = (message: string) => new HttpError('payload_too_large', message);
 export const unsupportedMediaType = (message: string) => new HttpError('unsupported_media_type', message);
+/** `retryAfterSeconds` is also sent as the `Retry-After` header. */
+export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
+  Object.assign(new HttpError('too_many_requests', message), { retryAfterSeconds });
 export const authUnavailable = (cause: unknown) =>
   new HttpError('auth_unavailable', 'The auth service could not be reached.', { cause });
 export const upstreamUnavailable = (message: string, cause?: unknown) =>

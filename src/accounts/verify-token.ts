@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
+import { Value } from '@sinclair/typebox/value';
+import { AccountOut } from '../auth/schemas.js';
 import { authUnavailable, unauthorized } from '../errors.js';
+import { readCappedBody } from '../http/read-capped-body.js';
 import { SECOND } from '../time.js';
+
+/** An account is a few hundred bytes; a larger answer is not one. */
+const MAX_ANSWER_BYTES = 64 * 1024;
 
 export interface Account {
   id: string;
@@ -36,13 +42,21 @@ export function tokenVerifier({ authUrl, cacheMs, timeoutMs = 3 * SECOND, maxCac
     } catch (error) {
       throw authUnavailable(error);
     }
-    if (response.status === 401) throw unauthorized('The bearer token is not valid.');
-    if (!response.ok) throw authUnavailable(new Error(`auth service answered ${response.status}`));
+    if (response.status !== 200) {
+      await response.body?.cancel().catch(() => {});
+      if (response.status === 401) throw unauthorized('The bearer token is not valid.');
+      throw authUnavailable(new Error(`auth service answered ${response.status}`));
+    }
+    let body: unknown;
     try {
-      return (await response.json()) as Account;
+      body = JSON.parse((await readCappedBody(response, MAX_ANSWER_BYTES)).toString('utf8'));
     } catch (error) {
       throw authUnavailable(error);
     }
+    // Whatever answers at AUTH_URL is not trusted to be the auth service: an answer that is
+    // not an account counts as no answer, never as an identity.
+    if (!Value.Check(AccountOut, body)) throw authUnavailable(new Error('auth service answered 200 without an account'));
+    return { id: body.id, username: body.username, displayName: body.displayName };
   }
 
   return {

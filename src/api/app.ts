@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { tokenVerifier } from '../accounts/verify-token.js';
 import type { ServiceConfig } from '../config.js';
@@ -10,7 +10,8 @@ import authenticate from './plugins/authenticate.js';
 import backgroundWorkers from './plugins/background-workers.js';
 import catalog from './plugins/catalog.js';
 import coverage from './plugins/coverage.js';
-import errorEnvelope from './plugins/error-envelope.js';
+import errorEnvelope, { envelopeServerOptions } from './plugins/error-envelope.js';
+import jsonBody from './plugins/json-body.js';
 import ladders from './plugins/ladders.js';
 import metrics from './plugins/metrics.js';
 import models from './plugins/models.js';
@@ -40,6 +41,7 @@ import snapshotRoutes from './routes/snapshot/index.js';
 import statsRoutes from './routes/stats/index.js';
 import statusRoutes from './routes/status/index.js';
 import testCaseRoutes from './routes/test-cases/index.js';
+import { requestValidators } from './request-validators.js';
 
 export interface AppOptions {
   /** `authUrl` and `redisUrl` must be resolved (the bundled services' addresses when the deployment names none). */
@@ -50,11 +52,14 @@ export interface AppOptions {
    * store) and stream timings; tests pass their own, the server the defaults.
    */
   jobs?: RunJobsOptions;
+  /** Sees each route as it is registered (the route fuzzer enumerates them this way). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 /** The whole HTTP app as one plugin: the server and the tests build the same thing. */
 async function app(instance: FastifyInstance, { config, db, jobs = {} }: AppOptions) {
   await instance.register(errorEnvelope);
+  await instance.register(jsonBody);
   await instance.register(openapi);
   await instance.register(store, { config, db });
   await instance.register(streams);
@@ -103,8 +108,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     genReqId: () => randomUUID(),
     requestIdHeader: 'x-request-id',
     return503OnClosing: true,
-    ajv: { customOptions: { removeAdditional: false, allErrors: false } },
+    schemaController: { compilersFactory: { buildValidator: requestValidators } },
+    ...envelopeServerOptions,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  if (options.onRoute) instance.addHook('onRoute', options.onRoute);
   await instance.register(app, options);
   return instance;
 }

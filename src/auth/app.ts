@@ -1,12 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import { bearerToken } from '../api/plugins/authenticate.js';
-import errorEnvelope from '../api/plugins/error-envelope.js';
+import errorEnvelope, { envelopeServerOptions } from '../api/plugins/error-envelope.js';
+import jsonBody from '../api/plugins/json-body.js';
+import { requestValidators } from '../api/request-validators.js';
 import { errorResponses, NoContent } from '../api/schemas/common.js';
 import type { Database } from '../db/open-database.js';
-import { conflict, unauthorized } from '../errors.js';
+import { conflict, tooManyRequests, unauthorized } from '../errors.js';
+import { HOUR, SECOND } from '../time.js';
 import { accountStore } from './account-store.js';
+import { loginThrottle, type LoginLimits } from './login-throttle.js';
 import { decoyHash, hashPassword, verifyPassword } from './password-hash.js';
 import { AccountOut, LoginBody, RegisterBody, Session } from './schemas.js';
 
@@ -14,12 +18,17 @@ export interface AuthAppOptions {
   db: Database;
   /** Null: tokens never expire. */
   tokenLifetimeMs: number | null;
+  /** Failed-login budgets; the defaults of login-throttle.ts unless given. */
+  loginLimits?: LoginLimits;
+  /** Sees each route as it is registered (the route fuzzer enumerates them this way). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 const BAD_LOGIN = 'The username or password is wrong.';
 
-const authRoutes: FastifyPluginAsyncTypebox<AuthAppOptions> = async (app, { db, tokenLifetimeMs }) => {
+const authRoutes: FastifyPluginAsyncTypebox<AuthAppOptions> = async (app, { db, tokenLifetimeMs, loginLimits }) => {
   const accounts = accountStore(db);
+  const throttle = loginThrottle(db, loginLimits);
 
   app.post('/auth/register', { schema: { body: RegisterBody, response: { 201: Session, ...errorResponses(400, 409) } } }, async (request, reply) => {
     const { username, password, displayName } = request.body;
@@ -28,10 +37,17 @@ const authRoutes: FastifyPluginAsyncTypebox<AuthAppOptions> = async (app, { db, 
     return reply.code(201).send({ token: accounts.issueToken(account.id, tokenLifetimeMs), account });
   });
 
-  app.post('/auth/login', { schema: { body: LoginBody, response: { 200: Session, ...errorResponses(400, 401) } } }, async (request) => {
-    const stored = accounts.findByUsername(request.body.username);
-    const matches = await verifyPassword(request.body.password, stored?.passwordHash ?? (await decoyHash()));
+  app.post('/auth/login', { schema: { body: LoginBody, response: { 200: Session, ...errorResponses(400, 401, 429) } } }, async (request) => {
+    const { username, password } = request.body;
+    const waitMs = await throttle.attempt(username, request.ip);
+    if (waitMs > 0) {
+      const seconds = Math.ceil(waitMs / SECOND);
+      throw tooManyRequests(`Too many failed logins for ${username} from this address; try again in ${seconds} s.`, seconds);
+    }
+    const stored = accounts.findByUsername(username);
+    const matches = await verifyPassword(password, stored?.passwordHash ?? (await decoyHash()));
     if (!stored || !matches) throw unauthorized(BAD_LOGIN);
+    await throttle.succeeded(username, request.ip);
     const account = { id: stored.id, username: stored.username, displayName: stored.displayName };
     return { token: accounts.issueToken(stored.id, tokenLifetimeMs), account };
   });
@@ -49,7 +65,10 @@ const authRoutes: FastifyPluginAsyncTypebox<AuthAppOptions> = async (app, { db, 
     return reply.code(204).send(null);
   });
 
-  const purge = setInterval(() => accounts.purgeExpired(), 60 * 60 * 1000).unref();
+  const purge = setInterval(() => {
+    accounts.purgeExpired();
+    throttle.purgeExpired();
+  }, HOUR).unref();
   app.addHook('onClose', async () => clearInterval(purge));
 };
 
@@ -57,8 +76,13 @@ export async function buildAuthApp(options: AuthAppOptions & { logLevel?: string
   const app = Fastify({
     logger: !options.logLevel || options.logLevel === 'silent' ? false : { level: options.logLevel },
     genReqId: () => randomUUID(),
+    schemaController: { compilersFactory: { buildValidator: requestValidators } },
+    ...envelopeServerOptions,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  if (options.onRoute) app.addHook('onRoute', options.onRoute);
   await app.register(errorEnvelope);
-  await app.register(authRoutes, { db: options.db, tokenLifetimeMs: options.tokenLifetimeMs });
+  await app.register(jsonBody);
+  const { db, tokenLifetimeMs, loginLimits } = options;
+  await app.register(authRoutes, { db, tokenLifetimeMs, ...(loginLimits ? { loginLimits } : {}) });
   return app;
 }

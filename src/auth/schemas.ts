@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 
 export const AccountOut = Type.Object({
-  id: Type.String(),
-  username: Type.String(),
+  id: Type.String({ minLength: 1 }),
+  username: Type.String({ minLength: 1 }),
   displayName: Type.String(),
 });
 

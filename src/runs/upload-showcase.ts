@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, realpath, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -12,7 +11,7 @@ import { formatBytes } from '../http/read-capped-body.js';
 import { isTerminal } from '../queue/run-queue.js';
 import { refuseForeignJob } from './run-ownership.js';
 import type { RunRows } from './run-rows.js';
-import { showcasePath } from './showcase-path.js';
+import { isShowcaseUploadName, showcasePath } from './showcase-path.js';
 
 export interface ShowcaseUploadDeps {
   rows: Pick<RunRows, 'owner' | 'get'>;
@@ -57,7 +56,9 @@ export function showcaseUploads(deps: ShowcaseUploadDeps) {
     const { runId, file, jobId } = request;
 
     const path = showcasePath(deps.mediaDir, runId, file);
-    if (!path) throw unprocessable(`file "${file}" must be one plain file name (no "/", "\\", "." or "..").`);
+    if (!path || !isShowcaseUploadName(file)) {
+      throw unprocessable(`file "${file.slice(0, 200)}" must be one plain file name of at most 200 letters, digits, ".", "_" and "-", starting with a letter or digit.`);
+    }
     const kind = mediaKindOf(file);
     if (kind !== 'image' && kind !== 'video') {
       throw unsupportedMediaType(`file "${file}" is not showcase media: its extension must name an image (png, jpg, gif, webp, avif, svg) or a video (mp4, webm, mov).`);
@@ -74,6 +75,7 @@ export function showcaseUploads(deps: ShowcaseUploadDeps) {
 
     const temp = join(dirname(dirname(path)), `.upload-${randomUUID()}`);
     await mkdir(dirname(path), { recursive: true });
+    await refuseLinkedFolder(deps.mediaDir, runId, dirname(path));
     let bytes = 0;
     const cap = new Transform({
       transform(chunk: Buffer, _encoding, done) {
@@ -82,8 +84,11 @@ export function showcaseUploads(deps: ShowcaseUploadDeps) {
         done(bytes > deps.maxBytes ? new TooLarge() : null, chunk);
       },
     });
+    // Created before the copy starts: a write stream opens its file lazily, so a copy that
+    // fails at once could settle before the file exists and the cleanup below would miss it.
+    const handle = await open(temp, 'wx');
     try {
-      await pipeline(request.body, cap, createWriteStream(temp, { flags: 'wx' }));
+      await pipeline(request.body, cap, handle.createWriteStream());
       if (bytes === 0) throw emptyBody(file);
       const created = (await stat(path).catch(() => null)) === null;
       await rename(temp, path);
@@ -94,6 +99,14 @@ export function showcaseUploads(deps: ShowcaseUploadDeps) {
       throw error instanceof TooLarge ? tooLarge(file, deps.maxBytes) : error;
     }
   };
+}
+
+/** A run's showcase folder must be the plain folder under `mediaDir`, not a link planted elsewhere. */
+async function refuseLinkedFolder(mediaDir: string, runId: string, folder: string) {
+  const [real, root] = await Promise.all([realpath(folder), realpath(mediaDir)]);
+  if (real !== join(root, runId, 'showcase')) {
+    throw unprocessable(`Run ${runId}'s media folder is a link out of the run media store; nothing was written.`);
+  }
 }
 
 const emptyBody = (file: string) => unprocessable(`The body of ${file} is empty; send the file's bytes.`);

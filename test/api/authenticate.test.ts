@@ -4,6 +4,8 @@ import { startTestBackend, bearer, type TestBackend } from '../helpers/test-back
 import { errorResponses } from '../../src/api/schemas/common.js';
 import { tokenVerifier } from '../../src/accounts/verify-token.js';
 import { HttpError } from '../../src/errors.js';
+import { listenOnLoopback } from '../fakes/loopback-server.js';
+import { httpError } from '../helpers/http-error.js';
 
 let backend: TestBackend;
 beforeAll(async () => {
@@ -119,6 +121,40 @@ describe('token cache', () => {
     } finally {
       vi.useRealTimers();
       await auth.close();
+    }
+  });
+});
+
+describe('answers of the auth service', () => {
+  it.each([
+    ['an empty object', 200, '{}'],
+    ['an id that is not a string', 200, '{"id":1,"username":"mallory","displayName":"M"}'],
+    ['an empty id', 200, '{"id":"","username":"mallory","displayName":"M"}'],
+    ['a bare string', 200, '"ok"'],
+    ['text that is not JSON', 200, 'welcome'],
+    ['a 204 without a body', 204, ''],
+    ['a 201 with an account', 201, '{"id":"a","username":"mallory","displayName":"M"}'],
+  ])('treats %s as the auth service being unavailable (502), never as an account', async (_what, status, body) => {
+    const fake = await listenOnLoopback((_request, response) => {
+      response.writeHead(status, { 'content-type': 'application/json' }).end(body);
+    });
+    try {
+      const verifier = tokenVerifier({ authUrl: fake.origin, cacheMs: 0 });
+      const error = await httpError(verifier.verify('some-token'));
+      expect(error.code).toBe('auth_unavailable');
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('keeps only the account fields of a valid answer', async () => {
+    const fake = await listenOnLoopback((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"id":"a1","username":"ada","displayName":"Ada","admin":true}');
+    });
+    try {
+      expect(await tokenVerifier({ authUrl: fake.origin, cacheMs: 0 }).verify('t')).toEqual({ id: 'a1', username: 'ada', displayName: 'Ada' });
+    } finally {
+      await fake.close();
     }
   });
 });

@@ -1,5 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import { hashToken } from '../../src/auth/account-store.js';
+import { buildAuthApp } from '../../src/auth/app.js';
+import { AUTH_MIGRATIONS } from '../../src/auth/server.js';
+import { openDatabase, type Database } from '../../src/db/open-database.js';
 import { startTestAuth, type TestAuth } from '../helpers/test-auth.js';
 
 let auth: TestAuth;
@@ -78,12 +85,85 @@ describe('token lifetime', () => {
     const shortLived = await startTestAuth({ tokenLifetimeMs: 1500 });
     try {
       const { token } = await shortLived.register('brief');
-      const verify = () => fetch(`${shortLived.url}/auth/verify`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
-      expect((await verify()).status).toBe(200);
-      await new Promise((done) => setTimeout(done, 1600));
-      expect((await verify()).status).toBe(401);
+      const verify = () => shortLived.app.inject({ method: 'POST', url: '/auth/verify', headers: { authorization: `Bearer ${token}` } });
+      const expiresAt = Date.parse(shortLived.db.prepare('SELECT expires_at FROM tokens WHERE token_hash = ?').pluck().get(hashToken(token)) as string);
+      // Only the clock moves, never a wait: the token is good until its expiry and not after.
+      vi.useFakeTimers({ toFake: ['Date'], now: expiresAt - 100 });
+      expect((await verify()).statusCode).toBe(200);
+      vi.setSystemTime(expiresAt + 1);
+      expect((await verify()).statusCode).toBe(401);
     } finally {
+      vi.useRealTimers();
       await shortLived.close();
     }
+  });
+});
+
+describe('failed-login throttle', () => {
+  const limits = { perAccountAddress: { failures: 3, windowMs: 60_000 }, perAddress: { failures: 5, windowMs: 60_000 } };
+  let dir: string;
+  let db: Database;
+  let app: FastifyInstance;
+
+  const login = (username: string, password: string, remoteAddress: string) =>
+    app.inject({ method: 'POST', url: '/auth/login', remoteAddress, payload: { username, password } });
+  const statuses = async (attempts: Array<Promise<{ statusCode: number }>>) => (await Promise.all(attempts)).map((answer) => answer.statusCode);
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'evb-throttle-'));
+    db = openDatabase(join(dir, 'auth.sqlite'), AUTH_MIGRATIONS);
+    app = await buildAuthApp({ db, tokenLifetimeMs: null, loginLimits: limits });
+    for (const username of ['ada', 'bob', 'cy']) {
+      await app.inject({ method: 'POST', url: '/auth/register', payload: { username, password: 'right password', displayName: username } });
+    }
+  });
+  afterAll(async () => {
+    vi.useRealTimers();
+    await app.close();
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a username from an address once its failures are spent (429, Retry-After, envelope), even with the right password, until the window ends', async () => {
+    expect(await statuses([1, 2, 3].map(() => login('ada', 'wrong password', '10.0.0.1')))).toEqual([401, 401, 401]);
+    const refused = await login('ADA', 'right password', '10.0.0.1');
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect(refused.json()).toEqual({ error: { code: 'too_many_requests', message: expect.stringMatching(/^Too many failed logins for ADA from this address; try again in \d+ s\.$/) } });
+
+    // Somebody else's failures never slow the account's owner at another address.
+    expect((await login('ada', 'right password', '10.0.0.2')).statusCode).toBe(200);
+
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 61_000 });
+    expect((await login('ada', 'right password', '10.0.0.1')).statusCode).toBe(200);
+    vi.useRealTimers();
+  });
+
+  it('refuses an address spraying many usernames once its own budget is spent, and only that address', async () => {
+    expect(await statuses(['u1', 'u2', 'u3', 'u4', 'u5'].map((username) => login(username, 'guess', '10.0.0.3')))).toEqual([401, 401, 401, 401, 401]);
+    expect((await login('bob', 'right password', '10.0.0.3')).statusCode).toBe(429);
+    expect((await login('bob', 'right password', '10.0.0.4')).statusCode).toBe(200);
+  });
+
+  it('counts concurrent guesses before any password is checked, so a burst gets no more tries than the budget', async () => {
+    const burst = await statuses(Array.from({ length: 8 }, () => login('cy', 'wrong password', '10.0.0.7')));
+    expect(burst.filter((status) => status === 401)).toHaveLength(3);
+    expect(burst.filter((status) => status === 429)).toHaveLength(5);
+  });
+
+  it('starts a username\'s count from an address over after a right password', async () => {
+    expect(await statuses([login('bob', 'wrong password', '10.0.0.5'), login('bob', 'wrong password', '10.0.0.5')])).toEqual([401, 401]);
+    expect((await login('bob', 'right password', '10.0.0.5')).statusCode).toBe(200);
+    expect(await statuses([1, 2, 3].map(() => login('bob', 'wrong password', '10.0.0.5')))).toEqual([401, 401, 401]);
+  });
+
+  it('keeps its counts across a restart of the auth service', async () => {
+    expect(await statuses([1, 2, 3].map(() => login('cy', 'wrong password', '10.0.0.6')))).toEqual([401, 401, 401]);
+    await app.close();
+    db.close();
+    db = openDatabase(join(dir, 'auth.sqlite'), AUTH_MIGRATIONS);
+    app = await buildAuthApp({ db, tokenLifetimeMs: null, loginLimits: limits });
+    expect((await login('cy', 'right password', '10.0.0.6')).statusCode).toBe(429);
   });
 });

@@ -25,7 +25,7 @@ export interface TestBackend {
 /** Curated catalog entries with a hand list price, so launches naming them pass the real model rule. */
 export const HAND_LIST_PRICE = { listPriceInputPerMtok: 3, listPriceCachedInputPerMtok: 0.3, listPriceOutputPerMtok: 15, listPriceAsOf: '2026-11-01' };
 
-export async function startTestBackend(env: Env = {}, options: Pick<AppOptions, 'jobs'> & { pricedModels?: string[] } = {}): Promise<TestBackend> {
+export async function startTestBackend(env: Env = {}, options: Pick<AppOptions, 'jobs' | 'onRoute'> & { pricedModels?: string[] } = {}): Promise<TestBackend> {
   const dataDir = mkdtempSync(join(tmpdir(), 'evb-data-'));
   const auth = await startTestAuth();
   const config = {
@@ -41,7 +41,7 @@ export async function startTestBackend(env: Env = {}, options: Pick<AppOptions, 
     redisUrl: env.REDIS_URL ?? inject('redisUrl'),
   };
   const db = openDatabase(join(dataDir, 'backend.sqlite'));
-  const app = await buildApp({ config, db, ...(options.jobs ? { jobs: options.jobs } : {}) });
+  const app = await buildApp({ config, db, ...(options.jobs ? { jobs: options.jobs } : {}), ...(options.onRoute ? { onRoute: options.onRoute } : {}) });
   for (const slug of options.pricedModels ?? []) app.models.create({ slug, ...HAND_LIST_PRICE });
   return {
     app,

@@ -10,7 +10,7 @@ export const ErrorEnvelope = Type.Object(
   { $id: 'ErrorEnvelope', title: 'Error envelope' },
 );
 
-type ErrorStatus = 400 | 401 | 404 | 409 | 413 | 422 | 500 | 502 | 503;
+type ErrorStatus = 400 | 401 | 404 | 409 | 413 | 422 | 429 | 500 | 502 | 503;
 
 /** Response schemas for the error statuses a route can answer (500 is always added). */
 export function errorResponses<const S extends ErrorStatus = never>(...statuses: S[]): Record<S | 500, typeof ErrorEnvelope> {
@@ -22,3 +22,10 @@ export function errorResponses<const S extends ErrorStatus = never>(...statuses:
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const NoContent = Type.Null({ description: 'no content' });
+
+/**
+ * Longest path parameter the router accepts, in characters as sent (percent-encoded); a
+ * longer one is refused with 414 before any route runs. Every path parameter's schema
+ * bounds its decoded length at or below this.
+ */
+export const MAX_PARAM_LENGTH = 300;

@@ -7,6 +7,14 @@ import { Nullable } from './common.js';
 const literals = <T extends string>(values: readonly T[], description?: string) =>
   Type.Union(values.map((value) => Type.Literal(value)), description ? { description } : {});
 
+/**
+ * A page offset or size from the query string. Bounded so that what reaches SQLite is an
+ * integer it can bind (`offset=1e20` would not be); far past any real page.
+ */
+const PAGE_BOUND = 1_000_000_000;
+const PageInteger = (minimum: number, description?: string) =>
+  Type.Integer({ minimum, maximum: PAGE_BOUND, ...(description ? { description } : {}) });
+
 export const RunIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
 
 export const ListRunsQuery = Type.Object(
@@ -14,8 +22,8 @@ export const ListRunsQuery = Type.Object(
     state: Type.Optional(literals(LIST_STATES, 'which set of runs; default published')),
     fields: Type.Optional(Type.Literal('summary', { description: 'summary cards instead of full runs' })),
     before: Type.Optional(Type.String({ maxLength: 500, description: 'cursor: nextBefore of the previous page' })),
-    offset: Type.Optional(Type.Integer({ minimum: 0, description: 'numbered page offset; only with fields=summary' })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, description: 'default 50, clamped to 200' })),
+    offset: Type.Optional(PageInteger(0, 'numbered page offset; only with fields=summary')),
+    limit: Type.Optional(PageInteger(1, 'default 50, clamped to 200')),
     testCase: Type.Optional(Type.String()),
     model: Type.Optional(Type.String()),
     harness: Type.Optional(Type.String()),
@@ -151,7 +159,7 @@ export const PublishAccepted = Type.Object({ publishJobId: Type.String(), liveUr
 export const DeletedOut = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
 
 export const UnreadableQuery = Type.Object(
-  { offset: Type.Optional(Type.Integer({ minimum: 0 })), limit: Type.Optional(Type.Integer({ minimum: 1 })) },
+  { offset: Type.Optional(PageInteger(0)), limit: Type.Optional(PageInteger(1)) },
   { additionalProperties: false },
 );
 export const UnreadableRun = Type.Object({

@@ -1,5 +1,5 @@
 import { Type, type TProperties } from '@sinclair/typebox';
-import { Nullable } from './common.js';
+import { MAX_PARAM_LENGTH, Nullable } from './common.js';
 
 /** Objects that carry per-kind blocks through unchanged: extra keys are served as they are. */
 const Open = <T extends TProperties>(properties: T, title?: string) =>
@@ -83,10 +83,12 @@ export const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLen
 export const VersionParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 200 }), version: Type.String({ minLength: 1, maxLength: 100 }) });
 export const EngineQuery = Type.Object({ engine: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { additionalProperties: false });
 export const ArtifactParams = Type.Object({ ...VersionParams.properties, '*': Type.String() });
-export const ScopedFileParams = Type.Object({ ...VersionParams.properties, scope: Type.String({ minLength: 1 }), file: Type.String({ minLength: 1 }) });
-export const VariantParams = Type.Object({ ...VersionParams.properties, variant: Type.String({ minLength: 1 }) });
-export const VariantFileParams = Type.Object({ ...VariantParams.properties, file: Type.String({ minLength: 1 }) });
-export const BaselineParams = Type.Object({ ...VariantFileParams.properties, engine: Type.String({ minLength: 1 }) });
+/** One path segment naming something in a version (a scope, variant, engine or file), as long as the router lets through. */
+const Segment = () => Type.String({ minLength: 1, maxLength: MAX_PARAM_LENGTH });
+export const ScopedFileParams = Type.Object({ ...VersionParams.properties, scope: Segment(), file: Segment() });
+export const VariantParams = Type.Object({ ...VersionParams.properties, variant: Segment() });
+export const VariantFileParams = Type.Object({ ...VariantParams.properties, file: Segment() });
+export const BaselineParams = Type.Object({ ...VariantFileParams.properties, engine: Segment() });
 export const ValidationFilesOut = Type.Array(Type.String());
 export const GroupsOut = Type.Object({ groups: Type.Array(Type.Object({ slug: Type.String(), name: Type.String(), summary: Type.Optional(Type.String()), cases: Type.Array(Type.String()) })) });
 export const PriorReadmesQuery = Type.Object({ model: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });

@@ -9,6 +9,7 @@ import { relayJobEvents } from '../../../jobs/relay-job-events.js';
 import { reportJobStatus } from '../../../jobs/report-job-status.js';
 import { runSubject } from '../../../events/run-events.js';
 import { claimDuration, timed } from '../../../metrics/process-metrics.js';
+import { JsonTooDeepError } from '../../json-depth.js';
 import { errorResponses, NoContent } from '../../schemas/common.js';
 import {
   ActiveJobs, CancelSweep, ClaimedJob, JobIdParams, JobStatus, LaunchAck, LaunchBatchAck, LaunchBatchBody, LaunchBody, LaunchOriginQuery,
@@ -66,6 +67,15 @@ const jobsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/jobs/:id/status', {
     config: { auth: 'job' },
     schema: { params: JobIdParams, body: StatusUpdate, response: { 204: NoContent, ...errorResponses(400, 401, 404, 409, 422) } },
+    // The driver (already authenticated) sent a report too deep to read: the job cannot go on
+    // as if nothing had been said, so it fails, saying why; the driver still gets the 400.
+    errorHandler: async (error, request) => {
+      if (error instanceof JsonTooDeepError) {
+        await reportJobStatus(ctx, request.params.id, { state: 'failed', detail: `The driver's status report could not be read: ${error.message}` })
+          .catch((reason: unknown) => request.log.warn({ err: reason }, 'failing a job after its unreadable report'));
+      }
+      throw error;
+    },
   }, async (request, reply) => {
     await reportJobStatus(ctx, request.params.id, request.body);
     return reply.code(204).send(null);

@@ -1,5 +1,4 @@
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
@@ -8,7 +7,7 @@ import { notFound } from '../../../errors.js';
 import { deleteRun } from '../../../runs/delete-run.js';
 import { requestPublish } from '../../../runs/publish-run.js';
 import { getRun, listRuns, runEvents } from '../../../runs/read-runs.js';
-import { showcasePath } from '../../../runs/showcase-path.js';
+import { storedShowcaseFile } from '../../../runs/showcase-path.js';
 import { submitReview } from '../../../runs/submit-review.js';
 import { publicFileHeaders } from '../../../snapshot/serve-snapshot.js';
 import { sendJsonText } from '../../send-json-text.js';
@@ -39,10 +38,9 @@ const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
     sendJsonText(reply, runEvents(runs, request.params.id)));
 
   app.get('/runs/:id/showcase/:file', { schema: { params: ShowcaseParams, response: { 200: Type.Unknown({ description: 'the media file' }), ...errorResponses(404) } } }, async (request, reply) => {
-    const path = showcasePath(runs.mediaDir, request.params.id, request.params.file);
-    const info = path ? await stat(path).catch(() => null) : null;
-    if (!path || !info?.isFile()) throw notFound(`Run ${request.params.id} has no showcase file ${request.params.file}.`);
-    return reply.headers(publicFileHeaders({ size: info.size, contentType: contentTypeFor(path) })).send(createReadStream(path));
+    const stored = await storedShowcaseFile(runs.mediaDir, request.params.id, request.params.file);
+    if (!stored) throw notFound(`Run ${request.params.id} has no showcase file ${request.params.file}.`);
+    return reply.headers(publicFileHeaders({ size: stored.size, contentType: contentTypeFor(request.params.file) })).send(createReadStream(stored.path));
   });
 
   // The driver's upload: the raw body is the file, whatever Content-Type it claims (the

@@ -1,0 +1,48 @@
+import { AjvCompiler } from '@fastify/ajv-compiler';
+
+type BuildFromPool = ReturnType<typeof AjvCompiler>;
+type RouteSchemaDefinition = { schema: unknown; method: string; url: string; httpPart?: string };
+
+// Ajv's defaults as Fastify ships them, minus stripping unknown fields: a schema that
+// refuses them says so (additionalProperties: false) instead of silently dropping them.
+const SHARED = { removeAdditional: false, allErrors: false } as const;
+
+/**
+ * Validators that coerce only where the wire has no types. A query string or a path
+ * parameter is text, so `?limit=20` becomes 20 (and `?tag=a` an array where one is
+ * expected); a JSON body carries its own types, so `{"force":"true"}` is refused with
+ * the field named rather than read as `true`.
+ */
+export function requestValidators(...[externalSchemas, options]: Parameters<BuildFromPool>): ReturnType<BuildFromPool> {
+  const build = AjvCompiler();
+  const plugins = options?.plugins ?? [];
+  const coercing = build(externalSchemas, { plugins, customOptions: { ...SHARED, coerceTypes: 'array' } });
+  const exact = build(externalSchemas, { plugins, customOptions: { ...SHARED, coerceTypes: false } });
+  const compile = (route: RouteSchemaDefinition) =>
+    route.httpPart === 'body' ? exact(route as never) : refusingInfinity(coercing(route as never) as Validate);
+  return compile as never;
+}
+
+type ValidationError = { instancePath: string; schemaPath: string; keyword: string; params: Record<string, unknown>; message: string };
+type Validate = ((data: unknown) => boolean) & { errors?: ValidationError[] | null };
+
+/**
+ * Ajv coerces `1e309` to Infinity and then skips its numeric bounds (they only test
+ * finite numbers), so a coerced Infinity would pass `maximum`. Text parts are flat
+ * objects: refuse any infinite value among their fields.
+ */
+function refusingInfinity(validate: Validate): Validate {
+  const checked: Validate = (data) => {
+    if (!validate(data)) {
+      checked.errors = validate.errors ?? null;
+      return false;
+    }
+    const field = data && typeof data === 'object' ? Object.keys(data).find((key) => isInfinite((data as Record<string, unknown>)[key])) : undefined;
+    checked.errors = field === undefined ? null : [{ instancePath: `/${field}`, schemaPath: '#', keyword: 'type', params: {}, message: 'must be a finite number' }];
+    return field === undefined;
+  };
+  return checked;
+}
+
+const isInfinite = (value: unknown): boolean =>
+  (typeof value === 'number' && !Number.isFinite(value)) || (Array.isArray(value) && value.some(isInfinite));
