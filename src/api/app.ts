@@ -9,6 +9,7 @@ import type { Database } from '../db/open-database.js';
 import authenticate from './plugins/authenticate.js';
 import backgroundWorkers from './plugins/background-workers.js';
 import catalog from './plugins/catalog.js';
+import crossOrigin from './plugins/cross-origin.js';
 import errorEnvelope from './plugins/error-envelope.js';
 import models from './plugins/models.js';
 import runJobs, { type RunJobsOptions } from './plugins/run-jobs.js';
@@ -41,6 +42,7 @@ export interface AppOptions {
 /** The whole HTTP app as one plugin: the server and the tests build the same thing. */
 async function app(instance: FastifyInstance, { config, db, jobs = {} }: AppOptions) {
   await instance.register(errorEnvelope);
+  await instance.register(crossOrigin, { origins: config.corsOrigins });
   await instance.register(store, { config, db });
   const tokenHashes = jobsTable(db);
   await instance.register(authenticate, {

@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import { hijackReply } from './hijack-reply.js';
 
 export const NDJSON = 'application/x-ndjson';
 
@@ -15,8 +16,7 @@ export const NDJSON_HEADERS = {
  * once; `null` writes a bare newline (a heartbeat). Stops reading when the client goes away.
  */
 export async function streamNdjson(reply: FastifyReply, lines: AsyncGenerator<object | null>): Promise<void> {
-  reply.hijack();
-  const out = reply.raw;
+  const out = hijackReply(reply);
   out.writeHead(200, NDJSON_HEADERS);
   let gone = false;
   out.on('close', () => {

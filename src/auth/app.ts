@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { bearerToken } from '../api/plugins/authenticate.js';
+import crossOrigin from '../api/plugins/cross-origin.js';
 import errorEnvelope from '../api/plugins/error-envelope.js';
 import { errorResponses, NoContent } from '../api/schemas/common.js';
+import type { CorsOrigins } from '../config.js';
 import type { Database } from '../db/open-database.js';
 import { conflict, unauthorized } from '../errors.js';
 import { accountStore } from './account-store.js';
@@ -12,6 +14,8 @@ import { AccountOut, LoginBody, RegisterBody, Session } from './schemas.js';
 
 export interface AuthAppOptions {
   db: Database;
+  /** Origins whose pages may call from a browser (`*`: any, the default). */
+  corsOrigins?: CorsOrigins;
   /** Null: tokens never expire. */
   tokenLifetimeMs: number | null;
 }
@@ -59,6 +63,7 @@ export async function buildAuthApp(options: AuthAppOptions & { logLevel?: string
     genReqId: () => randomUUID(),
   }).withTypeProvider<TypeBoxTypeProvider>();
   await app.register(errorEnvelope);
+  await app.register(crossOrigin, { origins: options.corsOrigins ?? '*' });
   await app.register(authRoutes, { db: options.db, tokenLifetimeMs: options.tokenLifetimeMs });
   return app;
 }

@@ -8,6 +8,7 @@ import { followJobLive } from '../../../jobs/follow-job-live.js';
 import { relayJobEvents } from '../../../jobs/relay-job-events.js';
 import { reportJobStatus } from '../../../jobs/report-job-status.js';
 import { runSubject } from '../../../events/run-events.js';
+import { hijackReply } from '../../hijack-reply.js';
 import { errorResponses, NoContent } from '../../schemas/common.js';
 import {
   ActiveJobs, CancelSweep, ClaimedJob, JobIdParams, JobStatus, LaunchAck, LaunchBatchAck, LaunchBatchBody, LaunchBody,
@@ -87,7 +88,7 @@ const jobsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: JobIdParams, response: { 200: Type.String({ description: 'NDJSON: one relayed event per line' }), ...errorResponses(404) } },
   }, async (request, reply) => {
     if (!ctx.jobs.get(request.params.id)) throw notFound(`No job ${request.params.id}.`);
-    reply.hijack();
+    hijackReply(reply);
     app.liveStreams.open.add(reply.raw);
     try {
       await followJobLive(ctx, app.jobsRedis, request.params.id, reply.raw, app.liveStreams.heartbeatMs);

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { notFound } from '../../../errors.js';
+import { hijackReply } from '../../hijack-reply.js';
 import { errorResponses, NoContent } from '../../schemas/common.js';
 import { StreamParams, StreamTopicsBody } from '../../schemas/notifications.js';
 
@@ -8,8 +9,7 @@ const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/notifications', {
     schema: { response: { 200: Type.String({ description: 'text/event-stream of named frames' }), ...errorResponses() } },
   }, async (_request, reply) => {
-    reply.hijack();
-    await app.consoleStreams.open(reply.raw);
+    await app.consoleStreams.open(hijackReply(reply));
   });
 
   app.put('/notifications/:stream/topics', {
