@@ -30,7 +30,8 @@ export interface PreparedLaunch {
   jam: string;
 }
 
-export type EnqueueResult = { jobId: string } | { error: { code: string; message: string } };
+/** A batch row: the enqueued job, or why the entry was refused (`error` is the message, as the console reads it). */
+export type EnqueueResult = { jobId: string } | { error: string; code: string };
 
 const launchShape = TypeCompiler.Compile(LaunchBody);
 const HARNESSES = new Set<string>(LAUNCHABLE_HARNESSES);
@@ -55,7 +56,7 @@ export async function enqueueRuns(ctx: JobsContext, accountId: string, entries: 
       accepted.push({ index, launch: await prepareLaunch(ctx, accountId, body, options, admissions) });
     } catch (error) {
       if (!(error instanceof HttpError) || error.statusCode >= 500) throw error;
-      results[index] = { error: { code: error.code, message: error.message } };
+      results[index] = { error: error.message, code: error.code };
     }
   }
   const ids = await enqueuePrepared(ctx, accepted.map((item) => item.launch), options.origin ?? null);

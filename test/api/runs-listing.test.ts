@@ -44,8 +44,9 @@ beforeAll(async () => {
 afterAll(() => backend.close());
 
 const ids = (body: { runs: { id: string }[] }) => body.runs.map((run) => run.id.replace('run-', '')).join('');
+/** A numbered summary page (offset 0 unless the query names one). */
 const summary = async (query: string) => {
-  const response = await backend.app.inject(`/runs?fields=summary&${query}`);
+  const response = await backend.app.inject(`/runs?fields=summary&${query}${query.includes('offset=') ? '' : '&offset=0'}`);
   expect(response.statusCode, response.body).toBe(200);
   return response.json() as { runs: Record<string, unknown>[] & { id: string }[]; total: number };
 };
@@ -100,7 +101,7 @@ describe('GET /runs offset filters', () => {
   });
 
   it('refuses an unknown engine slug with 400', async () => {
-    const response = await backend.app.inject('/runs?fields=summary&state=any&engine=unreal');
+    const response = await backend.app.inject('/runs?fields=summary&state=any&offset=0&engine=unreal');
     expect(response.statusCode).toBe(400);
     expect(response.json().error.message).toContain('engine');
   });
@@ -129,7 +130,7 @@ describe('GET /runs sorting and paging', () => {
     const body = await summary('state=any&offset=3&limit=3');
     expect(ids(body)).toBe('edc');
     expect(body.total).toBe(8);
-    expect((await backend.app.inject('/runs?fields=summary&state=any&limit=1000')).statusCode).toBe(200);
+    expect((await backend.app.inject('/runs?fields=summary&state=any&offset=0&limit=1000')).statusCode).toBe(200);
   });
 
   it('walks a cursor to the end, ignoring filters, with full runs when fields is omitted', async () => {
@@ -148,7 +149,7 @@ describe('GET /runs sorting and paging', () => {
   });
 
   it('refuses offset without summary, any/publishable outside numbered pages, and a forged cursor', async () => {
-    for (const url of ['/runs?offset=0', '/runs?state=any', '/runs?fields=summary&state=publishable&before=x', '/runs?before=garbage']) {
+    for (const url of ['/runs?offset=0', '/runs?state=any', '/runs?fields=summary&state=any', '/runs?fields=summary&state=publishable&before=x', '/runs?before=garbage']) {
       const response = await backend.app.inject(url);
       expect(response.statusCode, url).toBe(400);
       expect(response.json().error.code).toBe('bad_request');

@@ -101,7 +101,7 @@ describe('reviews, edits and ratings', () => {
     await review(bob, 'rated', { aesthetic: 'okay', writeup: 'Bear stalls.', checklist: [{ id: 'instrumentation.reset-seeds-randomness', status: 'fail' }] });
     const after = (await backend.app.inject('/runs/rated')).json();
     expect(after).toMatchObject({ rating: 'broken', aesthetic: 'okay', score: { earned: 1.5, reviews: 2 } });
-    const card = (await backend.app.inject('/runs?fields=summary&state=review&testCase=floe')).json().runs[0];
+    const card = (await backend.app.inject('/runs?fields=summary&state=review&offset=0&testCase=floe')).json().runs[0];
     expect({ rating: card.rating, score: card.score, aesthetic: card.aesthetic, reviewCount: card.reviewCount }).toEqual({
       rating: after.rating,
       score: after.score,
