@@ -2,17 +2,17 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { snapshotServePrefix } from '../../src/snapshot/serve-snapshot.js';
-import { FIXTURE_CATALOG } from '../helpers/fixture-catalog.js';
+import { EXAMPLE_CATALOG } from '../helpers/example-catalog.js';
 import { runRecord } from '../helpers/run-record-builder.js';
-import { ingestFixtureCatalog, publishAndWait, seedRun } from '../helpers/runs-test-helpers.js';
+import { ingestCatalog, publishAndWait, seedRun } from '../helpers/runs-test-helpers.js';
 import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 
 let backend: TestBackend;
 let base: string;
 
 beforeAll(async () => {
-  backend = await startTestBackend({ CATALOG_DIR: FIXTURE_CATALOG, SNAPSHOT_URL: 'http://gallery.example.invalid/public/' });
-  await ingestFixtureCatalog(backend);
+  backend = await startTestBackend({ CATALOG_DIR: EXAMPLE_CATALOG, SNAPSHOT_URL: 'http://gallery.example.invalid/public/' });
+  await ingestCatalog(backend, ['skiff-race']);
   base = await backend.app.listen({ host: '127.0.0.1', port: 0 });
   const { token } = await backend.auth.register('alice');
   await seedRun(backend, runRecord({ id: 'shown', state: 'hung' }));

@@ -5,9 +5,9 @@ import { DefinitionStore, readStoredVersion, storeLayout } from '../../src/catal
 import { readVersion } from '../../src/catalog/read-version.js';
 import { RESOLVED_RECORD_FORMAT } from '../../src/catalog/record-format.js';
 import { contentHash, statFingerprint } from '../../src/catalog/version-hash.js';
-import { CAROM, copyOfFixture, FIXTURE, FLOE, minimalCase, tempDir, writeVersion } from './catalog-test-helpers.js';
+import { copyOfCatalog, CRABBER, EXAMPLE_CATALOG, minimalCase, REGATTA, tempDir, writeVersion } from './catalog-test-helpers.js';
 
-async function stageFixture(store: DefinitionStore, relDir: string, checkoutRoot = FIXTURE) {
+async function stageVersion(store: DefinitionStore, relDir: string, checkoutRoot = EXAMPLE_CATALOG) {
   const sourceDir = join(checkoutRoot, relDir);
   const read = await readVersion(checkoutRoot, sourceDir);
   return store.stage({
@@ -22,54 +22,55 @@ async function stageFixture(store: DefinitionStore, relDir: string, checkoutRoot
 describe('DefinitionStore', () => {
   it('stages a copy with resolved.json and render targets, then commits it under a fresh name', async () => {
     const store = new DefinitionStore(await tempDir('store-'));
-    const staged = await stageFixture(store, CAROM);
-    expect(staged.dir).toMatch(/pong\/v1\.1\.0\/\.staging-[0-9a-f]{8}$/);
+    const staged = await stageVersion(store, REGATTA);
+    expect(staged.dir).toMatch(/skiff-race\/v1\.1\.0\/\.staging-[0-9a-f]{8}$/);
     expect(staged.renderTargets[2]).toEqual({
       view: 'title',
       scope: 'base',
-      htmlFile: join(staged.dir, 'source/reference/menu-base.html'),
+      htmlFile: join(staged.dir, 'source/reference/title-base.html'),
       outFile: join(staged.dir, 'references/base/title.png'),
       viewport: null,
     });
     // The renderer writes its PNGs before the commit makes the directory visible.
     for (const target of staged.renderTargets) await writeFile(target.outFile, 'png');
     const dir = await staged.commit();
-    expect(dir).toMatch(/pong\/v1\.1\.0\/[0-9a-f]{16}-[0-9a-f]{8}$/);
+    expect(dir).toMatch(/skiff-race\/v1\.1\.0\/[0-9a-f]{16}-[0-9a-f]{8}$/);
     const layout = storeLayout(dir);
-    expect(await readFile(join(layout.sourceDir, 'specs/flow.md'), 'utf8')).toBe(await readFile(join(FIXTURE, CAROM, 'specs/flow.md'), 'utf8'));
-    expect(await readFile(layout.referenceFile('gyre', 'title.png'), 'utf8')).toBe('png');
+    expect(await readFile(join(layout.sourceDir, 'specs/race.md'), 'utf8')).toBe(await readFile(join(EXAMPLE_CATALOG, REGATTA, 'specs/race.md'), 'utf8'));
+    expect(await readFile(layout.referenceFile('gusts', 'title.png'), 'utf8')).toBe('png');
     const stored = await readStoredVersion(dir);
-    expect(stored).toMatchObject({ recordFormat: RESOLVED_RECORD_FORMAT, slug: 'pong', version: 'v1.1.0' });
-    expect(stored.resolved.variants.map((variant) => variant.slug)).toEqual(['base', 'multi', 'gyre']);
-    expect(stored.contentHash).toBe(await contentHash(join(FIXTURE, CAROM), FIXTURE));
+    expect(stored).toMatchObject({ recordFormat: RESOLVED_RECORD_FORMAT, slug: 'skiff-race', version: 'v1.1.0' });
+    expect(stored.resolved.variants.map((variant) => variant.slug)).toEqual(['base', 'fleet', 'gusts']);
+    expect(stored.contentHash).toBe(await contentHash(join(EXAMPLE_CATALOG, REGATTA), EXAMPLE_CATALOG));
   });
 
-  it('copies the whole folder: ~700 floe files, byte for byte', async () => {
+  it('copies the whole folder byte for byte, binaries and nested validation files included', async () => {
     const store = new DefinitionStore(await tempDir('store-'));
-    const dir = await (await stageFixture(store, FLOE)).commit();
+    const dir = await (await stageVersion(store, CRABBER)).commit();
     const copied = await contentHash(storeLayout(dir).sourceDir, storeLayout(dir).sourceDir);
-    expect(copied).toBe(await contentHash(join(FIXTURE, FLOE), FIXTURE));
+    expect(copied).toBe(await contentHash(join(EXAMPLE_CATALOG, CRABBER), EXAMPLE_CATALOG));
+    expect(await readFile(join(storeLayout(dir).sourceDir, 'assets/crab/3.png'))).toEqual(await readFile(join(EXAMPLE_CATALOG, CRABBER, 'assets/crab/3.png')));
   });
 
   it('keeps the previous directory intact when a write fails midway, and leaves no staging behind', async () => {
     const store = new DefinitionStore(await tempDir('store-'));
-    const root = await copyOfFixture(CAROM);
-    const previous = await (await stageFixture(store, CAROM, root)).commit();
+    const root = await copyOfCatalog([REGATTA]);
+    const previous = await (await stageVersion(store, REGATTA, root)).commit();
     const before = await contentHash(previous, previous);
 
     // A symlink out of the checkout is refused while copying: the write aborts.
-    await symlink('/etc/hostname', join(root, CAROM, 'specs/zz-leak.md'));
-    await expect(stageFixture(store, CAROM, root)).rejects.toThrow(/zz-leak\.md: is a symlink that leaves the checkout/);
-    expect(await readdir(store.versionRoot('pong', 'v1.1.0'))).toEqual([previous.split('/').at(-1)]);
+    await symlink('/etc/hostname', join(root, REGATTA, 'specs/zz-leak.md'));
+    await expect(stageVersion(store, REGATTA, root)).rejects.toThrow(/zz-leak\.md: is a symlink that leaves the checkout/);
+    expect(await readdir(store.versionRoot('skiff-race', 'v1.1.0'))).toEqual([previous.split('/').at(-1)]);
     expect(await contentHash(previous, previous)).toBe(before);
   });
 
   it('discards a staged version whose rendering failed, and the previous one stays current', async () => {
     const store = new DefinitionStore(await tempDir('store-'));
-    const previous = await (await stageFixture(store, CAROM)).commit();
-    const staged = await stageFixture(store, CAROM);
+    const previous = await (await stageVersion(store, REGATTA)).commit();
+    const staged = await stageVersion(store, REGATTA);
     await staged.discard();
-    expect(await readdir(store.versionRoot('pong', 'v1.1.0'))).toEqual([previous.split('/').at(-1)]);
+    expect(await readdir(store.versionRoot('skiff-race', 'v1.1.0'))).toEqual([previous.split('/').at(-1)]);
   });
 
   it('removes stale directories and crash leftovers, keeping the current one', async () => {
@@ -81,7 +82,7 @@ describe('DefinitionStore', () => {
       contentHash: await contentHash(dir, root), fingerprint: await statFingerprint(dir, root),
     });
     const old = await store.writeVersion(await input());
-    await stageFixture(store, 'test-cases/mini/v1.0.0', root); // never committed: a crashed scan
+    await stageVersion(store, 'test-cases/mini/v1.0.0', root); // never committed: a crashed scan
     const current = await store.writeVersion(await input());
     expect(old).not.toBe(current);
     expect(await readdir(store.versionRoot('mini', 'v1.0.0'))).toHaveLength(3);
