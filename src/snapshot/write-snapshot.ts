@@ -63,12 +63,7 @@ export function snapshotWriter(deps: SnapshotDeps) {
         await writeFile(join(temp, 'runs', `${encodeURIComponent(row.id)}.json`), JSON.stringify({ ...runDetail(row, deps.rows.reviews(row.id)), showcase }));
       }
       await mkdir(dirname(deps.dir), { recursive: true });
-      const old = `${deps.dir}.old-${randomUUID().slice(0, 8)}`;
-      await rename(deps.dir, old).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'ENOENT') throw error;
-      });
-      await rename(temp, deps.dir);
-      await rm(old, { recursive: true, force: true });
+      await swapInto(temp, deps.dir);
     } catch (error) {
       await rm(temp, { recursive: true, force: true });
       throw error;
@@ -125,3 +120,30 @@ export function snapshotWriter(deps: SnapshotDeps) {
 }
 
 export type SnapshotWriter = ReturnType<typeof snapshotWriter>;
+
+// Attempts at the swap below; each one loses only to a writer that finished in between.
+const SWAP_ATTEMPTS = 20;
+
+/**
+ * Moves the finished folder `temp` to `dir`, replacing what is there. Another writer (the
+ * queued refresh beside a forced one, or another process's) may put its own folder in
+ * place between moving the old one aside and renaming ours in; the rename then fails
+ * with ENOTEMPTY or EEXIST and the swap is tried again, so the last writer wins whole.
+ */
+async function swapInto(temp: string, dir: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const old = `${dir}.old-${randomUUID().slice(0, 8)}`;
+    await rename(dir, old).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
+    try {
+      await rename(temp, dir);
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if ((code !== 'ENOTEMPTY' && code !== 'EEXIST') || attempt === SWAP_ATTEMPTS) throw error;
+    } finally {
+      await rm(old, { recursive: true, force: true });
+    }
+  }
+}
