@@ -10,8 +10,8 @@ import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
  * only when it is there; every behaviour they rely on is also tested on the project's own
  * examples/catalog.
  */
-const SKIP_REASON = 'skipped: needs ../shared/fixtures/catalog beside the checkout';
-if (!hasSharedFixture) console.log(`The shared fixture catalog tests were ${SKIP_REASON} (${FIXTURE}).`);
+const SKIP_REASON = 'runs only with ../shared/fixtures/catalog beside the checkout';
+if (!hasSharedFixture) console.log(`Skipping the shared fixture catalog tests: they ${SKIP_REASON} (no ${FIXTURE}).`);
 
 const VERSIONS = [
   { kind: 'game-jam', slug: 'grace-period', version: 'v1.0.0', relDir: 'game-jams/grace-period/v1.0.0' },
@@ -20,7 +20,7 @@ const VERSIONS = [
   { kind: 'test-case', slug: 'floe', version: 'v3.0.0', relDir: 'test-cases/end-to-end/easy/floe/v3.0.0' },
 ];
 
-describe.skipIf(!hasSharedFixture)(`the shared fixture catalog, accepted unchanged (${SKIP_REASON} otherwise)`, () => {
+describe.skipIf(!hasSharedFixture)(`the shared fixture catalog, accepted unchanged (${SKIP_REASON})`, () => {
   it('scans to its four versions and its group file, with no problems', async () => {
     const { versions, problems, groupFiles } = await scanCheckout(FIXTURE);
     expect(problems).toEqual([]);
