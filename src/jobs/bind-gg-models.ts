@@ -19,7 +19,8 @@ function declaredAgents(capabilitySet: Record<string, unknown>): DeclaredAgent[]
   if (!list) return null;
   const key = Array.isArray(capabilitySet.agents) ? 'agents' : 'slots';
   const nameField = key === 'agents' ? 'name' : 'slot';
-  return list.map((entry: unknown, index) => {
+  if (list.length === 0) throw badRequest(`capabilitySet.${key} is empty: a set runs at least its root agent.`);
+  const agents = list.map((entry: unknown, index) => {
     const fields = (entry ?? {}) as Record<string, unknown>;
     const name = fields[nameField];
     if (typeof name !== 'string' || name.trim() === '') {
@@ -28,6 +29,10 @@ function declaredAgents(capabilitySet: Record<string, unknown>): DeclaredAgent[]
     const modelId = typeof fields.modelId === 'string' && fields.modelId.trim() !== '' ? fields.modelId : null;
     return { name: agentName(name), modelId };
   });
+  const names = agents.map((agent) => agent.name);
+  const twice = names.find((name, index) => names.indexOf(name) !== index);
+  if (twice !== undefined) throw badRequest(`capabilitySet.${key} names the agent "${twice}" twice.`);
+  return agents;
 }
 
 /**

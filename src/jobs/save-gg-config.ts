@@ -10,14 +10,17 @@ import type { JobsContext } from './jobs-context.js';
  * The update answers null when the account holds no such configuration.
  */
 export function createGgConfig(ctx: JobsContext, accountId: string, body: GgConfigBodyT): GgConfig {
-  const config = { name: body.name, capabilitySet: body.capabilitySet, slotModels: body.slotModels ?? {} };
-  bindGgModels(config.capabilitySet, config.slotModels);
-  return ctx.ggConfigs.create(accountId, config);
+  return ctx.ggConfigs.create(accountId, launchable(body));
 }
 
 export function updateGgConfig(ctx: JobsContext, accountId: string, id: string, body: GgConfigBodyT): GgConfig | null {
   if (!ctx.ggConfigs.get(accountId, id)) return null;
+  return ctx.ggConfigs.update(accountId, id, launchable(body));
+}
+
+/** The configuration to store, once a launch from it is known to bind every agent. */
+function launchable(body: GgConfigBodyT): Omit<GgConfig, 'id'> {
   const config = { name: body.name, capabilitySet: body.capabilitySet, slotModels: body.slotModels ?? {} };
   bindGgModels(config.capabilitySet, config.slotModels);
-  return ctx.ggConfigs.update(accountId, id, config);
+  return config;
 }

@@ -100,6 +100,14 @@ describe('a gg capability set that binds its own models', () => {
     const stray = await http.post('/gg/runs', alice, { ...gg, capabilitySet: agents, slotModels: { critic: MODEL } });
     expect(stray.status).toBe(400);
     expect(stray.body.error.message).toBe('slotModels names "critic", which is no agent of the capability set (root, scout).');
+    for (const [set, message] of [
+      [{ agents: [] }, 'capabilitySet.agents is empty: a set runs at least its root agent.'],
+      [{ slots: [{ slot: 'primary', modelId: MODEL }, { slot: 'root', modelId: HELPER }] }, 'capabilitySet.slots names the agent "root" twice.'],
+      [{ agents: [{ modelId: MODEL }] }, 'capabilitySet.agents[0].name must be a non-empty string.'],
+    ] as const) {
+      const answer = await http.post('/gg/runs', alice, { ...gg, capabilitySet: set });
+      expect([answer.status, answer.body.error.message]).toEqual([400, message]);
+    }
     // Binding the missing agent in slotModels completes the set.
     expect((await http.post('/gg/runs', alice, { ...gg, capabilitySet: unbound, slotModels: { scout: HELPER } })).status).toBe(202);
     await http.post('/jobs/cancel-all', alice);
