@@ -39,13 +39,18 @@ function declaredAgents(capabilitySet: Record<string, unknown>): DeclaredAgent[]
  * The model of every agent a gg launch runs, by agent name: the set's own bindings, each
  * replaced by `slotModels` of the same name when given. Refuses (400) a set that leaves an
  * agent without a model, and an override naming no agent of the set. A set that declares no
- * agents is bound by `slotModels` alone, which must then bind at least one.
+ * agents is bound by `slotModels` alone, which must then bind at least one unless the
+ * launch names its model itself (`POST /jobs`: `listedModel`).
  */
-export function bindGgModels(capabilitySet: Record<string, unknown>, slotModels: Record<string, string> = {}): Record<string, string> {
+export function bindGgModels(
+  capabilitySet: Record<string, unknown>,
+  slotModels: Record<string, string> = {},
+  { listedModel = false } = {},
+): Record<string, string> {
   const overrides = Object.fromEntries(Object.entries(slotModels).map(([name, model]) => [agentName(name), model]));
   const agents = declaredAgents(capabilitySet);
   if (!agents) {
-    if (Object.keys(overrides).length === 0) {
+    if (Object.keys(overrides).length === 0 && !listedModel) {
       throw badRequest('slotModels must bind a model to at least one launch slot (the root agent runs on it), or the capabilitySet must declare agents with their modelId.');
     }
     return overrides;

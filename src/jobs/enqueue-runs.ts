@@ -7,6 +7,7 @@ import { badRequest, HttpError, notFound, unprocessable } from '../errors.js';
 import { runEventJson, runSubjectJson } from '../events/run-events.js';
 import { jamGroup } from '../queue/queue-keys.js';
 import type { QueuedRun } from '../queue/run-queue.js';
+import { bindGgModels } from './bind-gg-models.js';
 import type { JobsContext } from './jobs-context.js';
 
 export interface LaunchOptions {
@@ -168,13 +169,18 @@ export async function enqueuePrepared(ctx: JobsContext, launches: PreparedLaunch
   return runs.map((run) => run.id);
 }
 
-/** A gg launch through `POST /jobs`: a saved preset of the account's, or an inline capability set. */
+/**
+ * A gg launch through `POST /jobs`: a saved preset of the account's, or an inline capability
+ * set. The launch names its listed model itself; the models the set binds (and the preset's
+ * slotModels over them) are bound too, so the model rule sees each of them.
+ */
 function resolveGg(ctx: JobsContext, accountId: string, body: LaunchBodyT): GgLaunch {
   if (body.presetId) {
     const config = ctx.ggConfigs.get(accountId, body.presetId);
     if (!config) throw badRequest(`presetId "${body.presetId}" names no gg configuration of this account.`);
-    return { configId: config.id, preset: config.name, capabilitySet: config.capabilitySet, slotModels: config.slotModels };
+    const slotModels = bindGgModels(config.capabilitySet, config.slotModels, { listedModel: true });
+    return { configId: config.id, preset: config.name, capabilitySet: config.capabilitySet, slotModels };
   }
   if (!body.ggCapabilitySet) throw badRequest('A gg launch needs presetId (a saved gg configuration) or ggCapabilitySet.');
-  return { configId: null, preset: null, capabilitySet: body.ggCapabilitySet, slotModels: {} };
+  return { configId: null, preset: null, capabilitySet: body.ggCapabilitySet, slotModels: bindGgModels(body.ggCapabilitySet, {}, { listedModel: true }) };
 }

@@ -113,6 +113,15 @@ describe('a gg capability set that binds its own models', () => {
     await http.post('/jobs/cancel-all', alice);
   });
 
+  it('holds POST /jobs gg launches to the same bindings, so the model rule sees every bound model', async () => {
+    const unpriced = { agents: [{ name: 'root', modelId: MODEL, capabilities: [] }, { name: 'scout', modelId: 'acme/unpriced', capabilities: [] }] };
+    const refused = await http.post('/jobs', alice, { ...launch, harness: 'gg', ggCapabilitySet: unpriced });
+    expect([refused.status, refused.body.error.message]).toEqual([422, expect.stringContaining('acme/unpriced')]);
+    expect((await http.post('/jobs', alice, { ...launch, harness: 'gg', ggCapabilitySet: agents })).status).toBe(202);
+    expect(await claimedRequest()).toMatchObject({ harness: 'gg', model: MODEL, ggSlotModels: { root: MODEL, scout: HELPER } });
+    await http.post('/jobs/cancel-all', alice);
+  });
+
   it('is saved as a configuration without slotModels and launches from it', async () => {
     const saved = await http.post('/gg/configs', alice, { name: 'pair', capabilitySet: agents });
     expect(saved.status, JSON.stringify(saved.body)).toBe(201);
