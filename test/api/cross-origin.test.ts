@@ -66,6 +66,9 @@ describe('the backend, called from another origin', () => {
     expectPreflightAllows(await preflight(base, '/models', 'POST'), 'POST', '*');
     expectPreflightAllows(await preflight(base, '/harness-config/codex', 'PUT'), 'PUT', '*');
     expectPreflightAllows(await preflight(base, '/gg/configs/abc', 'DELETE'), 'DELETE', '*');
+    // An OPTIONS that is no preflight is answered alike, never with a bare-text error.
+    const bare = await exchange(base, 'OPTIONS', '/models', {});
+    expect([bare.status, bare.body]).toEqual([204, '']);
   });
 
   it('serves the call itself with the bearer token, naming the allowed origin on the answer', async () => {

@@ -26,6 +26,9 @@ async function crossOrigin(app: FastifyInstance, { origins }: CrossOriginOptions
     credentials: false,
     // A browser may reuse a preflight answer for 10 minutes (seconds).
     maxAge: 600,
+    // A bare OPTIONS (no Origin) gets the same 204 rather than the plugin's own text/plain
+    // 400, which would be the one failure here not in the error envelope.
+    strictPreflight: false,
   });
 }
 
