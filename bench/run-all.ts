@@ -1,5 +1,6 @@
 /** `npm run bench`: every benchmark in one run, each printing its own baseline and ratios. */
 import benchClaim from './claim.js';
+import benchCoverage from './coverage.js';
 import benchFloors from './floors.js';
 import benchIngestRescan from './ingest-rescan.js';
 import benchRenderThroughput from './render-throughput.js';
@@ -11,6 +12,7 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ['ingest-rescan', benchIngestRescan],
   ['claim', benchClaim],
   ['runs-listing', benchRunsListing],
+  ['coverage', benchCoverage],
   ['render-throughput', benchRenderThroughput],
 ];
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Dependency-free bootstrap behind `npm start`, `npm test`, `npm run worker|bench|build|auth`.
+// Dependency-free bootstrap behind `npm start`, `npm test`, `npm run worker|bench|build|auth|schemas`.
 // It makes a fresh clone on a fresh Debian machine runnable: installs npm dependencies when
 // missing, makes sure redis-server and Chromium exist (apt-get when root, otherwise one
 // message saying what to install), compiles the TypeScript, then runs the command.
@@ -17,6 +17,7 @@ const COMMANDS = {
   bench: { system: ['redis', 'chromium'], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/bench/run-all.js', ...rest]] },
   test: { system: ['redis', 'chromium'], tsconfig: 'tsconfig.json', run: ['node', ['node_modules/vitest/vitest.mjs', 'run', ...rest]] },
   build: { system: [], tsconfig: 'tsconfig.build.json', run: null },
+  schemas: { system: [], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/src/ops/write-schemas-main.js', ...rest]] },
 };
 
 const spec = COMMANDS[command];

@@ -46,6 +46,10 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Origins whose pages may call this service and the auth service from a browser (`*`: any). */
   corsOrigins: CorsOrigins;
+  /** Port on which `npm run worker` serves its Prometheus metrics on `host` (null: not served). */
+  metricsPort: number | null;
+  /** Mount the BullMQ dashboard at /admin/queues, behind HTTP Basic auth checked by the auth service. */
+  queueDashboard: boolean;
 }
 
 export type CorsOrigins = '*' | string[];
@@ -98,6 +102,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     runWorkers: read.boolean('RUN_WORKERS', true),
     logLevel: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
     corsOrigins: read.origins('CORS_ORIGINS'),
+    metricsPort: read.optionalNumber('METRICS_PORT', { min: 1, max: 65535 }),
+    queueDashboard: read.boolean('QUEUE_DASHBOARD', false),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

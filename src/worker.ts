@@ -12,6 +12,7 @@ import { startBackgroundWorkers } from './queue/background-workers.js';
 import { BACKGROUND_PROCESSORS } from './queue/background-processors.js';
 import { openDatabase } from './db/open-database.js';
 import { redisOptionsFromUrl } from './redis/managed-redis.js';
+import { serveProcessMetrics } from './metrics/serve-process-metrics.js';
 
 
 async function main() {
@@ -39,12 +40,15 @@ async function main() {
     console.error(`background worker for ${queue} failed:`, error.message),
   );
   console.log(`Worker running queues ${workers.queues.join(', ')} on ${redisUrl} (prefix ${config.redisPrefix}, data in ${config.dataDir})`);
+  const metrics = config.metricsPort === null ? null : await serveProcessMetrics(config.host, config.metricsPort);
+  if (metrics) console.log(`Metrics at http://${config.host}:${config.metricsPort}/metrics`);
 
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) process.exit(1);
     closing = true;
     console.log(`${signal}: letting running jobs finish, then exiting...`);
+    metrics?.close();
     await workers.close();
     db.close();
     process.exit(0);

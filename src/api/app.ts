@@ -9,12 +9,19 @@ import type { Database } from '../db/open-database.js';
 import authenticate from './plugins/authenticate.js';
 import backgroundWorkers from './plugins/background-workers.js';
 import catalog from './plugins/catalog.js';
+import coverage from './plugins/coverage.js';
 import crossOrigin from './plugins/cross-origin.js';
 import errorEnvelope from './plugins/error-envelope.js';
+import metrics from './plugins/metrics.js';
 import models from './plugins/models.js';
+import openapi from './plugins/openapi.js';
+import operations from './plugins/operations.js';
+import queueDashboard from './plugins/queue-dashboard.js';
 import runJobs, { type RunJobsOptions } from './plugins/run-jobs.js';
 import runs from './plugins/runs.js';
+import scheduleOwners from './plugins/schedule-owners.js';
 import store from './plugins/store.js';
+import coverageRoutes from './routes/coverage/index.js';
 import ggRoutes from './routes/gg/index.js';
 import harnessConfigRoutes from './routes/harness-config/index.js';
 import healthRoutes from './routes/health/index.js';
@@ -24,8 +31,10 @@ import modelRoutes from './routes/models/index.js';
 import notificationRoutes from './routes/notifications/index.js';
 import publishJobRoutes from './routes/publish-jobs/index.js';
 import runRoutes from './routes/runs/index.js';
+import schemaRoutes from './routes/schemas/index.js';
 import snapshotRoutes from './routes/snapshot/index.js';
 import statsRoutes from './routes/stats/index.js';
+import statusRoutes from './routes/status/index.js';
 import testCaseRoutes from './routes/test-cases/index.js';
 
 export interface AppOptions {
@@ -43,6 +52,7 @@ export interface AppOptions {
 async function app(instance: FastifyInstance, { config, db, jobs = {} }: AppOptions) {
   await instance.register(errorEnvelope);
   await instance.register(crossOrigin, { origins: config.corsOrigins });
+  await instance.register(openapi);
   await instance.register(store, { config, db });
   const tokenHashes = jobsTable(db);
   await instance.register(authenticate, {
@@ -54,6 +64,10 @@ async function app(instance: FastifyInstance, { config, db, jobs = {} }: AppOpti
   await instance.register(catalog);
   await instance.register(runs);
   await instance.register(runJobs, jobs);
+  await instance.register(scheduleOwners);
+  await instance.register(coverage);
+  await instance.register(operations);
+  await instance.register(metrics);
   if (config.runWorkers) await instance.register(backgroundWorkers);
   await instance.register(healthRoutes);
   await instance.register(modelRoutes);
@@ -67,6 +81,10 @@ async function app(instance: FastifyInstance, { config, db, jobs = {} }: AppOpti
   await instance.register(publishJobRoutes);
   await instance.register(statsRoutes);
   await instance.register(snapshotRoutes);
+  await instance.register(coverageRoutes);
+  await instance.register(statusRoutes);
+  await instance.register(schemaRoutes);
+  if (config.queueDashboard) await instance.register(queueDashboard);
 }
 
 export default fp(app, { name: 'app', fastify: '5.x' });

@@ -67,7 +67,8 @@ export function bindGgModels(
   return bound;
 }
 
-/** The model a gg run is listed under: the root agent's, else the first agent's in name order. */
-export function ggRootModel(bound: Record<string, string>): string {
-  return bound[ROOT] ?? bound[Object.keys(bound).sort()[0]!]!;
+/** The model a gg run is listed under: the root agent's, else the first agent's in name order; null when none is bound. */
+export function ggRootModel(bound: Record<string, string>): string | null {
+  const first = Object.keys(bound).sort()[0];
+  return bound[ROOT] ?? (first === undefined ? null : bound[first]!);
 }

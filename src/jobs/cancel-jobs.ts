@@ -4,10 +4,10 @@ import type { CancelResult, CancelScope } from '../queue/run-queue.js';
 import { announceWaiting, type JobsContext } from './jobs-context.js';
 
 // Bounds each sweep step so a large queue never blocks Redis for long.
-const SWEEP_STEP = 500;
+export const SWEEP_STEP = 500;
 
 /** Records what one cancel script did: SQLite rows, `finished` events, released holds. A cancel raises no notification. */
-function record(ctx: JobsContext, result: CancelResult, detail: string): void {
+export function recordCancel(ctx: JobsContext, result: CancelResult, detail: string): void {
   const at = new Date().toISOString();
   ctx.jobs.markAllFinished(result.canceled.map((job) => job.id), 'canceled', detail, at);
   for (const job of result.canceled) {
@@ -20,7 +20,7 @@ function record(ctx: JobsContext, result: CancelResult, detail: string): void {
 export async function cancelJob(ctx: JobsContext, id: string, by: string) {
   const detail = `Canceled by ${by}.`;
   const result = await ctx.queue.cancel('any', detail, { ids: [id] });
-  record(ctx, result, detail);
+  recordCancel(ctx, result, detail);
   const job = ctx.jobs.get(id);
   if (!job) throw notFound(`No job ${id}.`);
   if (result.canceled.length === 0) throw conflict(`Job ${id} already ${job.state}; only a job that has not finished can be canceled.`);
@@ -40,7 +40,7 @@ export async function cancelSweep(ctx: JobsContext, sweep: Sweep, by: string) {
   let canceled = 0;
   const run = async (scope: CancelScope, source: { ids: string[] } | { popWait: number }) => {
     const result = await ctx.queue.cancel(scope, detail, source);
-    record(ctx, result, detail);
+    recordCancel(ctx, result, detail);
     canceled += result.canceled.length;
     return result;
   };

@@ -1,11 +1,11 @@
 import type { GgRunBodyT } from '../api/schemas/gg.js';
 import { badRequest } from '../errors.js';
 import { bindGgModels, ggRootModel } from './bind-gg-models.js';
-import { enqueuePrepared, prepareLaunch, type GgLaunch } from './enqueue-runs.js';
+import { enqueuePrepared, prepareLaunch, type GgLaunch, type LaunchOptions } from './enqueue-runs.js';
 import type { JobsContext } from './jobs-context.js';
 
 /** `POST /gg/runs`: a gg-native launch from a saved preset or an inline capability set. */
-export async function launchGgRun(ctx: JobsContext, accountId: string, body: GgRunBodyT): Promise<string> {
+export async function launchGgRun(ctx: JobsContext, accountId: string, body: GgRunBodyT, options: LaunchOptions = {}): Promise<string> {
   if (Boolean(body.presetId) === Boolean(body.capabilitySet)) {
     throw badRequest('A gg run names exactly one of presetId (a saved configuration) and capabilitySet.');
   }
@@ -19,7 +19,8 @@ export async function launchGgRun(ctx: JobsContext, accountId: string, body: GgR
   } else {
     gg = { configId: null, preset: null, capabilitySet: body.capabilitySet!, slotModels: bindGgModels(body.capabilitySet!, body.slotModels ?? {}) };
   }
-  const model = ggRootModel(gg.slotModels);
+  // bindGgModels refused a launch that binds no model, so there is a root model.
+  const model = ggRootModel(gg.slotModels)!;
   const launch = {
     testCase: body.testCase,
     version: body.version,
@@ -31,7 +32,7 @@ export async function launchGgRun(ctx: JobsContext, accountId: string, body: GgR
     retryCount: body.retryCount ?? null,
     presetId: body.presetId ?? null,
   };
-  const prepared = await prepareLaunch(ctx, accountId, launch, {}, new Map(), gg);
-  const [jobId] = await enqueuePrepared(ctx, [prepared], null);
+  const prepared = await prepareLaunch(ctx, accountId, launch, options, new Map(), gg);
+  const [jobId] = await enqueuePrepared(ctx, [prepared], options.origin ?? null);
   return jobId!;
 }

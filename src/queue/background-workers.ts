@@ -1,5 +1,6 @@
-import { Worker, type ConnectionOptions, type Processor, type WorkerOptions } from 'bullmq';
+import { Worker, type ConnectionOptions, type Job, type Processor, type WorkerOptions } from 'bullmq';
 import type { Config } from '../config.js';
+import { backgroundJobDuration, backgroundJobs } from '../metrics/process-metrics.js';
 import type { Database } from '../db/open-database.js';
 import { bullConnection } from '../redis/managed-redis.js';
 
@@ -49,6 +50,12 @@ export async function startBackgroundWorkers(
       concurrency: entry.concurrency ?? 1,
     });
     worker.on('error', (error) => onError(entry.queue, error));
+    const observe = (outcome: 'completed' | 'failed', job: Job | undefined) => {
+      backgroundJobs.inc({ queue: entry.queue, outcome });
+      if (job?.processedOn && job.finishedOn) backgroundJobDuration.observe({ queue: entry.queue }, (job.finishedOn - job.processedOn) / 1000);
+    };
+    worker.on('completed', (job) => observe('completed', job));
+    worker.on('failed', (job) => observe('failed', job));
     started.push({ worker, ...(close ? { close } : {}) });
   }
   await Promise.all(started.map(({ worker }) => worker.waitUntilReady()));

@@ -74,3 +74,9 @@ export function runQueueKeys(prefix: string): RunQueueKeys {
 export const harnessGroup = (harness: string) => `h:${harness}`;
 /** Hold group of a game jam played by one model: at most one such run in flight. */
 export const jamGroup = (slug: string, model: string) => `j:${slug}|${model}`;
+
+/**
+ * The claim that serializes top-ups of one schedule owner (`plan:<id>`, `ladder:<id>`) across
+ * processes: a string holding the holder's random token, with a TTL the holder keeps renewing.
+ */
+export const scheduleLockKey = (prefix: string, owner: string) => `${prefix}:schedule-lock:${owner}`;

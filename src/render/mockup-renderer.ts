@@ -63,6 +63,9 @@ export class MockupRenderer {
   #tabCount = 0;
   #tabWaiters: Array<() => void> = [];
   #closed = false;
+  /** Browsers launched so far, and how many launches after the first were already reported. */
+  #launches = 0;
+  #reportedRestarts = 0;
 
   constructor(options: MockupRendererOptions) {
     this.#options = { pages: 3, timeoutMs: 30 * SECOND, ...options };
@@ -212,6 +215,7 @@ export class MockupRenderer {
     this.#browser = live;
     this.#idleTabs = [];
     this.#tabCount = 0;
+    this.#launches += 1;
     launched.browser.once('disconnected', () => {
       if (this.#browser !== live) return;
       this.#retire(live);
@@ -219,6 +223,13 @@ export class MockupRenderer {
       this.#wakeTabWaiters();
     });
     return live;
+  }
+
+  /** Browser restarts (launches after the first) since the last call: each is counted once. */
+  takeRestarts(): number {
+    const restarts = Math.max(0, this.#launches - 1) - this.#reportedRestarts;
+    this.#reportedRestarts += restarts;
+    return restarts;
   }
 
   #retire(live: LiveBrowser): void {

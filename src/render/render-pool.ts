@@ -4,6 +4,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
 import { toError } from '../errors.js';
+import { browserRestarts, renderDuration, renders } from '../metrics/process-metrics.js';
 import { SECOND } from '../time.js';
 import type { RenderMockupInput, RenderMockupOutput, RenderWorkerData } from '../workers/render-mockup.js';
 import { workerFile } from '../workers/worker-file.js';
@@ -104,10 +105,20 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
       outPath: task.outPath,
       viewport: task.viewport ?? defaultViewport,
     };
-    const running = piscina.run(input).catch((error: unknown) => {
-      // Errors arrive as structured clones from the thread; make sure callers get an Error.
-      throw toError(error);
-    });
+    const endTimer = renderDuration.startTimer();
+    const running = piscina.run(input).then(
+      (result: RenderResult) => {
+        endTimer();
+        renders.inc({ outcome: 'rendered' });
+        browserRestarts.inc(result.browserRestarts);
+        return result;
+      },
+      (error: unknown) => {
+        renders.inc({ outcome: 'failed' });
+        // Errors arrive as structured clones from the thread; make sure callers get an Error.
+        throw toError(error);
+      },
+    );
     inFlight.add(running);
     const forget = () => inFlight.delete(running);
     running.then(forget, forget);

@@ -20,6 +20,8 @@ export interface RenderMockupOutput extends WrittenPng {
    * its folder. Empty for a self-contained mockup; otherwise the PNG may lack what they held.
    */
   blockedUrls: string[];
+  /** Browsers this thread launched again (after a crash or kill) since its last answer. */
+  browserRestarts: number;
 }
 
 /** What the render pool hands every thread in `workerData`. */
@@ -53,6 +55,7 @@ function threadRenderer(): MockupRenderer {
 
 /** Piscina task: renders one HTML mockup to a PNG the size of its viewport. */
 export default async function renderMockup(input: RenderMockupInput): Promise<RenderMockupOutput> {
-  const { png, blockedUrls } = await threadRenderer().render(input);
-  return { ...(await writePng(png, input.outPath)), blockedUrls };
+  const renderer = threadRenderer();
+  const { png, blockedUrls } = await renderer.render(input);
+  return { ...(await writePng(png, input.outPath)), blockedUrls, browserRestarts: renderer.takeRestarts() };
 }

@@ -15,6 +15,8 @@ export interface SeedVersion {
   testType?: string;
   maxRuntimeSeconds?: number;
   experimental?: boolean;
+  /** Functional domain ids a review rates (none by default). */
+  domains?: string[];
 }
 
 /**
@@ -50,7 +52,8 @@ function seededVersion(v: SeedVersion): ResolvedVersion {
     slug: v.slug, version: v.version, name: v.slug, difficulty: 'easy', summary: '', testType: v.testType ?? 'end-to-end',
     assetKind: 'sprite', tags: [], description: '', changelog: '', experimental: v.experimental === true, maxRuntimeSeconds: v.maxRuntimeSeconds ?? 1800,
     engines: ['none', ...(v.engines ?? [])].map((slug) => ({ slug })), build: null, init: null, workspaces: [], packages: [],
-    promptTemplate: '', commonSpecs: [], assets: [], engineFormat: false, domains: [], commonReferences: [], commonProofs: [],
+    promptTemplate: '', commonSpecs: [], assets: [], engineFormat: false,
+    domains: (v.domains ?? []).map((id) => ({ id, name: id, description: '' })), commonReferences: [], commonProofs: [],
     checks: [], commonReviewItems: [], errata: [],
     variants: (v.variants ?? ['base']).map((slug) => ({
       slug, name: slug, description: null, prompt: '', specs: [], references: [], proofs: [], reviewItems: [], domains: [],

@@ -44,7 +44,7 @@ describe('render pool (real Chromium)', () => {
     const result = await pool.render({ htmlPath, rootDir, outPath, viewport: { width: 640, height: 360 } });
 
     const meta = await sharp(outPath).metadata();
-    expect(result).toEqual({ outPath, width: 640, height: 360, bytes: expect.any(Number) as number, blockedUrls: [] });
+    expect(result).toEqual({ outPath, width: 640, height: 360, bytes: expect.any(Number) as number, blockedUrls: [], browserRestarts: 0 });
     expect([meta.format, meta.width, meta.height]).toEqual(['png', 640, 360]);
     expect([meta.exif, meta.icc, meta.xmp]).toEqual([undefined, undefined, undefined]);
     const stats = await sharp(outPath).stats();

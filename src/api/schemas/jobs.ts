@@ -49,6 +49,12 @@ export const LaunchBody = Type.Object(
 );
 export type LaunchBodyT = Static<typeof LaunchBody>;
 
+/** `?origin=plan:<id>|ladder:<id>`: the schedule owner a hand launch counts toward (the caller's own). */
+export const LaunchOriginQuery = Type.Object(
+  { origin: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'plan:<id> or ladder:<id> of the caller' })) },
+  { additionalProperties: false },
+);
+
 export const LaunchAck = Type.Object({
   jobId: Type.String({ format: 'uuid' }),
   statusUrl: Type.String(),

@@ -5,7 +5,7 @@ import { launchGgRun } from '../../../jobs/launch-gg-run.js';
 import { createGgConfig, updateGgConfig } from '../../../jobs/save-gg-config.js';
 import { errorResponses, NoContent } from '../../schemas/common.js';
 import { GgConfigBody, GgConfigList, GgConfigOut, GgConfigParams, GgRunBody } from '../../schemas/gg.js';
-import { LaunchAck } from '../../schemas/jobs.js';
+import { LaunchAck, LaunchOriginQuery } from '../../schemas/jobs.js';
 
 const ggRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const ctx = app.runJobs;
@@ -13,8 +13,11 @@ const ggRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/gg/runs', {
     config: { auth: 'account' },
-    schema: { body: GgRunBody, response: { 202: LaunchAck, ...errorResponses(400, 401, 404, 422, 502) } },
-  }, async (request, reply) => reply.code(202).send(launchAck(await launchGgRun(ctx, request.account!.id, request.body))));
+    schema: { querystring: LaunchOriginQuery, body: GgRunBody, response: { 202: LaunchAck, ...errorResponses(400, 401, 404, 422, 502) } },
+  }, async (request, reply) => {
+    const origin = app.scheduleOwners.origins.check(request.account!.id, request.query.origin);
+    return reply.code(202).send(launchAck(await launchGgRun(ctx, request.account!.id, request.body, { origin })));
+  });
 
   app.get('/gg/configs', {
     config: { auth: 'account' },

@@ -9,30 +9,39 @@ import { relayJobEvents } from '../../../jobs/relay-job-events.js';
 import { reportJobStatus } from '../../../jobs/report-job-status.js';
 import { runSubject } from '../../../events/run-events.js';
 import { hijackReply } from '../../hijack-reply.js';
+import { claimDuration, timed } from '../../../metrics/process-metrics.js';
 import { errorResponses, NoContent } from '../../schemas/common.js';
 import {
-  ActiveJobs, CancelSweep, ClaimedJob, JobIdParams, JobStatus, LaunchAck, LaunchBatchAck, LaunchBatchBody, LaunchBody,
+  ActiveJobs, CancelSweep, ClaimedJob, JobIdParams, JobStatus, LaunchAck, LaunchBatchAck, LaunchBatchBody, LaunchBody, LaunchOriginQuery,
   RelayedEvents, StatusUpdate,
 } from '../../schemas/jobs.js';
 
 const jobsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const ctx = app.runJobs;
 
+  const origins = app.scheduleOwners.origins;
+
   app.post('/jobs', {
     config: { auth: 'account' },
-    schema: { body: LaunchBody, response: { 202: LaunchAck, ...errorResponses(400, 401, 404, 422, 502) } },
-  }, async (request, reply) => reply.code(202).send(launchAck(await enqueueRun(ctx, request.account!.id, request.body))));
+    schema: { querystring: LaunchOriginQuery, body: LaunchBody, response: { 202: LaunchAck, ...errorResponses(400, 401, 404, 422, 502) } },
+  }, async (request, reply) => {
+    const origin = origins.check(request.account!.id, request.query.origin);
+    return reply.code(202).send(launchAck(await enqueueRun(ctx, request.account!.id, request.body, { origin })));
+  });
 
   app.post('/jobs/batch', {
     config: { auth: 'account' },
-    schema: { body: LaunchBatchBody, response: { 200: LaunchBatchAck, ...errorResponses(400, 401, 502) } },
-  }, async (request) => ({ jobs: await enqueueRuns(ctx, request.account!.id, request.body.runs) }));
+    schema: { querystring: LaunchOriginQuery, body: LaunchBatchBody, response: { 200: LaunchBatchAck, ...errorResponses(400, 401, 502) } },
+  }, async (request) => {
+    const origin = origins.check(request.account!.id, request.query.origin);
+    return { jobs: await enqueueRuns(ctx, request.account!.id, request.body.runs, { origin }) };
+  });
 
   app.post('/jobs/next', {
     config: { auth: 'service' },
     schema: { response: { 200: ClaimedJob, 204: NoContent, ...errorResponses(401) } },
   }, async (_request, reply) => {
-    const claimed = await claimNextJob(ctx);
+    const claimed = await timed(claimDuration, (job) => (job === null ? 'empty' : 'claimed'), () => claimNextJob(ctx));
     if (claimed === null) return reply.code(204).send(null);
     // Already JSON text (the stored launch body spliced in, never parsed again); Fastify sends
     // a string with a JSON content type as is, so the cast only quiets the schema's typing.

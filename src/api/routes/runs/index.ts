@@ -74,8 +74,12 @@ const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/runs/:id/reviews', {
     config: { auth: 'account' },
     schema: { params: RunIdParams, body: ReviewBody, response: { 200: ReviewResult, ...errorResponses(400, 401, 404, 422, 502) } },
-  }, async (request) =>
-    submitReview({ ...runs, versions: app.catalog.versions, onPublishedChanged: runs.requestSnapshot }, request.params.id, request.account!, request.body));
+  }, async (request) => {
+    const result = await submitReview({ ...runs, versions: app.catalog.versions, onPublishedChanged: runs.requestSnapshot }, request.params.id, request.account!, request.body);
+    // The review is stored; what follows it (an auto top-up) never fails it.
+    await app.scheduleOwners.reviewFollowUps.run(request.account!, request.params.id);
+    return result;
+  });
 
   app.post('/runs/:id/publish', {
     config: { auth: 'account' },

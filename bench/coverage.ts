@@ -1,0 +1,192 @@
+/**
+ * Coverage benchmark (`npm run bench -- coverage`), over keep-alive HTTP against the real app:
+ *
+ * - the matrix of a plan of 20 cases x 50 combinations (1,000 cells) over 100,000 stored
+ *   runs, against the grouped SQLite queries it needs (cell counts over runs and over jobs,
+ *   the plan's jobs in flight) run directly in this process. PASS within 3x.
+ * - a top-up that enqueues 500 runs (500 cells of one run), against `POST /jobs/batch` with
+ *   the same 500 launches. PASS within 2x. Each round is undone (halt-all, cancel-all)
+ *   untimed, so every timed call starts from the same queue.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildApp } from '../src/api/app.js';
+import { buildAuthApp } from '../src/auth/app.js';
+import { AUTH_MIGRATIONS } from '../src/auth/server.js';
+import { loadConfig } from '../src/config.js';
+import { CELL_COUNT_SQL, cellsParam } from '../src/coverage/cell-counts.js';
+import { planCells } from '../src/coverage/plan-matrix.js';
+import { openDatabase } from '../src/db/open-database.js';
+import type { LaunchCatalog } from '../src/jobs/launch-catalog.js';
+import { decodeRunRecord } from '../src/runs/decode-run-record.js';
+import { benchRedis } from './lib/bench-redis.js';
+import { keepAliveClient } from './lib/keep-alive-client.js';
+import { ms, printTable, summarize, type LatencySummary } from './lib/stats.js';
+
+const CASES = 20;
+const MODELS = 50;
+const RUNS = 100_000;
+const TOPUP_CASES = 10;
+const MATRIX_ITERATIONS = 60;
+const TOPUP_ROUNDS = 12;
+const PRICE = { listPriceInputPerMtok: 3, listPriceCachedInputPerMtok: 0.3, listPriceOutputPerMtok: 15, listPriceAsOf: '2026-11-01' };
+// The catalog is another area's; a fixed answer keeps the benchmark about coverage.
+const catalog: LaunchCatalog = { version: () => ({ engines: ['none'], variants: ['base'], testType: 'end-to-end' }), caseExists: () => true };
+
+const model = (i: number) => `vendor/model-${String(i).padStart(2, '0')}`;
+
+function record(i: number) {
+  const finished = Date.UTC(2025, 0, 1) + i * 60_000;
+  return {
+    id: `run-${String(i).padStart(6, '0')}`,
+    startedAt: new Date(finished - 600_000).toISOString(),
+    finishedAt: new Date(finished).toISOString(),
+    subject: { testCaseSlug: `case-${i % CASES}`, testCaseVersion: 'v1.0.0', variant: 'base', harnessSlug: 'claude', modelId: model(Math.floor(i / CASES) % MODELS), testType: 'end-to-end' },
+    tooling: {},
+    environment: {},
+    metrics: { runTimeSeconds: 100, tokens: { uncachedInput: 1000, cachedInput: 10, output: 300, reasoning: null }, cost: { actual: 1, comparable: null } },
+    validation: { loaded: true, checks: [] },
+    links: { sourceRepo: null, playableBuild: null },
+    status: { state: i % 7 === 0 ? 'timed_out' : 'completed', detail: null },
+  };
+}
+
+interface Side {
+  run: () => Promise<unknown>;
+  /** Untimed: puts things back so the next round starts from the same state. */
+  undo?: () => Promise<unknown>;
+}
+
+/** Times two sides alternately so both see the same load on this shared machine. */
+async function timePaired(rounds: number, warmup: number, a: Side, b: Side): Promise<[LatencySummary, LatencySummary]> {
+  const samples: [number[], number[]] = [[], []];
+  for (let i = 0; i < warmup + rounds; i++) {
+    for (const [index, side] of [a, b].entries()) {
+      const start = process.hrtime.bigint();
+      await side.run();
+      if (i >= warmup) samples[index]!.push(Number(process.hrtime.bigint() - start) / 1e6);
+      await side.undo?.();
+    }
+  }
+  return [summarize(samples[0]), summarize(samples[1])];
+}
+
+export default async function benchCoverage(): Promise<void> {
+  const redis = await benchRedis();
+  const dataDir = mkdtempSync(join(tmpdir(), 'evb-bench-coverage-'));
+  const authDb = openDatabase(join(dataDir, 'auth.sqlite'), AUTH_MIGRATIONS);
+  const auth = await buildAuthApp({ db: authDb, tokenLifetimeMs: null });
+  const authUrl = await auth.listen({ host: '127.0.0.1', port: 0 });
+  const db = openDatabase(join(dataDir, 'backend.sqlite'));
+  const config = {
+    ...loadConfig({ DATA_DIR: dataDir, REDIS_URL: redis.url, REDIS_PREFIX: `b${randomUUID().slice(0, 8)}`, LOG_LEVEL: 'silent', RUN_WORKERS: 'false', ROUTER_BASE_URL: 'http://127.0.0.1:9' }),
+    authUrl,
+    redisUrl: redis.url,
+  };
+  const app = await buildApp({ config, db, jobs: { catalog } });
+  const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
+  console.log(`CPU ${cpus()[0]?.model ?? 'unknown'} x${cpus().length}; load average at start ${load()}`);
+  try {
+    const registered = await auth.inject({ method: 'POST', url: '/auth/register', payload: { username: 'bench', password: 'correct horse battery', displayName: 'Bench' } });
+    const { token, account } = registered.json() as { token: string; account: { id: string } };
+    const headers = { authorization: `Bearer ${token}` };
+    for (let i = 0; i < MODELS; i++) {
+      app.models.create({ slug: model(i), ...PRICE });
+      // A billed rate on record, so no launch asks the routing provider for one.
+      app.models.observeBilledRate(model(i), { inputPerMtok: 3, cachedInputPerMtok: 0.3, outputPerMtok: 15 }, 'refresh');
+    }
+
+    const seedStart = Date.now();
+    const insertReview = db.prepare(`INSERT INTO run_reviews (run_id, reviewer_id, reviewer, username, writeup, reviewed_at) VALUES (?, ?, 'Bench', 'bench', 'ok', '2025-01-01T00:00:00Z')`);
+    db.transaction(() => {
+      for (let i = 0; i < RUNS; i++) {
+        const raw = record(i);
+        app.runs.rows.store({ id: raw.id, jobId: null, record: JSON.stringify(raw), recordFormat: 1, decodeError: null, events: '[]', lifted: decodeRunRecord(raw).lifted });
+        // The reviewer has reviewed a fifth of the runs.
+        if (i % 5 === 0) insertReview.run(raw.id, account.id);
+      }
+    })();
+    db.exec('ANALYZE');
+    console.log(`seeded ${RUNS} runs in ${Date.now() - seedStart} ms`);
+
+    const base = await app.listen({ host: '127.0.0.1', port: 0 });
+    const client = keepAliveClient(base);
+    const combos = Array.from({ length: MODELS }, (_, i) => ({ harness: 'claude', model: model(i) }));
+    const pins = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ slug: `case-${from + i}`, version: 'v1.0.0', variant: 'base' }));
+    const create = async (body: object) => JSON.parse((await client.send('POST', '/coverage-plans', JSON.stringify(body), headers)).body) as { id: string };
+
+    // The matrix: 1,000 cells over the 100,000 runs.
+    const matrixPlan = await create({ name: 'matrix', runsPerCell: 100, combos, cases: pins(0, CASES) });
+    const plan = app.coverage.plans.get(account.id, matrixPlan.id)!;
+    const cells = planCells(app.coverage, account.id, plan);
+    const statements = [db.prepare(CELL_COUNT_SQL.runs), db.prepare(CELL_COUNT_SQL.jobs), db.prepare(CELL_COUNT_SQL.originInFlight).pluck()];
+    for (const [label, sql] of [['runs', CELL_COUNT_SQL.runs], ['jobs', CELL_COUNT_SQL.jobs]] as const) {
+      const steps = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ cells: cellsParam(cells), ...(label === 'runs' ? { reviewer: account.id } : {}) }) as Array<{ detail: string }>;
+      console.log(`  ${label} counts: ${steps.map((step) => step.detail).join(' | ')}`);
+    }
+    const matrixUrl = `/coverage-plans/${matrixPlan.id}/coverage`;
+    const check = JSON.parse((await client.send('GET', matrixUrl, undefined, headers)).body) as { cellsTotal: number; runsUnreviewed: number; cells: Array<{ completed: number }> };
+    const completed = db.prepare(`SELECT COUNT(*) FROM runs WHERE state = 'completed'`).pluck().get() as number;
+    const unreviewed = db.prepare(`SELECT COUNT(*) FROM runs AS r WHERE state = 'completed' AND NOT EXISTS (SELECT 1 FROM run_reviews AS v WHERE v.run_id = r.id)`).pluck().get() as number;
+    const counted = check.cells.reduce((sum, cell) => sum + cell.completed, 0);
+    if (check.cellsTotal !== CASES * MODELS || counted !== completed || check.runsUnreviewed !== unreviewed) {
+      throw new Error(`unexpected matrix: ${check.cellsTotal} cells, ${counted} of ${completed} completed, ${check.runsUnreviewed} of ${unreviewed} unreviewed`);
+    }
+    const [matrixHttp, matrixRaw] = await timePaired(MATRIX_ITERATIONS, 5, { run: () => client.send('GET', matrixUrl, undefined, headers) }, {
+      run: async () => {
+        const param = cellsParam(cells);
+        statements[0]!.all({ cells: param, reviewer: account.id });
+        statements[1]!.all({ cells: param });
+        statements[2]!.get(`plan:${matrixPlan.id}`);
+      },
+    });
+
+    // The top-up: 500 cells of one run each, over cases no run covers yet.
+    const topUpPlan = await create({ name: 'topup', runsPerCell: 1, combos, cases: pins(CASES, TOPUP_CASES), schedule: { bufferTarget: { kind: 'unbounded' } } });
+    const launches = pins(CASES, TOPUP_CASES).flatMap((pin) => combos.map((combo) => ({ testCase: pin.slug, version: pin.version, variant: pin.variant, ...combo })));
+    const batchBody = JSON.stringify({ runs: launches });
+    const expectEnqueued = (body: string, count: (parsed: never) => number) => {
+      const enqueued = count(JSON.parse(body) as never);
+      if (enqueued !== launches.length) throw new Error(`expected ${launches.length} launches, got ${enqueued}: ${body.slice(0, 300)}`);
+    };
+    const [topUpHttp, batchHttp] = await timePaired(
+      TOPUP_ROUNDS,
+      2,
+      {
+        run: async () => {
+          const response = await client.send('POST', `/coverage-plans/${topUpPlan.id}/topup`, undefined, headers);
+          expectEnqueued(response.body, (parsed: { enqueued: number }) => parsed.enqueued);
+        },
+        undo: async () => {
+          await client.send('POST', `/coverage-plans/${topUpPlan.id}/halt`, undefined, headers);
+          await client.send('POST', `/coverage-plans/${topUpPlan.id}/pause`, JSON.stringify({ paused: false }), headers);
+        },
+      },
+      {
+        run: async () => {
+          const response = await client.send('POST', '/jobs/batch', batchBody, headers);
+          expectEnqueued(response.body, (parsed: { jobs: Array<{ jobId?: string }> }) => parsed.jobs.filter((job) => job.jobId).length);
+        },
+        undo: () => client.send('POST', '/jobs/cancel-waiting', undefined, headers),
+      },
+    );
+    client.close();
+    const matrixRatio = matrixHttp.p50 / matrixRaw.p50;
+    printTable(`Coverage at ${RUNS} runs (p50, sequential keep-alive; load average ${load()}; the machine is shared and loaded)`, [
+      { measure: `matrix, ${CASES * MODELS} cells`, http: ms(matrixHttp.p50), baseline: ms(matrixRaw.p50), 'baseline is': 'raw grouped SQLite queries', ratio: matrixRatio.toFixed(2), target: '<= 3', verdict: matrixRatio <= 3 ? 'PASS' : 'FAIL' },
+      { measure: `top-up, ${launches.length} runs`, http: ms(topUpHttp.p50), baseline: ms(batchHttp.p50), 'baseline is': 'POST /jobs/batch, same launches', ratio: (topUpHttp.p50 / batchHttp.p50).toFixed(2), target: '<= 2', verdict: topUpHttp.p50 / batchHttp.p50 <= 2 ? 'PASS' : 'FAIL' },
+    ]);
+  } finally {
+    await app.close();
+    db.close();
+    await auth.close();
+    authDb.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    await redis.stop();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await benchCoverage();

@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { FastifyAdapter } from '@bull-board/fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { BACKGROUND_QUEUES } from '../../queue/queue-keys.js';
+import { MINUTE, SECOND } from '../../time.js';
+
+export const DASHBOARD_PATH = '/admin/queues';
+
+/**
+ * Queues whose jobs the board may retry, clean or remove: re-running one of their jobs is
+ * what asking for it again through the API would do. Every other queue is read-only on the
+ * board (its actions are refused with 405): run jobs move only through our own scripts, and
+ * a publish or probe job's row in SQLite would no longer match a BullMQ job run twice.
+ */
+const ACTIONABLE = new Set<string>([BACKGROUND_QUEUES.ingest, BACKGROUND_QUEUES.snapshot, BACKGROUND_QUEUES.billedRates]);
+
+/** How long a checked login is trusted before the auth service is asked again. */
+const LOGIN_CACHE_MS = 1 * MINUTE;
+const LOGIN_TIMEOUT_MS = 3 * SECOND;
+
+/**
+ * QUEUE_DASHBOARD=true: the maintained BullMQ board over every queue of the deployment, at
+ * /admin/queues. A browser cannot send our bearer token on navigation, so it asks for HTTP
+ * Basic credentials, checked by logging in to the auth service (the token that login issues
+ * is logged out at once).
+ */
+async function queueDashboard(app: FastifyInstance) {
+  const serverAdapter = new FastifyAdapter();
+  serverAdapter.setBasePath(DASHBOARD_PATH);
+  createBullBoard({
+    queues: [...app.deploymentQueues.queues].map(
+      ([name, queue]) => new BullMQAdapter(queue, { readOnlyMode: !ACTIONABLE.has(name), allowRetries: ACTIONABLE.has(name) }),
+    ),
+    serverAdapter,
+    options: { uiConfig: { boardTitle: 'eval-backend queues' } },
+  });
+
+  const checkLogin = basicLoginChecker(app.config.authUrl!);
+  await app.register(async (board) => {
+    board.addHook('onRequest', async (request, reply) => {
+      if (!(await checkLogin(request))) return refuse(reply);
+    });
+    await board.register(serverAdapter.registerPlugin(), { prefix: DASHBOARD_PATH });
+  });
+}
+
+function refuse(reply: FastifyReply) {
+  return reply
+    .code(401)
+    .header('www-authenticate', 'Basic realm="eval-backend queues", charset="UTF-8"')
+    .send({ error: { code: 'unauthorized', message: 'The queue dashboard needs the username and password of an account (HTTP Basic).' } });
+}
+
+/** Checks `Authorization: Basic` credentials with a login at the auth service, caching a success briefly. */
+function basicLoginChecker(authUrl: string) {
+  // Keyed by a hash, so the cache never holds a usable password.
+  const trusted = new Map<string, number>();
+  return async (request: FastifyRequest): Promise<boolean> => {
+    const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(request.headers.authorization ?? '');
+    if (!match) return false;
+    const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon <= 0) return false;
+    const key = createHash('sha256').update(decoded).digest('base64url');
+    const now = Date.now();
+    if ((trusted.get(key) ?? 0) > now) return true;
+    const login = await fetch(`${authUrl}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: decoded.slice(0, colon), password: decoded.slice(colon + 1) }),
+      signal: AbortSignal.timeout(LOGIN_TIMEOUT_MS),
+    }).catch(() => null);
+    if (!login?.ok) return false;
+    const { token } = (await login.json().catch(() => ({}))) as { token?: unknown };
+    if (typeof token === 'string') {
+      void fetch(`${authUrl}/auth/logout`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(LOGIN_TIMEOUT_MS) }).catch(() => undefined);
+    }
+    if (trusted.size > 1000) trusted.clear();
+    trusted.set(key, now + LOGIN_CACHE_MS);
+    return true;
+  };
+}
+
+export default fp(queueDashboard, { name: 'queue-dashboard', fastify: '5.x', dependencies: ['operations'] });

@@ -1,0 +1,37 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { cellCounts, type CellCounter } from '../../coverage/cell-counts.js';
+import { cellLaunchability, type CellLaunchability } from '../../coverage/cell-launchability.js';
+import { OriginOwners } from '../../coverage/origin-owners.js';
+import { ReviewFollowUps } from '../../coverage/review-follow-ups.js';
+import { ScheduleLocks } from '../../queue/schedule-lock.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * The machinery every schedule owner (coverage plans, ladders) shares: who may launch
+     * under an origin, what runs after a review, the per-owner top-up lock, cell counting
+     * and launchability.
+     */
+    scheduleOwners: {
+      origins: OriginOwners;
+      reviewFollowUps: ReviewFollowUps;
+      locks: ScheduleLocks;
+      counter: CellCounter;
+      launchability(): CellLaunchability;
+    };
+  }
+}
+
+async function scheduleOwners(app: FastifyInstance) {
+  const log = app.log.child({ area: 'schedule-owners' });
+  app.decorate('scheduleOwners', {
+    origins: new OriginOwners(),
+    reviewFollowUps: new ReviewFollowUps((error, runId) => log.warn({ err: error, runId }, 'a follow-up of a review failed; the review stands')),
+    locks: new ScheduleLocks(app.jobsRedis, app.config.redisPrefix),
+    counter: cellCounts(app.db),
+    launchability: () => cellLaunchability({ catalog: app.runJobs.catalog, index: app.catalog.index, isCurated: (model) => app.models.isCurated(model) }),
+  });
+}
+
+export default fp(scheduleOwners, { name: 'schedule-owners', fastify: '5.x', dependencies: ['store', 'catalog', 'models', 'run-jobs'] });

@@ -1,0 +1,11 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { deploymentStatus } from '../../../ops/deployment-status.js';
+import { errorResponses } from '../../schemas/common.js';
+import { DeploymentStatus } from '../../schemas/status.js';
+
+const statusRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const status = deploymentStatus(app);
+  app.get('/status', { schema: { response: { 200: DeploymentStatus, ...errorResponses() } } }, () => status());
+};
+
+export default statusRoutes;

@@ -1,0 +1,66 @@
+import { Command, CommanderError, Option } from 'commander';
+import { DEFAULT_URL, EXIT, UnusableError, type CliIo } from './cli-io.js';
+import { ingestCommand } from './ingest-command.js';
+import { statusCommand } from './status-command.js';
+import { watchCommand } from './watch-command.js';
+
+/**
+ * `eval-backend <command>`: the command line for CI jobs and operators. Returns the exit
+ * code; `bin/eval-backend.mjs` passes the process's own streams and exits with it.
+ */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let code: number = EXIT.ok;
+  const urlOption = () =>
+    new Option('--url <url>', 'base URL of the service').env('EVAL_BACKEND_URL').default(DEFAULT_URL);
+  const program = new Command('eval-backend')
+    .description('Command line of the evaluation backend: ingest a catalog from CI, watch the consoles\' stream, read the deployment\'s status.')
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
+    .showHelpAfterError();
+
+  program
+    .command('ingest')
+    .description('Ingest the catalog checkout the service reads (POST /ingest), with progress; exit 1 when a version fails.')
+    .addOption(urlOption())
+    .option('--catalog-version <token>', 'opaque token of this catalog (default: `git rev-parse HEAD` of the current directory)')
+    .option('--no-catalog-version', 'send no token (the scan neither reuses the store nor moves the marker)')
+    .option('--force', 're-ingest and re-render versions already stored (development only)')
+    .option('--case <slug[@version]>', 'ingest only this case, or one version of it (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
+    .action(async (options: { url: string; catalogVersion?: string | false; force?: boolean; case?: string[] }) => {
+      code = await ingestCommand(options, io);
+    });
+
+  program
+    .command('watch')
+    .description('Follow the console stream (GET /notifications) and print notifications, and with --runs every run transition.')
+    .addOption(urlOption())
+    .option('--runs', 'also print every in-flight run transition')
+    .action(async (options: { url: string; runs?: boolean }) => {
+      code = await watchCommand(options, io);
+    });
+
+  program
+    .command('status')
+    .description('Print readiness, the store, run jobs by state and harness cap, queue counts and connected workers.')
+    .addOption(urlOption())
+    .option('--json', 'print the raw GET /status answer')
+    .action(async (options: { url: string; json?: boolean }) => {
+      code = await statusCommand(options, io);
+    });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return code;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version are not failures; every other parse error is a wrong argument.
+      return error.exitCode === 0 ? EXIT.ok : EXIT.unusable;
+    }
+    if (error instanceof UnusableError) {
+      io.stderr.write(`eval-backend: ${error.message}\n`);
+      return EXIT.unusable;
+    }
+    if (io.signal.aborted) return EXIT.ok;
+    throw error;
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * Cell counting (shared by plans and ladders), as a few grouped SQLite queries over a list of
+ * cells: `completed` (stored runs in state completed, counted globally), `inFlight` and its
+ * `pending` subset (non-terminal jobs, counted globally), `unreviewed` (completed runs the
+ * requester has not reviewed; machine-graded test types never wait on a review), plus an
+ * origin's jobs in flight (the other half of buffer occupancy) and the ordered review queue.
+ *
+ * A cell matches a run or job on case, version, variant, engine (a run without one is
+ * `none`), harness and model; a gg cell also on its configuration, taken from the job that
+ * produced the run (else the record's own `ggConfigId`), so a plan's gg runs and a hand
+ * launch from the same configuration share the cell. Provider does not split cells: runs
+ * do not record it.
+ */
+import type { Database } from '../db/open-database.js';
+import { LISTED_COLUMNS, type ListedRow } from '../runs/run-rows.js';
+import { AUTO_GRADED_TEST_TYPES } from '../runs/run-states.js';
+import type { CoverageCell } from './coverage-cells.js';
+
+export interface CellCounts {
+  completed: number;
+  inFlight: number;
+  pending: number;
+  unreviewed: number;
+}
+
+const IN_FLIGHT = `('queued', 'pending', 'dispatched', 'starting', 'running')`;
+const AUTO_GRADED = AUTO_GRADED_TEST_TYPES.map((type) => `'${type}'`).join(', ');
+/** A run's gg configuration row id: its job's, else the record's (`saved:` stripped). */
+const RUN_GG = `COALESCE((SELECT j.gg_config_id FROM jobs AS j WHERE j.id = r.job_id),
+  CASE WHEN r.gg_config_id LIKE 'saved:%' THEN substr(r.gg_config_id, 7) ELSE r.gg_config_id END)`;
+// CROSS JOIN keeps the cells as the outer loop (SQLite has no statistics for json_each), so
+// each cell is one index range, whatever the number of runs and jobs.
+const RUN_MATCH = `FROM json_each(@cells) AS c
+  CROSS JOIN runs AS r INDEXED BY runs_cell
+    ON r.test_case_slug = c.value ->> 0 AND r.test_case_version = c.value ->> 1 AND r.variant = c.value ->> 2
+   AND r.engine = c.value ->> 3 AND r.harness = c.value ->> 4 AND r.model_id = c.value ->> 5
+  WHERE r.state = 'completed' AND r.decode_error IS NULL AND (c.value ->> 6 IS NULL OR ${RUN_GG} = c.value ->> 6)`;
+const UNREVIEWED = `COALESCE(r.test_type, '') NOT IN (${AUTO_GRADED})
+  AND NOT EXISTS (SELECT 1 FROM run_reviews AS v WHERE v.run_id = r.id AND v.reviewer_id = @reviewer)`;
+
+/** The SQL the counts run, exported so the benchmark can time them raw. */
+export const CELL_COUNT_SQL = {
+  runs: `SELECT c.key AS cell, COUNT(*) AS completed, SUM(${UNREVIEWED}) AS unreviewed ${RUN_MATCH} GROUP BY c.key`,
+  jobs: `SELECT c.key AS cell, COUNT(*) AS inFlight, SUM(j.state = 'pending') AS pending
+    FROM json_each(@cells) AS c
+    CROSS JOIN jobs AS j INDEXED BY jobs_in_flight_cell
+      ON j.test_case_slug = c.value ->> 0 AND j.test_case_version = c.value ->> 1 AND j.variant = c.value ->> 2
+     AND j.harness_slug = c.value ->> 4 AND j.model_id = c.value ->> 5
+    WHERE j.state IN ${IN_FLIGHT} AND COALESCE(j.engine, 'none') = c.value ->> 3
+      AND (c.value ->> 6 IS NULL OR j.gg_config_id = c.value ->> 6)
+    GROUP BY c.key`,
+  originInFlight: `SELECT COUNT(*) FROM jobs WHERE origin = ? AND state IN ${IN_FLIGHT}`,
+};
+
+/** The cells as the queries' `@cells` parameter: one array per cell, in order. */
+export const cellsParam = (cells: CoverageCell[]): string =>
+  JSON.stringify(cells.map(({ pin, combination: c }) => [pin.slug, pin.version, pin.variant, pin.engine, c.harness, c.model, c.ggConfigRowId]));
+
+/** Where a stored run sits: the identity a cell matches it on. */
+export interface RunCellIdentity {
+  slug: string;
+  version: string;
+  variant: string;
+  engine: string;
+  harness: string;
+  model: string;
+  ggConfigRowId: string | null;
+  completed: boolean;
+}
+
+export function cellCounts(db: Database) {
+  const runs = db.prepare<{ cells: string; reviewer: string }, { cell: number; completed: number; unreviewed: number }>(CELL_COUNT_SQL.runs);
+  const jobs = db.prepare<{ cells: string }, { cell: number; inFlight: number; pending: number }>(CELL_COUNT_SQL.jobs);
+  const originInFlight = db.prepare<[string], number>(CELL_COUNT_SQL.originInFlight).pluck();
+  const originInFlightIds = db.prepare<[string], string>(`SELECT id FROM jobs WHERE origin = ? AND state IN ${IN_FLIGHT} ORDER BY seq`).pluck();
+  const queue = db.prepare<{ cells: string; reviewer: string; limit: number }, ListedRow>(
+    `SELECT ${LISTED_COLUMNS.split(',').map((column) => `r.${column.trim()}`).join(', ')} ${RUN_MATCH} AND ${UNREVIEWED}
+     ORDER BY c.key, r.finished_at, r.id LIMIT @limit`,
+  );
+  const identity = db.prepare<[string], Omit<RunCellIdentity, 'completed'> & { completed: number }>(
+    `SELECT r.test_case_slug AS slug, r.test_case_version AS version, r.variant, r.engine, r.harness, r.model_id AS model,
+       ${RUN_GG} AS ggConfigRowId, r.state = 'completed' AND r.decode_error IS NULL AS completed
+     FROM runs AS r WHERE r.id = ?`,
+  );
+
+  return {
+    /** Counts per cell, aligned with `cells`; `reviewerId` is the requesting account. */
+    count(cells: CoverageCell[], reviewerId: string): CellCounts[] {
+      const counts = cells.map(() => ({ completed: 0, inFlight: 0, pending: 0, unreviewed: 0 }));
+      if (cells.length === 0) return counts;
+      const param = cellsParam(cells);
+      for (const row of runs.all({ cells: param, reviewer: reviewerId })) {
+        const cell = counts[row.cell]!;
+        cell.completed = row.completed;
+        cell.unreviewed = row.unreviewed;
+      }
+      for (const row of jobs.all({ cells: param })) {
+        const cell = counts[row.cell]!;
+        cell.inFlight = row.inFlight;
+        cell.pending = row.pending;
+      }
+      return counts;
+    },
+    /** Non-terminal jobs launched with this origin (`plan:<id>`, `ladder:<id>`). */
+    inFlightOfOrigin: (origin: string): number => originInFlight.get(origin) ?? 0,
+    inFlightIdsOfOrigin: (origin: string): string[] => originInFlightIds.all(origin),
+    /**
+     * Completed runs of the cells the reviewer has not reviewed, cell by cell in the given
+     * order, oldest first within a cell; one more than `limit` tells the caller it was capped.
+     */
+    unreviewedRuns: (cells: CoverageCell[], reviewerId: string, limit: number): ListedRow[] =>
+      cells.length === 0 ? [] : queue.all({ cells: cellsParam(cells), reviewer: reviewerId, limit }),
+    /** Null for an unknown run. */
+    runIdentity(runId: string): RunCellIdentity | null {
+      const row = identity.get(runId);
+      return row ? { ...row, completed: row.completed === 1 } : null;
+    },
+  };
+}
+
+export type CellCounter = ReturnType<typeof cellCounts>;
+
+/** Whether a run (by its identity) falls in a cell. */
+export const runInCell = (run: RunCellIdentity, { pin, combination }: CoverageCell): boolean =>
+  run.slug === pin.slug && run.version === pin.version && run.variant === pin.variant && run.engine === pin.engine &&
+  run.harness === combination.harness && run.model === combination.model &&
+  (combination.ggConfigRowId === null || run.ggConfigRowId === combination.ggConfigRowId);

@@ -1,0 +1,74 @@
+/**
+ * What can be said about a cell without launching it (shared by plans and ladders): why a
+ * top-up could not launch it (un-ingested version, undeclared engine or variant, a gone gg
+ * configuration, a model the catalog does not hold), and the newest ingested version of its
+ * case. A pin naming any of these is accepted at save and reported here.
+ */
+import type { CatalogIndex } from '../catalog/catalog-index.js';
+import { compareVersions } from '../catalog/compare-versions.js';
+import { NO_ENGINE } from '../catalog/known-engines.js';
+import type { LaunchCatalog } from '../jobs/launch-catalog.js';
+import { refuseUncatalogued } from '../models/list-price-from-router.js';
+import type { CoverageCell, Pin } from './coverage-cells.js';
+
+export interface LaunchabilityDeps {
+  catalog: LaunchCatalog;
+  index: CatalogIndex;
+  /** Whether the model catalog holds a curated entry for the model (what a launch needs first). */
+  isCurated(modelId: string): boolean;
+}
+
+/** One reader per request: answers are cached, since a matrix asks about each pin and model many times. */
+export function cellLaunchability(deps: LaunchabilityDeps) {
+  const pins = new Map<string, string | null>();
+  const models = new Map<string, string | null>();
+  const latest = new Map<string, string>();
+
+  function pinProblem(pin: Pin): string | null {
+    const key = `${pin.slug}|${pin.version}|${pin.variant}|${pin.engine}`;
+    if (pins.has(key)) return pins.get(key)!;
+    let problem: string | null = null;
+    const version = deps.catalog.version(pin.slug, pin.version);
+    if (!version) {
+      problem = deps.catalog.caseExists(pin.slug)
+        ? `Test case ${pin.slug} has no ingested version ${pin.version}.`
+        : `No test case "${pin.slug}" is ingested.`;
+    } else if (pin.engine !== NO_ENGINE && !version.engines.includes(pin.engine)) {
+      problem = `Test case ${pin.slug} ${pin.version} does not declare engine "${pin.engine}".`;
+    } else if (version.variants.length > 0 && !version.variants.includes(pin.variant)) {
+      problem = `Test case ${pin.slug} ${pin.version} has no variant "${pin.variant}".`;
+    }
+    pins.set(key, problem);
+    return problem;
+  }
+
+  function modelProblem(modelId: string): string | null {
+    if (!models.has(modelId)) models.set(modelId, deps.isCurated(modelId) ? null : refuseUncatalogued(modelId).reason);
+    return models.get(modelId)!;
+  }
+
+  return {
+    /** Why the cell cannot be launched, or null. The launch itself may still be refused (a price the provider does not list). */
+    unlaunchable(cell: CoverageCell): string | null {
+      const { combination } = cell;
+      const problem = pinProblem(cell.pin) ?? combination.unlaunchable;
+      if (problem) return problem;
+      const bound = combination.gg ? [...new Set([combination.model, ...Object.values(combination.gg.slotModels)])] : [combination.model];
+      for (const model of bound) {
+        const refused = modelProblem(model);
+        if (refused) return refused;
+      }
+      return null;
+    },
+    /** The newest ingested version of a case; empty when none is. */
+    latestVersion(slug: string): string {
+      if (!latest.has(slug)) {
+        const versions = deps.index.versionsOf(slug).map((version) => version.version).sort(compareVersions);
+        latest.set(slug, versions.at(-1) ?? '');
+      }
+      return latest.get(slug)!;
+    },
+  };
+}
+
+export type CellLaunchability = ReturnType<typeof cellLaunchability>;

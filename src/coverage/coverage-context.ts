@@ -1,0 +1,31 @@
+import type { CoverageGroupsTable } from '../db/coverage-groups-table.js';
+import type { CoveragePlansTable } from '../db/coverage-plans-table.js';
+import type { CoverageSettingsTable } from '../db/coverage-settings-table.js';
+import type { GgConfig } from '../db/gg-configs-table.js';
+import type { JobsContext } from '../jobs/jobs-context.js';
+import type { ScheduleLocks } from '../queue/schedule-lock.js';
+import type { RunGrades } from '../runs/run-grades.js';
+import type { CellCounter } from './cell-counts.js';
+import type { CellLaunchability } from './cell-launchability.js';
+
+/** Everything the coverage services work with; the coverage plugin builds one per app. */
+export interface CoverageContext {
+  jobs: JobsContext;
+  groups: CoverageGroupsTable;
+  plans: CoveragePlansTable;
+  settings: CoverageSettingsTable;
+  counter: CellCounter;
+  locks: ScheduleLocks;
+  grades: RunGrades;
+  /** A fresh launchability reader; it caches, so one per request. */
+  launchability(): CellLaunchability;
+}
+
+/** The account's gg configurations by row id, each looked up once per request. */
+export function ggConfigLookup(jobs: JobsContext, accountId: string): (rowId: string) => GgConfig | null {
+  const seen = new Map<string, GgConfig | null>();
+  return (rowId) => {
+    if (!seen.has(rowId)) seen.set(rowId, jobs.ggConfigs.get(accountId, rowId));
+    return seen.get(rowId)!;
+  };
+}

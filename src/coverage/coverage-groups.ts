@@ -1,0 +1,46 @@
+import type { GroupBodyT } from '../api/schemas/coverage.js';
+import type { CoverageGroup, GroupWrite } from '../db/coverage-groups-table.js';
+import { badRequest, notFound } from '../errors.js';
+import { checkCombinations, combinationView, resolveCombination } from './combinations.js';
+import { ggConfigLookup, type CoverageContext } from './coverage-context.js';
+import { checkPins } from './coverage-cells.js';
+
+/** A written group, checked: members of the other kind are refused, as is a gg member naming a configuration the account does not hold. */
+function groupWrite(ctx: CoverageContext, accountId: string, body: GroupBodyT): GroupWrite {
+  const combos = body.combos ?? [];
+  const cases = body.cases ?? [];
+  if (body.kind === 'combo' && cases.length > 0) throw badRequest('body.cases must be empty on a group of kind combo.');
+  if (body.kind === 'case' && combos.length > 0) throw badRequest('body.combos must be empty on a group of kind case.');
+  const configs = ggConfigLookup(ctx.jobs, accountId);
+  return {
+    name: body.name,
+    kind: body.kind,
+    combos: checkCombinations(combos, 'body.combos', (rowId) => configs(rowId) !== null),
+    cases: checkPins(cases, 'body.cases'),
+  };
+}
+
+export function groupView(ctx: CoverageContext, accountId: string, group: CoverageGroup) {
+  const configs = ggConfigLookup(ctx.jobs, accountId);
+  return { ...group, combos: group.combos.map((combo) => combinationView(resolveCombination(combo, configs))) };
+}
+
+const missing = (id: string) => notFound(`No coverage group ${id}.`);
+
+export const listGroups = (ctx: CoverageContext, accountId: string) =>
+  ctx.groups.list(accountId).map((group) => groupView(ctx, accountId, group));
+
+export const createGroup = (ctx: CoverageContext, accountId: string, body: GroupBodyT) =>
+  groupView(ctx, accountId, ctx.groups.create(accountId, groupWrite(ctx, accountId, body)));
+
+export function updateGroup(ctx: CoverageContext, accountId: string, id: string, body: GroupBodyT) {
+  if (!ctx.groups.get(accountId, id)) throw missing(id);
+  const group = ctx.groups.update(accountId, id, groupWrite(ctx, accountId, body));
+  if (!group) throw missing(id);
+  return groupView(ctx, accountId, group);
+}
+
+/** Plans referencing the group keep the id and ignore it from now on. */
+export function deleteGroup(ctx: CoverageContext, accountId: string, id: string): void {
+  if (!ctx.groups.delete(accountId, id)) throw missing(id);
+}

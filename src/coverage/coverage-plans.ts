@@ -1,0 +1,106 @@
+import type { PlanBodyT, ScheduleBodyT } from '../api/schemas/coverage.js';
+import { DEFAULT_SCHEDULE, type CoveragePlan, type CoverageSchedule, type PlanDeclaration } from '../db/coverage-plans-table.js';
+import { badRequest, notFound } from '../errors.js';
+import { bufferTargetOf, DEFAULT_BUFFER_TARGET, type BufferTarget } from './buffer-target.js';
+import { checkCombinations, combinationView, resolveCombination } from './combinations.js';
+import { ggConfigLookup, type CoverageContext } from './coverage-context.js';
+import { checkPins } from './coverage-cells.js';
+
+export const MIN_RUNS_PER_CELL = 1;
+export const MAX_RUNS_PER_CELL = 100;
+
+export const planOrigin = (planId: string) => `plan:${planId}`;
+
+export function requirePlan(ctx: CoverageContext, accountId: string, id: string): CoveragePlan {
+  const plan = ctx.plans.get(accountId, id);
+  if (!plan) throw notFound(`No coverage plan ${id}.`);
+  return plan;
+}
+
+/** Referenced group ids must not name a group of the other kind; ids of no group are kept (they read as dangling). */
+function checkGroupIds(ctx: CoverageContext, accountId: string, ids: string[], kind: 'combo' | 'case', field: string): string[] {
+  ids.forEach((id, index) => {
+    const group = ctx.groups.get(accountId, id);
+    if (group && group.kind !== kind) throw badRequest(`${field}[${index}] "${id}" names a ${group.kind} group; ${field} takes ${kind} groups.`);
+  });
+  return [...new Set(ids)];
+}
+
+function declarationOf(ctx: CoverageContext, accountId: string, body: PlanBodyT): PlanDeclaration {
+  if (!Number.isInteger(body.runsPerCell) || body.runsPerCell < MIN_RUNS_PER_CELL || body.runsPerCell > MAX_RUNS_PER_CELL) {
+    throw badRequest(`body.runsPerCell must be between ${MIN_RUNS_PER_CELL} and ${MAX_RUNS_PER_CELL} (got ${body.runsPerCell}).`);
+  }
+  const configs = ggConfigLookup(ctx.jobs, accountId);
+  return {
+    name: body.name,
+    runsPerCell: body.runsPerCell,
+    comboGroupIds: checkGroupIds(ctx, accountId, body.comboGroupIds ?? [], 'combo', 'body.comboGroupIds'),
+    caseGroupIds: checkGroupIds(ctx, accountId, body.caseGroupIds ?? [], 'case', 'body.caseGroupIds'),
+    combos: checkCombinations(body.combos ?? [], 'body.combos', (rowId) => configs(rowId) !== null),
+    cases: checkPins(body.cases ?? [], 'body.cases'),
+  };
+}
+
+/** A schedule write over the stored one: absent fields keep their value, `bufferTarget: null` inherits. */
+export function scheduleOf(current: CoverageSchedule, body: ScheduleBodyT, field: string): CoverageSchedule {
+  let bufferTarget: BufferTarget | null = current.bufferTarget;
+  if (body.bufferTarget === null) bufferTarget = null;
+  else if (body.bufferTarget !== undefined) bufferTarget = bufferTargetOf(body.bufferTarget, `${field}.bufferTarget`);
+  return {
+    outerAxis: body.outerAxis ?? current.outerAxis,
+    paused: body.paused ?? current.paused,
+    autoTopUp: body.autoTopUp ?? current.autoTopUp,
+    bufferTarget,
+  };
+}
+
+/** The plan as read: declaration and schedule flattened, members resolved (gg names, root models). */
+export function planView(ctx: CoverageContext, accountId: string, plan: CoveragePlan) {
+  const configs = ggConfigLookup(ctx.jobs, accountId);
+  const { schedule, ...declaration } = plan;
+  return { ...declaration, combos: plan.combos.map((combo) => combinationView(resolveCombination(combo, configs))), ...schedule };
+}
+
+export const listPlans = (ctx: CoverageContext, accountId: string) =>
+  ctx.plans.list(accountId).map((plan) => planView(ctx, accountId, plan));
+
+export function createPlan(ctx: CoverageContext, accountId: string, body: PlanBodyT) {
+  const declaration = declarationOf(ctx, accountId, body);
+  const schedule = scheduleOf(DEFAULT_SCHEDULE, body.schedule ?? {}, 'body.schedule');
+  return planView(ctx, accountId, ctx.plans.create(accountId, declaration, schedule));
+}
+
+/** A PUT without `schedule` leaves the schedule alone. */
+export function updatePlan(ctx: CoverageContext, accountId: string, id: string, body: PlanBodyT) {
+  const current = requirePlan(ctx, accountId, id);
+  const declaration = declarationOf(ctx, accountId, body);
+  const schedule = body.schedule ? scheduleOf(current.schedule, body.schedule, 'body.schedule') : null;
+  const plan = ctx.plans.update(accountId, id, declaration, schedule);
+  if (!plan) throw notFound(`No coverage plan ${id}.`);
+  return planView(ctx, accountId, plan);
+}
+
+export function deletePlan(ctx: CoverageContext, accountId: string, id: string): void {
+  if (!ctx.plans.delete(accountId, id)) throw notFound(`No coverage plan ${id}.`);
+}
+
+export const getSchedule = (ctx: CoverageContext, accountId: string, id: string) => requirePlan(ctx, accountId, id).schedule;
+
+export function putSchedule(ctx: CoverageContext, accountId: string, id: string, body: ScheduleBodyT): CoverageSchedule {
+  const current = requirePlan(ctx, accountId, id);
+  const plan = ctx.plans.setSchedule(accountId, id, scheduleOf(current.schedule, body, 'body'));
+  if (!plan) throw notFound(`No coverage plan ${id}.`);
+  return plan.schedule;
+}
+
+/** `GET /coverage-settings`: the account's choice, else the compiled-in default; a read writes nothing. */
+export function getSettings(ctx: CoverageContext, accountId: string) {
+  const chosen = ctx.settings.bufferTarget(accountId);
+  return { bufferTarget: chosen ?? DEFAULT_BUFFER_TARGET, isDefault: chosen === null };
+}
+
+export function putSettings(ctx: CoverageContext, accountId: string, bufferTarget: { kind: string; runs?: number }) {
+  const target = bufferTargetOf(bufferTarget, 'body.bufferTarget');
+  ctx.settings.setBufferTarget(accountId, target);
+  return { bufferTarget: target, isDefault: false };
+}

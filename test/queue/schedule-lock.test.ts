@@ -1,0 +1,78 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it, inject } from 'vitest';
+import { scheduleLockKey } from '../../src/queue/queue-keys.js';
+import { ScheduleLocks } from '../../src/queue/schedule-lock.js';
+import { redisOptionsFromUrl } from '../../src/redis/managed-redis.js';
+
+const prefix = `tl${randomUUID().slice(0, 8)}`;
+// Two connections, as two processes would hold.
+const one = new Redis(redisOptionsFromUrl(inject('redisUrl')));
+const two = new Redis(redisOptionsFromUrl(inject('redisUrl')));
+afterAll(() => {
+  one.disconnect();
+  two.disconnect();
+});
+
+/** A promise and the function that settles it, so a holder can be kept inside its lock on demand. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+describe('schedule locks', () => {
+  it('lets one holder per owner in across connections, and the next one in once it lets go', async () => {
+    const a = new ScheduleLocks(one, prefix);
+    const b = new ScheduleLocks(two, prefix);
+    const inside = gate();
+    const release = gate();
+    const holding = a.withLock('plan:1', async () => {
+      inside.open();
+      await release.opened;
+      return 'done';
+    });
+    await inside.opened;
+    expect(await b.withLock('plan:1', async () => 'second')).toEqual({ held: false });
+    expect(await b.withLock('plan:2', async () => 'other owner')).toEqual({ held: true, value: 'other owner' });
+    // A waiting caller gets in as soon as the holder lets go.
+    const waiting = b.withLock('plan:1', async () => 'after', { waitMs: 10_000 });
+    release.open();
+    expect(await holding).toEqual({ held: true, value: 'done' });
+    expect(await waiting).toEqual({ held: true, value: 'after' });
+    expect(await one.exists(scheduleLockKey(prefix, 'plan:1'))).toBe(0);
+  });
+
+  it('releases the claim when the work throws', async () => {
+    const locks = new ScheduleLocks(one, prefix);
+    await expect(locks.withLock('plan:3', async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(await locks.withLock('plan:3', async () => 1)).toEqual({ held: true, value: 1 });
+  });
+
+  it('never lets a holder whose claim expired confirm, nor delete the next holder’s claim', async () => {
+    const slow = new ScheduleLocks(one, prefix, { ttlMs: 60_000 });
+    const next = new ScheduleLocks(two, prefix);
+    const inside = gate();
+    const resume = gate();
+    const stalled = slow.withLock('plan:4', async (lock) => {
+      inside.open();
+      await resume.opened;
+      await lock.confirm();
+    });
+    await inside.opened;
+    // The claim expires under the stalled holder (as a TTL would) and another takes it.
+    await one.del(scheduleLockKey(prefix, 'plan:4'));
+    const taken = gate();
+    const done = gate();
+    const successor = next.withLock('plan:4', async () => {
+      taken.open();
+      await done.opened;
+    });
+    await taken.opened;
+    resume.open();
+    await expect(stalled).rejects.toThrow('expired');
+    expect(await one.exists(scheduleLockKey(prefix, 'plan:4'))).toBe(1);
+    done.open();
+    await successor;
+  });
+});
