@@ -19,9 +19,11 @@ export interface TokenVerifierOptions {
   cacheMs: number;
   timeoutMs?: number;
   maxCached?: number;
+  /** The clock the cache bound is measured on (ms); tests pass their own. */
+  now?: () => number;
 }
 
-export function tokenVerifier({ authUrl, cacheMs, timeoutMs = 3 * SECOND, maxCached = 10_000 }: TokenVerifierOptions): TokenVerifier {
+export function tokenVerifier({ authUrl, cacheMs, timeoutMs = 3 * SECOND, maxCached = 10_000, now: clock = Date.now }: TokenVerifierOptions): TokenVerifier {
   // Keyed by a hash so the cache never holds usable tokens.
   const cache = new Map<string, { account: Account; until: number }>();
 
@@ -49,7 +51,7 @@ export function tokenVerifier({ authUrl, cacheMs, timeoutMs = 3 * SECOND, maxCac
     async verify(token) {
       if (cacheMs <= 0) return ask(token);
       const key = createHash('sha256').update(token).digest('base64url');
-      const now = Date.now();
+      const now = clock();
       const hit = cache.get(key);
       if (hit && hit.until > now) return hit.account;
       const account = await ask(token);
