@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'internal'
   | 'auth_unavailable'
   | 'store_not_ready'
+  | 'catalog_unavailable'
   | 'router_key_missing'
   | 'upstream_unavailable';
 
@@ -29,6 +30,7 @@ const STATUS: Record<ErrorCode, number> = {
   auth_unavailable: 502,
   upstream_unavailable: 502,
   store_not_ready: 503,
+  catalog_unavailable: 503,
   router_key_missing: 503,
 };
 

@@ -8,7 +8,7 @@ export interface CatalogEntry {
   versions: string[];
   name: string;
   testType: string;
-  assetKind: string;
+  assetKind: string | null;
   difficulty: string;
   tags: string[];
   summary: string;

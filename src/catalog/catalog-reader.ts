@@ -1,3 +1,5 @@
+import { realpath } from 'node:fs/promises';
+import { relative } from 'node:path';
 import { buildCatalogEntry, type CatalogEntry } from './catalog-entry.js';
 import type { CatalogIndex } from './catalog-index.js';
 import { compareVersions } from './compare-versions.js';
@@ -7,7 +9,9 @@ import type { ResolvedVersion } from './resolved-version.js';
 import { resolveInside } from './safe-store-path.js';
 import { storedReferencePath, storedShowcasePath } from './stored-media-path.js';
 import type { LoadedVersion, StoredVersions } from './stored-versions.js';
+import { isServedArtifact } from './served-artifacts.js';
 import { listValidationFiles } from './validation-files.js';
+import { toPosix } from './version-folder.js';
 import { notFound } from '../errors.js';
 
 const BASELINE_DIR = 'validation-baseline';
@@ -72,15 +76,23 @@ export function catalogReader(index: CatalogIndex, versions: StoredVersions, opt
       return result;
     },
 
-    async specs(slug: string, version: string, variant: string, engine?: string): Promise<RenderedSpec[]> {
+    /** A variant's seeded spec set, each body rendered for it and `engine`, with what names it. */
+    async specs(slug: string, version: string, variant: string, engine?: string) {
       const loaded = await visibleVersion(slug, version);
       requireVariant(loaded, variant);
-      return renderVariantSpecs(loaded.stored.resolved, loaded.sourceDir, variant, engine);
+      const record = loaded.stored.resolved;
+      const specs: RenderedSpec[] = await renderVariantSpecs(record, loaded.sourceDir, variant, engine);
+      const description = record.variants.find((candidate) => candidate.slug === variant)!.description;
+      return { slug: record.slug, version: record.version, variant, description, specs };
     },
 
+    /** A file the resolved version points at (see servedArtifacts); anything else of the folder is 404. */
     async artifactPath(slug: string, version: string, key: string): Promise<string> {
       const loaded = await visibleVersion(slug, version);
-      return resolveInside(loaded.sourceDir, key);
+      const path = await resolveInside(loaded.sourceDir, key);
+      const servedKey = toPosix(relative(await realpath(loaded.sourceDir), path));
+      if (!isServedArtifact(loaded.stored.artifacts, servedKey)) throw notFound(`No artifact "${key.slice(0, 200)}" in this version.`);
+      return path;
     },
 
     async referencePath(slug: string, version: string, scope: string, file: string): Promise<string> {

@@ -2,6 +2,8 @@
 
 export const TEST_TYPES = ['end-to-end', 'full-stack', 'asset-generation', 'adversarial', 'performance', 'game-jam'] as const;
 export const DEFAULT_TEST_TYPE = 'end-to-end';
+export const ASSET_TEST_TYPE = 'asset-generation';
+/** What an asset case that names no `asset_kind` draws; other test types have no asset kind. */
 export const DEFAULT_ASSET_KIND = 'sprite';
 
 /** Functional rating tiers, best to worst; a `failure_cap` names one of them. */

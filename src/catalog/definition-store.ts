@@ -5,6 +5,7 @@ import { SLUG_PATTERN, VERSION_PATTERN } from './catalog-vocabulary.js';
 import type { ReadVersionResult } from './read-version.js';
 import type { ReferenceToRender, StaticReference, Viewport } from './read-references.js';
 import { RESOLVED_RECORD_FORMAT } from './record-format.js';
+import { servedArtifacts, type ServedArtifacts } from './served-artifacts.js';
 import type { ResolvedVersion } from './resolved-version.js';
 import { walkVersionFiles } from './walk-version-files.js';
 
@@ -13,6 +14,8 @@ export interface StoredVersion {
   recordFormat: number;
   slug: string;
   version: string;
+  /** The checkout folder this copy was made from, checkout-relative: a later scan that cannot read it keeps this copy. */
+  sourceRelDir?: string;
   /** `contentHash` of the checkout folder this copy was made from. */
   contentHash: string;
   /** `statFingerprint` of that folder at the time, for the cheap unchanged check. */
@@ -21,6 +24,8 @@ export interface StoredVersion {
   referencesToRender: ReferenceToRender[];
   staticReferences: StaticReference[];
   showcaseDirs: Record<string, string>;
+  /** What the artifact route may serve of `source/`. */
+  artifacts?: ServedArtifacts;
 }
 
 /** Inside one stored version directory. */
@@ -44,6 +49,8 @@ export function storeLayout(versionDir: string): StoreLayout {
 export interface RenderTarget {
   view: string;
   scope: string;
+  /** The mockup's key in the version folder (`reference/title.html`), for reports. */
+  source: string;
   htmlFile: string;
   outFile: string;
   viewport: Viewport | null;
@@ -87,6 +94,8 @@ export class DefinitionStore {
   async stage(input: {
     read: ReadVersionResult;
     sourceDir: string;
+    /** `sourceDir` relative to the checkout root, recorded for prune decisions. */
+    sourceRelDir?: string;
     checkoutRoot: string;
     contentHash: string;
     fingerprint: string;
@@ -116,12 +125,14 @@ export class DefinitionStore {
         recordFormat: RESOLVED_RECORD_FORMAT,
         slug: record.slug,
         version: record.version,
+        ...(input.sourceRelDir === undefined ? {} : { sourceRelDir: input.sourceRelDir }),
         contentHash: input.contentHash,
         fingerprint: input.fingerprint,
         resolved: record,
         referencesToRender: input.read.referencesToRender,
         staticReferences: input.read.staticReferences,
         showcaseDirs: input.read.showcaseDirs,
+        artifacts: servedArtifacts(input.read),
       };
       await writeFile(layout.resolvedJson, JSON.stringify(stored));
     } catch (error) {
@@ -133,6 +144,7 @@ export class DefinitionStore {
       renderTargets: input.read.referencesToRender.map((reference) => ({
         view: reference.view,
         scope: reference.scope,
+        source: reference.htmlPath,
         htmlFile: join(layout.sourceDir, ...reference.htmlPath.split('/')),
         outFile: layout.referenceFile(reference.scope, reference.outFile),
         viewport: reference.viewport,
@@ -171,10 +183,37 @@ export class DefinitionStore {
     return removed;
   }
 
+  /**
+   * Deletes every `.staging-*` directory of the store: what a scan that crashed mid-copy or
+   * mid-render left behind. Only safe while no scan runs (see the ingest processor).
+   */
+  async sweepStaging(): Promise<string[]> {
+    const removed: string[] = [];
+    for (const slug of await subfolders(this.root)) {
+      for (const version of await subfolders(join(this.root, slug))) {
+        for (const name of await subfolders(join(this.root, slug, version))) {
+          if (!name.startsWith(STAGING_PREFIX)) continue;
+          await rm(join(this.root, slug, version, name), { recursive: true, force: true });
+          removed.push(join(this.root, slug, version, name));
+        }
+      }
+    }
+    return removed;
+  }
+
   /** Deletes every stored directory of a pruned `(slug, version)`. */
   async removeVersion(slug: string, version: string): Promise<void> {
     await rm(this.versionRoot(slug, version), { recursive: true, force: true });
   }
+}
+
+/** Names of the folders in `dir`; none when it does not exist (an empty store). */
+async function subfolders(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [];
+    throw error;
+  });
+  return entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name);
 }
 
 /** Reads a stored version's `resolved.json`. */

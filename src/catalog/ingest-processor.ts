@@ -6,43 +6,79 @@ import { redisOptionsFromUrl } from '../redis/managed-redis.js';
 import { createSnapshotQueue } from '../snapshot/snapshot-queue.js';
 import { SECOND } from '../time.js';
 import { ingestDeps } from './ingest-deps.js';
-import { writeIngestProgress, type ProgressEntry } from './ingest-queue.js';
+import { CatalogUnavailableError } from './catalog-unavailable-error.js';
+import { createIngestQueue, writeIngestProgress, type ProgressEntry } from './ingest-queue.js';
 import { runIngestScan, UnknownSelectorError, type IngestEvent, type IngestReport, type IngestRequest } from './ingest-scan.js';
+import { orderedWrites } from './ordered-writes.js';
 
-/** Ingest scans, one at a time in each process; a request made while another scan runs waits its turn. */
+/** Queued by each process that starts the ingest worker: removes what a crashed scan left, in the scans' own turn. */
+export const SWEEP_STAGING_JOB = 'sweep-staging';
+
+/** BullMQ's reason for a job whose worker stopped renewing its lock more than maxStalledCount times. */
+const STALLED_REASON = 'job stalled more than allowable limit';
+
+/**
+ * Ingest scans, one at a time across the deployment (the API and every `npm run worker`):
+ * two scans at once would race on prune and stale-directory removal. A request made while
+ * another scan runs waits its turn.
+ *
+ * A scan whose process dies (crash, kill -9) is never re-run unasked: once its lock lapses
+ * (`lockDuration`; the stalled check runs every `stalledInterval`), the next worker to meet
+ * it fails it (`maxStalledCount: 0`) and its follower gets a closing error line. The staging
+ * folders it left are swept at the start of the next scan, and by a sweep job each process
+ * queues when it starts its ingest worker; both run in the scans' turn, so no sweep can
+ * remove a running scan's staging folder.
+ */
 export const ingestProcessor: BackgroundProcessor = {
   queue: BACKGROUND_QUEUES.ingest,
   concurrency: 1,
-  options: { lockDuration: 5 * 60 * SECOND },
+  globalConcurrency: 1,
+  options: { lockDuration: 30 * SECOND, stalledInterval: 5 * SECOND, maxStalledCount: 0 },
   start({ config, db, connection }) {
     const snapshotQueue = createSnapshotQueue(connection, config.redisPrefix);
     const deps = ingestDeps(config, db, snapshotQueue);
     const progress = new Redis(redisOptionsFromUrl(config.redisUrl));
+    const ingestQueue = createIngestQueue({ connection, prefix: config.redisPrefix });
+    ingestQueue.add(SWEEP_STAGING_JOB, {}).catch((error: Error) => console.error('could not queue the staging sweep:', error.message));
     return {
-      async processor(job): Promise<IngestReport> {
+      async processor(job): Promise<IngestReport | { removed: string[] }> {
+        if (job.name === SWEEP_STAGING_JOB) return { removed: await deps.store.sweepStaging() };
         const write = (entry: ProgressEntry) => writeIngestProgress(progress, config.redisPrefix, job.id!, entry);
         // Lines are written in order; the scan waits for none of them.
-        let chain = Promise.resolve();
-        const emit = (event: IngestEvent) => {
-          chain = chain.then(() => write(event));
-        };
+        const lines = orderedWrites(write);
+        const emit = (event: IngestEvent) => lines.push(event);
         try {
           const report = await runIngestScan(deps, job.data as IngestRequest, emit);
-          await chain;
+          await lines.settled();
           await write({ event: 'report', report });
           return report;
         } catch (error) {
-          await chain;
+          await lines.settled();
           const message = error instanceof Error ? error.message : String(error);
-          await write({ event: 'error', message, ...(error instanceof UnknownSelectorError ? { status: 404 } : {}) });
+          await write({ event: 'error', message, ...errorCode(error) });
           throw new UnrecoverableError(message);
         }
       },
+      async onFailed(job, error) {
+        if (job.name === SWEEP_STAGING_JOB || error.message !== STALLED_REASON) return;
+        await writeIngestProgress(progress, config.redisPrefix, job.id!, {
+          event: 'error',
+          message: 'The ingest scan was interrupted: the process running it stopped mid-scan. It is not re-run by itself; send the request again.',
+        });
+      },
       async close() {
         await deps.close();
+        await ingestQueue.close();
         await snapshotQueue.close();
         progress.disconnect();
       },
     };
   },
 };
+
+/** The HTTP error a scan that failed before its first line answers with. */
+function errorCode(error: unknown): { code?: 'not_found' | 'catalog_unavailable' } {
+  if (error instanceof UnknownSelectorError) return { code: 'not_found' };
+  if (error instanceof CatalogUnavailableError) return { code: 'catalog_unavailable' };
+  return {};
+}

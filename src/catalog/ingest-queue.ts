@@ -11,7 +11,10 @@ const PROGRESS_TTL_SECONDS = HOUR / SECOND;
 const PROGRESS_MAX_LINES = 100_000;
 
 /** Lines in the progress stream: the NDJSON events, then the report (never sent as NDJSON). */
-export type ProgressEntry = IngestEvent | { event: 'report'; report: IngestReport } | { event: 'error'; message: string; status?: number };
+export type ProgressEntry =
+  | IngestEvent
+  | { event: 'report'; report: IngestReport }
+  | { event: 'error'; message: string; code?: 'not_found' | 'catalog_unavailable' };
 
 export interface IngestQueueOptions {
   connection: ConnectionOptions;
@@ -45,7 +48,8 @@ export async function* followIngest(queue: Queue<IngestRequest, IngestReport>, r
     if (!reply) {
       const state = await job.getState();
       if (state === 'failed' || state === 'unknown') {
-        yield { event: 'error', message: `The ingest scan ended without a report (state ${state}).` };
+        const reason = state === 'failed' ? (await queue.getJob(job.id!))?.failedReason : undefined;
+        yield { event: 'error', message: `The ingest scan ended without a report (${reason ?? `state ${state}`}).` };
         return;
       }
       continue;

@@ -1,12 +1,15 @@
+import { dirname, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { CatalogIndex } from './catalog-index.js';
-import { CatalogFileError } from './catalog-file-error.js';
-import type { DefinitionStore, RenderTarget } from './definition-store.js';
+import { readStoredVersion, type DefinitionStore, type RenderTarget } from './definition-store.js';
 import { readGroups } from './read-groups.js';
 import { readVersion } from './read-version.js';
 import { RESOLVED_RECORD_FORMAT } from './record-format.js';
-import { scanCheckout, type FoundVersion } from './scan-checkout.js';
+import { scanCheckout, type FoundVersion, type ScanProblem } from './scan-checkout.js';
 import { selectVersions } from './select-versions.js';
+import { toPosix } from './version-folder.js';
 import { contentHash, statFingerprint } from './version-hash.js';
+import type { KeyWarning } from './toml-fields.js';
 import type { StoreMeta } from '../db/store-meta.js';
 
 export interface IngestRequest {
@@ -19,7 +22,7 @@ export interface IngestRequest {
 export type IngestEvent =
   | { event: 'start'; total: number }
   | ({ event: 'version'; index: number; total: number } & VersionLine)
-  | { event: 'done'; total: number; ingested: number; skipped: number }
+  | { event: 'done'; total: number; ingested: number; skipped: number; failed: number; pruned: VersionId[] }
   | { event: 'error'; message: string };
 
 /** What became of one version. */
@@ -30,17 +33,32 @@ export interface VersionLine {
   renderedReferences: number;
   /** Why the version could not be ingested; its previous stored copy is kept. */
   error?: string;
-  /** URLs its mockups asked for and were refused (network, files outside the version), when any. */
-  blockedUrls?: string[];
+  /** What its mockups asked for and were refused (network, files outside the version), per mockup, when any. */
+  blockedUrls?: BlockedUrl[];
+  /** Keys its manifest or variant files hold that the format does not define (ignored), when any. */
+  warnings?: KeyWarning[];
 }
 
+/** One refused request of one mockup: the reference's view, its HTML file and the URL. */
+export interface BlockedUrl {
+  view: string;
+  file: string;
+  url: string;
+}
+
+export interface VersionId {
+  slug: string;
+  version: string;
+}
+
+/** `ingested + skipped + failed = total`: a failed version is not also a skipped one. */
 export interface IngestReport {
   testCaseVersions: VersionLine[];
   total: number;
   ingested: number;
   skipped: number;
   failed: number;
-  pruned: Array<{ slug: string; version: string }>;
+  pruned: VersionId[];
 }
 
 /** Selectors that name nothing in the checkout: the request is wrong, not the catalog. */
@@ -84,45 +102,79 @@ export async function runIngestScan(deps: IngestDeps, request: IngestRequest, em
   // A changed or first-seen token means a different catalog: re-ingest all of it.
   if (tokenGiven && request.catalogVersion !== marker) force = true;
 
+  // Scans run one at a time, so no staging folder is in use: any there is a crashed scan's.
+  await store.sweepStaging();
+  // Everything that can fail for the whole catalog is read before anything is changed.
   const scan = await scanCheckout(deps.catalogDir);
+  const groups = whole ? (await readGroups(deps.catalogDir)).groups : null;
   let selected: FoundVersion[] = scan.versions;
+  let problems: ScanProblem[] = scan.problems;
   if (!whole) {
     const selection = selectVersions(scan.versions, request.testCases!);
-    if (selection.unknown.length > 0) throw new UnknownSelectorError(selection.unknown);
+    problems = scan.problems.filter((problem) => request.testCases!.some((selector) => selects(selector, problem)));
+    const unknown = selection.unknown.filter((selector) => !problems.some((problem) => selects(selector, problem)));
+    if (unknown.length > 0) throw new UnknownSelectorError(unknown);
     selected = selection.selected;
   }
 
-  const total = selected.length;
+  const total = selected.length + problems.length;
   emit({ event: 'start', total });
   const report: IngestReport = { testCaseVersions: [], total, ingested: 0, skipped: 0, failed: 0, pruned: [] };
-  for (const [position, found] of selected.entries()) {
-    let line: VersionLine;
+  const record = (line: VersionLine) => {
+    if (line.error !== undefined) report.failed++;
+    else if (line.ingested) report.ingested++;
+    else report.skipped++;
+    emit({ event: 'version', index: report.testCaseVersions.length, total, ...line });
+    report.testCaseVersions.push(line);
+  };
+  for (const found of selected) {
     try {
       const rendered = await ingestVersion(deps, found, force);
-      line = { slug: found.slug, version: found.version, ingested: rendered !== null, renderedReferences: rendered?.references ?? 0 };
+      const line: VersionLine = { slug: found.slug, version: found.version, ingested: rendered !== null, renderedReferences: rendered?.references ?? 0 };
       if (rendered && rendered.blockedUrls.length > 0) line.blockedUrls = rendered.blockedUrls;
+      if (rendered && rendered.warnings.length > 0) line.warnings = rendered.warnings;
+      record(line);
     } catch (error) {
-      const message = error instanceof CatalogFileError || error instanceof Error ? error.message : String(error);
-      line = { slug: found.slug, version: found.version, ingested: false, renderedReferences: 0, error: message };
-      report.failed++;
+      const message = error instanceof Error ? error.message : String(error);
+      record({ slug: found.slug, version: found.version, ingested: false, renderedReferences: 0, error: message });
     }
-    if (line.ingested) report.ingested++;
-    else report.skipped++;
-    report.testCaseVersions.push(line);
-    emit({ event: 'version', index: position, total, ...line });
+  }
+  for (const problem of problems) {
+    record({ slug: problem.slug, version: problem.version, ingested: false, renderedReferences: 0, error: problem.error.message });
   }
 
   if (whole) {
-    report.pruned = await prune(deps, new Set(scan.versions.map((found) => `${found.slug}@${found.version}`)));
-    index.replaceGroups((await readGroups(deps.catalogDir)).groups);
+    report.pruned = await prune(deps, new Set(scan.versions.map((found) => `${found.slug}@${found.version}`)), problems);
+    index.replaceGroups(groups!);
     if (request.catalogVersion !== undefined) meta.set('catalog_version', request.catalogVersion);
     meta.set('record_format', String(RESOLVED_RECORD_FORMAT));
   } else if (stamped === null) {
     meta.set('record_format', String(RESOLVED_RECORD_FORMAT));
   }
   if (report.ingested > 0 || report.pruned.length > 0) await deps.onReingested();
-  emit({ event: 'done', total, ingested: report.ingested, skipped: report.skipped });
+  emit({ event: 'done', total, ingested: report.ingested, skipped: report.skipped, failed: report.failed, pruned: report.pruned });
   return report;
+}
+
+/**
+ * A refused file URL is reported relative to the mockup's folder (`../../secrets.css`), as
+ * its author wrote it: the absolute path is one inside the store's staging folder, which
+ * means nothing to the author and says where DATA_DIR is.
+ */
+function asWritten(url: string, htmlFile: string): string {
+  if (!url.startsWith('file:')) return url;
+  try {
+    return toPosix(relative(dirname(htmlFile), fileURLToPath(url)));
+  } catch {
+    return url;
+  }
+}
+
+/** Whether an ingest selector (`id` or `id@version`) names a version folder the scan could not use. */
+function selects(selector: string, problem: ScanProblem): boolean {
+  const at = selector.lastIndexOf('@');
+  const id = at === -1 ? selector : selector.slice(0, at);
+  return id === problem.slug && (at === -1 || selector.slice(at + 1) === problem.version);
 }
 
 /** Ingests one version; null when it was unchanged (a no-op), else what rendering its references found. */
@@ -130,7 +182,7 @@ async function ingestVersion(
   deps: IngestDeps,
   found: FoundVersion,
   force: boolean,
-): Promise<{ references: number; blockedUrls: string[] } | null> {
+): Promise<{ references: number; blockedUrls: BlockedUrl[]; warnings: KeyWarning[] } | null> {
   const { index, store } = deps;
   const stored = index.get(found.slug, found.version);
   const current = stored !== null && stored.recordFormat === RESOLVED_RECORD_FORMAT;
@@ -144,11 +196,14 @@ async function ingestVersion(
   }
 
   const read = await readVersion(deps.catalogDir, found.dir);
-  const staged = await store.stage({ read, sourceDir: found.dir, checkoutRoot: deps.catalogDir, contentHash: hash, fingerprint });
+  const staged = await store.stage({ read, sourceDir: found.dir, sourceRelDir: found.relDir, checkoutRoot: deps.catalogDir, contentHash: hash, fingerprint });
   let dir: string;
-  let blocked: string[][];
+  let blocked: BlockedUrl[][];
   try {
-    blocked = await Promise.all(staged.renderTargets.map((target) => deps.render(target, staged.dir)));
+    blocked = await Promise.all(staged.renderTargets.map(async (target) => {
+      const urls = await deps.render(target, staged.dir);
+      return [...new Set(urls.map((url) => asWritten(url, target.htmlFile)))].sort().map((url) => ({ view: target.view, file: target.source, url }));
+    }));
     dir = await staged.commit();
   } catch (error) {
     await staged.discard();
@@ -165,14 +220,26 @@ async function ingestVersion(
     ingestedAt: new Date().toISOString(),
   });
   await store.removeStaleDirs(read.record.slug, read.record.version, dir);
-  return { references: staged.renderTargets.length, blockedUrls: [...new Set(blocked.flat())].sort() };
+  return { references: staged.renderTargets.length, blockedUrls: blocked.flat(), warnings: read.warnings };
 }
 
-async function prune(deps: IngestDeps, declared: Set<string>): Promise<IngestReport['pruned']> {
-  const pruned: IngestReport['pruned'] = [];
+/**
+ * Rule 2: removes stored versions the checkout no longer declares, unless a run references
+ * them or the scan found their folder but could not read it (`problems`): an unreadable
+ * manifest or a duplicate slug@version is a broken checkout, not a deletion.
+ */
+async function prune(deps: IngestDeps, declared: Set<string>, problems: ScanProblem[]): Promise<VersionId[]> {
+  const unusable = new Set(problems.map((problem) => `${problem.slug}@${problem.version}`));
+  const unusableDirs = new Set(problems.flatMap((problem) => problem.relDirs));
+  const pruned: VersionId[] = [];
   for (const version of deps.index.all()) {
-    if (declared.has(`${version.slug}@${version.version}`)) continue;
+    const key = `${version.slug}@${version.version}`;
+    if (declared.has(key) || unusable.has(key)) continue;
     if (deps.index.isReferencedByRuns(version.slug, version.version)) continue;
+    if (unusableDirs.size > 0) {
+      const stored = await readStoredVersion(version.storeDir).catch(() => null);
+      if (stored?.sourceRelDir !== undefined && unusableDirs.has(stored.sourceRelDir)) continue;
+    }
     deps.index.remove(version.slug, version.version);
     await deps.store.removeVersion(version.slug, version.version);
     pruned.push({ slug: version.slug, version: version.version });
@@ -190,6 +257,6 @@ function reuseStore(index: CatalogIndex, emit: (event: IngestEvent) => void): In
     emit({ event: 'version', index: position, total, ...line });
     return line;
   });
-  emit({ event: 'done', total, ingested: 0, skipped: total });
+  emit({ event: 'done', total, ingested: 0, skipped: total, failed: 0, pruned: [] });
   return { testCaseVersions: lines, total, ingested: 0, skipped: total, failed: 0, pruned: [] };
 }

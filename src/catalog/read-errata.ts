@@ -1,6 +1,6 @@
 import { ERRATUM_SEVERITIES } from './catalog-vocabulary.js';
 import type { Erratum } from './resolved-version.js';
-import { readTomlFile } from './toml-fields.js';
+import { readTomlFile, type KeyWarning } from './toml-fields.js';
 import type { VersionFolder } from './version-folder.js';
 
 const ERRATA_FILE = 'errata.toml';
@@ -9,11 +9,11 @@ const ERRATA_FILE = 'errata.toml';
  * `errata.toml`: `[[erratum]] id, title, date?, severity, affects_scoring?, body,
  * resolved_in?, variant?`. Optional; a version without the file has no errata.
  */
-export async function readErrata(folder: VersionFolder, variantSlugs: ReadonlySet<string>): Promise<Erratum[]> {
-  if (!(await folder.exists(ERRATA_FILE))) return [];
+export async function readErrata(folder: VersionFolder, variantSlugs: ReadonlySet<string>): Promise<{ errata: Erratum[]; warnings: KeyWarning[] }> {
+  if (!(await folder.exists(ERRATA_FILE))) return { errata: [], warnings: [] };
   const file = await readTomlFile(folder.absolute(ERRATA_FILE), folder.fileName(ERRATA_FILE));
   const ids = new Set<string>();
-  return file.tables('erratum').map((entry) => {
+  const errata = file.tables('erratum').map((entry): Erratum => {
     const id = entry.string('id');
     if (ids.has(id)) throw entry.fail(`erratum "${id}" is declared twice`);
     ids.add(id);
@@ -26,7 +26,7 @@ export async function readErrata(folder: VersionFolder, variantSlugs: ReadonlySe
     return {
       id,
       title: entry.string('title'),
-      date: readDate(entry.table['date'], () => entry.fail('"date" must be a TOML date or a string')),
+      date: readDate(entry.raw('date'), () => entry.fail('"date" must be a TOML date or a string')),
       severity: severity as Erratum['severity'],
       affectsScoring: entry.boolean('affects_scoring', false),
       body: entry.string('body'),
@@ -34,6 +34,7 @@ export async function readErrata(folder: VersionFolder, variantSlugs: ReadonlySe
       variant,
     };
   });
+  return { errata, warnings: file.warnings() };
 }
 
 // TOML dates arrive as Date objects; smol-toml's toISOString keeps a local date as YYYY-MM-DD.

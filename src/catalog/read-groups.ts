@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CatalogFileError } from './catalog-file-error.js';
+import { CatalogUnavailableError } from './catalog-unavailable-error.js';
 import { readTomlFile } from './toml-fields.js';
 
 export const GROUPS_DIR = 'test-case-groups';
@@ -26,7 +27,11 @@ export interface ReadGroupsResult {
  * problem reported beside the others, not the end of the scan.
  */
 export async function readGroups(checkoutRoot: string): Promise<ReadGroupsResult> {
-  const folders = await readdir(join(checkoutRoot, GROUPS_DIR), { withFileTypes: true }).catch(() => []);
+  // No groups folder means no groups; one that cannot be listed must not read as "none".
+  const folders = await readdir(join(checkoutRoot, GROUPS_DIR), { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [];
+    throw new CatalogUnavailableError(`The catalog's ${GROUPS_DIR}/ folder cannot be listed (${error.message}); nothing was changed.`, { cause: error });
+  });
   const ranked: { group: TestCaseGroup; rank: number | null }[] = [];
   const problems: CatalogFileError[] = [];
   for (const folder of folders.filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))) {

@@ -1,4 +1,6 @@
-import type { AssetEntry, EngineSupport, SpecEntry, WorkspaceSource } from './resolved-version.js';
+import type { AssetEntry, EngineSupport, SpecEntry, WorkspaceFiles, WorkspaceSource } from './resolved-version.js';
+import { NO_ENGINE } from './known-engines.js';
+import { walkVersionFiles } from './walk-version-files.js';
 import type { FieldReader } from './toml-fields.js';
 import type { VersionFolder } from './version-folder.js';
 
@@ -72,4 +74,18 @@ export async function readWorkspaces(
       return { engine, source };
     }),
   );
+}
+
+/**
+ * The starter files of `sources`, keyed by engine slug (an engine-less `workspace = "…"`
+ * is keyed `none`): each file's store-relative `source` and its `dest` inside the run's
+ * workspace. `{}` when there are none.
+ */
+export async function workspaceFiles(sources: WorkspaceSource[] | null, folder: VersionFolder): Promise<WorkspaceFiles> {
+  const keyed: WorkspaceFiles = {};
+  for (const { engine, source } of sources ?? []) {
+    const files = await walkVersionFiles(folder.absolute(source), folder.checkoutRoot);
+    keyed[engine ?? NO_ENGINE] = files.map((file) => ({ source: `${source}/${file.key}`, dest: file.key }));
+  }
+  return keyed;
 }

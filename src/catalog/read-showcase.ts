@@ -1,6 +1,6 @@
 import { mediaKindOf } from './media-kind.js';
 import type { VariantShowcase } from './resolved-version.js';
-import { readTomlFile, type FieldReader } from './toml-fields.js';
+import { readTomlFile, type FieldReader, type KeyWarning } from './toml-fields.js';
 import type { VersionFolder } from './version-folder.js';
 
 const SHOWCASE_MANIFEST = 'showcase.toml';
@@ -10,6 +10,8 @@ const SHOWCASE_DESCRIPTION = 'showcase.md';
 export interface ReadShowcase {
   showcase: VariantShowcase;
   dir: string;
+  /** Keys of its showcase.toml the format does not define (ignored). */
+  warnings: KeyWarning[];
 }
 
 /**
@@ -50,5 +52,5 @@ export async function readShowcase(variantFile: FieldReader, folder: VersionFold
   const description = (await folder.exists(`${dir}/${SHOWCASE_DESCRIPTION}`))
     ? await folder.readText(`${dir}/${SHOWCASE_DESCRIPTION}`, manifest, SHOWCASE_DESCRIPTION)
     : '';
-  return { showcase: { description, media }, dir };
+  return { showcase: { description, media }, dir, warnings: manifest.warnings() };
 }

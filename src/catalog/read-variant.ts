@@ -1,20 +1,16 @@
 import { passThroughBlocks } from './pass-through-blocks.js';
 import { readChecklist, readDomains } from './read-review-items.js';
 import { readProofs, readReferences, type ReadReferences, type Viewport } from './read-references.js';
-import { readSpecs, readWorkspaces } from './read-seeded-files.js';
+import { readSpecs, readWorkspaces, workspaceFiles } from './read-seeded-files.js';
 import { readShowcase } from './read-showcase.js';
-import type { EngineSupport, ResolvedVariant } from './resolved-version.js';
+import { VARIANT_FIELDS, type EngineSupport, type ResolvedVariant } from './resolved-version.js';
 import { SLUG_PATTERN } from './catalog-vocabulary.js';
-import { readTomlFile, type FieldReader } from './toml-fields.js';
+import { isTable, readTomlFile, type FieldReader, type KeyWarning } from './toml-fields.js';
 import type { VersionFolder } from './version-folder.js';
 
 const VARIANT_KEYS = new Set([
   'slug', 'name', 'description', 'workspace', 'workspaces', 'spec', 'reference', 'proof',
   'review_item', 'review', 'domain', 'showcase', 'reference_implementation',
-]);
-const VARIANT_FIELDS = new Set([
-  'slug', 'name', 'description', 'prompt', 'specs', 'references', 'proofs', 'reviewItems',
-  'domains', 'workspaces', 'showcase',
 ]);
 
 export interface VariantContext {
@@ -23,6 +19,8 @@ export interface VariantContext {
   engines: EngineSupport[];
   commonDomainIds: ReadonlySet<string>;
   viewport: Viewport | null;
+  /** The version's per-kind blocks: a variant's own table overrides them key by key. */
+  blocks: Record<string, unknown>;
 }
 
 export interface ReadVariantResult {
@@ -30,6 +28,8 @@ export interface ReadVariantResult {
   variant: ResolvedVariant;
   references: ReadReferences;
   showcaseDir: string | null;
+  /** Keys of the variant file the format does not define, which were ignored. */
+  warnings: KeyWarning[];
 }
 
 /** One `variants/<slug>.toml`, listed in the manifest's `variants`. */
@@ -40,6 +40,10 @@ export async function readVariant(path: string, folder: VersionFolder, context: 
 
 export async function readVariantTable(file: FieldReader, folder: VersionFolder, context: VariantContext): Promise<ReadVariantResult> {
   const blocks = passThroughBlocks(file, VARIANT_KEYS, VARIANT_FIELDS);
+  for (const [name, own] of Object.entries(blocks)) {
+    const inherited = context.blocks[name];
+    if (isTable(inherited) && isTable(own)) blocks[name] = { ...inherited, ...own };
+  }
   const slug = file.string('slug');
   if (!SLUG_PATTERN.test(slug)) throw file.fail(`"slug" must be lower-case letters, digits and "-", got "${slug}"`);
   const domains = readDomains(file);
@@ -47,6 +51,7 @@ export async function readVariantTable(file: FieldReader, folder: VersionFolder,
   await checkReferenceImplementation(file, folder, context.engines);
   const references = await readReferences(file, folder, { slug: context.slug, version: context.version, scope: slug, viewport: context.viewport });
   const showcase = await readShowcase(file, folder, slug);
+  const workspaces = await readWorkspaces(file, folder, context.engines);
   return {
     variant: {
       slug,
@@ -58,12 +63,14 @@ export async function readVariantTable(file: FieldReader, folder: VersionFolder,
       proofs: readProofs(file, folder),
       reviewItems: await readChecklist(file, { folder, engines: context.engines, domainIds }),
       domains,
-      workspaces: await readWorkspaces(file, folder, context.engines),
+      workspaces,
+      workspace: await workspaceFiles(workspaces, folder),
       showcase: showcase?.showcase ?? null,
       ...blocks,
     },
     references,
     showcaseDir: showcase?.dir ?? null,
+    warnings: [...file.warnings(), ...(showcase?.warnings ?? [])],
   };
 }
 
@@ -73,7 +80,7 @@ export async function readVariantTable(file: FieldReader, folder: VersionFolder,
  * exactly the engines the case supports.
  */
 async function checkReferenceImplementation(file: FieldReader, folder: VersionFolder, engines: EngineSupport[]): Promise<void> {
-  if (typeof file.table['reference_implementation'] === 'string') {
+  if (typeof file.raw('reference_implementation') === 'string') {
     const dir = folder.key(file.string('reference_implementation'), file, 'reference_implementation');
     await folder.requireDir(dir, file, 'reference_implementation');
     return;

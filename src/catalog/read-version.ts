@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import {
-  DEFAULT_ASSET_KIND, DEFAULT_MAX_RUNTIME_HOURS, DEFAULT_TEST_TYPE, SLUG_PATTERN, TEST_TYPES, VERSION_PATTERN,
+  ASSET_TEST_TYPE, DEFAULT_ASSET_KIND, DEFAULT_MAX_RUNTIME_HOURS, DEFAULT_TEST_TYPE, SLUG_PATTERN, TEST_TYPES, VERSION_PATTERN,
 } from './catalog-vocabulary.js';
 import { camelCaseKeys } from './camel-case-keys.js';
 import { checkTemplatesRender } from './check-templates-render.js';
@@ -10,11 +10,12 @@ import { readEngines } from './read-engines.js';
 import { readErrata } from './read-errata.js';
 import { readChecks, readProofs, readReferences, readViewport, type ReferenceToRender, type StaticReference, COMMON_SCOPE } from './read-references.js';
 import { gradeJamChecklist, readChecklist, readDomains } from './read-review-items.js';
-import { readAssets, readSpecs, readWorkspaces } from './read-seeded-files.js';
+import { readAssets, readSpecs, readWorkspaces, workspaceFiles } from './read-seeded-files.js';
 import { readVariant, readVariantTable, type ReadVariantResult, type VariantContext } from './read-variant.js';
 import { renderVariantPrompt } from './render-templates.js';
-import type { ResolvedVersion, ReviewItem } from './resolved-version.js';
-import { FieldReader, readTomlFile } from './toml-fields.js';
+import { RECORD_FIELDS, type ResolvedVersion, type ReviewItem } from './resolved-version.js';
+import { FieldReader, isTable, readTomlFile, type KeyWarning } from './toml-fields.js';
+import { readContract } from './read-contract.js';
 import { VersionFolder } from './version-folder.js';
 
 export const TEST_CASE_MANIFEST = 'test-case.toml';
@@ -24,7 +25,7 @@ const ROOT_KEYS = new Set([
   'slug', 'name', 'difficulty', 'tags', 'type', 'asset_kind', 'summary', 'description', 'changelog', 'prompt',
   'max_runtime_hours', 'max_runtime_seconds', 'experimental', 'workspace', 'workspaces', 'init', 'assets',
   'packages', 'engines', 'variants', 'engine', 'build', 'spec', 'reference', 'check', 'domain', 'review_item',
-  'review', 'proof', 'viewport',
+  'review', 'proof', 'viewport', 'contract',
 ]);
 
 /** Everything ingest needs from one version folder. */
@@ -38,6 +39,10 @@ export interface ReadVersionResult {
   showcaseDirs: Record<string, string>;
   /** Checkout-relative path of the manifest, for messages. */
   manifestFile: string;
+  /** Version-folder key of the prompt template. */
+  promptKey: string;
+  /** Keys of the manifest and variant files the format does not define, which were ignored. */
+  warnings: KeyWarning[];
 }
 
 /**
@@ -55,6 +60,7 @@ export async function readVersion(checkoutRoot: string, dir: string): Promise<Re
   if (!SLUG_PATTERN.test(slug)) throw manifest.fail(`"slug" must be lower-case letters, digits and "-", got "${slug}"`);
   const version = basename(dir);
   if (!VERSION_PATTERN.test(version)) throw manifest.fail(`version folder "${version}" is not named v<major>.<minor>...`);
+  checkRootKeysPlacement(manifest);
   const blocks = passThroughBlocks(manifest, ROOT_KEYS, RECORD_FIELDS);
 
   const engines = readEngines(manifest);
@@ -62,17 +68,21 @@ export async function readVersion(checkoutRoot: string, dir: string): Promise<Re
   const viewport = readViewport(manifest, 'viewport') ?? stageViewport(manifest);
   const commonReferences = await readReferences(manifest, folder, { slug, version, scope: COMMON_SCOPE, viewport });
   const domains = readDomains(manifest);
-  const variantContext: VariantContext = { slug, version, engines, commonDomainIds: new Set(domains.map((domain) => domain.id)), viewport };
+  const variantContext: VariantContext = { slug, version, engines, commonDomainIds: new Set(domains.map((domain) => domain.id)), viewport, blocks };
   const variants = await readVariants(manifest, folder, variantContext, isJam);
 
+  const testType = readTestType(manifest, isJam);
+  const workspaces = (await readWorkspaces(manifest, folder, engines)) ?? [];
+  const contract = await readContract(manifest, folder);
+  const errata = await readErrata(folder, new Set(variants.map(({ variant }) => variant.slug)));
   const record: ResolvedVersion = {
     slug,
     version,
     name: manifest.string('name'),
     difficulty: manifest.optionalString('difficulty') ?? '',
     summary: manifest.optionalString('summary') ?? '',
-    testType: readTestType(manifest, isJam),
-    assetKind: manifest.optionalString('asset_kind') ?? DEFAULT_ASSET_KIND,
+    testType,
+    assetKind: manifest.optionalString('asset_kind') ?? (testType === ASSET_TEST_TYPE ? DEFAULT_ASSET_KIND : null),
     tags: manifest.stringArray('tags'),
     description: await readInlinedText(manifest, folder, 'description'),
     changelog: await readInlinedText(manifest, folder, 'changelog'),
@@ -81,10 +91,12 @@ export async function readVersion(checkoutRoot: string, dir: string): Promise<Re
     engines,
     build: readBuild(manifest),
     init: manifest.optionalString('init') ?? null,
-    workspaces: (await readWorkspaces(manifest, folder, engines)) ?? [],
+    workspaces,
+    workspace: await workspaceFiles(workspaces, folder),
     packages: readPackages(manifest),
     promptTemplate: await folder.readText(promptKey, manifest, 'prompt'),
     commonSpecs: await readSpecs(manifest, folder),
+    ...(contract ? { contract } : {}),
     assets: await readAssets(manifest, folder),
     variants: variants.map(({ variant }) => variant),
     engineFormat: false,
@@ -93,7 +105,7 @@ export async function readVersion(checkoutRoot: string, dir: string): Promise<Re
     commonProofs: readProofs(manifest, folder),
     checks: readChecks(manifest),
     commonReviewItems: await readChecklist(manifest, { folder, engines, domainIds: variantContext.commonDomainIds }),
-    errata: await readErrata(folder, new Set(variants.map(({ variant }) => variant.slug))),
+    errata: errata.errata,
     ...blocks,
   };
   applyEngineFormat(record, manifest);
@@ -108,16 +120,39 @@ export async function readVersion(checkoutRoot: string, dir: string): Promise<Re
     staticReferences: [...commonReferences.staticMedia, ...variants.flatMap(({ references }) => references.staticMedia)],
     showcaseDirs: Object.fromEntries(variants.filter(({ showcaseDir }) => showcaseDir).map(({ variant, showcaseDir }) => [variant.slug, showcaseDir!])),
     manifestFile: manifest.file,
+    promptKey,
+    warnings: [...manifest.warnings(), ...variants.flatMap((variant) => variant.warnings), ...errata.warnings],
   };
 }
 
-// Keys of the record a pass-through block must not overwrite.
-const RECORD_FIELDS = new Set([
-  'slug', 'version', 'name', 'difficulty', 'summary', 'testType', 'assetKind', 'tags', 'description', 'changelog',
-  'experimental', 'maxRuntimeSeconds', 'engines', 'build', 'init', 'workspaces', 'packages', 'promptTemplate',
-  'commonSpecs', 'assets', 'variants', 'engineFormat', 'domains', 'commonReferences', 'commonProofs', 'checks',
-  'commonReviewItems', 'errata',
+/**
+ * Root keys no table of the format has. Written below a `[table]` header, TOML reads them as
+ * keys of that table (`max_runtime_hours` under `[build]` is `build.max_runtime_hours`), and
+ * the version would silently serve the default: refuse it, naming the table.
+ */
+const ROOT_ONLY_KEYS = new Set([
+  'difficulty', 'tags', 'asset_kind', 'summary', 'changelog', 'max_runtime_hours', 'max_runtime_seconds',
+  'experimental', 'init', 'packages', 'engines', 'variants',
 ]);
+
+function checkRootKeysPlacement(manifest: FieldReader): void {
+  const visit = (value: unknown, path: string, header: string): void => {
+    if (Array.isArray(value)) {
+      for (const item of value) if (isTable(item)) visit(item, path, `[[${path}]]`);
+      return;
+    }
+    if (!isTable(value)) return;
+    for (const [key, inner] of Object.entries(value)) {
+      if (ROOT_ONLY_KEYS.has(key)) {
+        throw manifest.fail(`"${key}" is a root key but sits in table ${header}: TOML reads every key after a table header as part of that table; move it above the first table header`);
+      }
+      visit(inner, `${path}.${key}`, Array.isArray(inner) ? `[[${path}.${key}]]` : `[${path}.${key}]`);
+    }
+  };
+  for (const [key, value] of Object.entries(manifest.table)) {
+    if (isTable(value) || Array.isArray(value)) visit(value, key, Array.isArray(value) ? `[[${key}]]` : `[${key}]`);
+  }
+}
 
 async function readVariants(manifest: FieldReader, folder: VersionFolder, context: VariantContext, isJam: boolean): Promise<ReadVariantResult[]> {
   const paths = manifest.stringArray('variants');
@@ -164,13 +199,18 @@ function readMaxRuntimeSeconds(manifest: FieldReader): number {
   return Math.round(value * 3600);
 }
 
+/** `[build] install, build` (both required); served whole, so keys a runner may know (`module`, ...) are kept. */
 function readBuild(manifest: FieldReader): ResolvedVersion['build'] {
   const build = manifest.optionalTable('build');
-  return build ? { install: build.string('install'), build: build.string('build') } : null;
+  if (!build) return null;
+  build.string('install');
+  build.string('build');
+  manifest.passThrough('build');
+  return camelCaseKeys(build.table) as ResolvedVersion['build'];
 }
 
 function readPackages(manifest: FieldReader): unknown[] {
-  const value = manifest.table['packages'];
+  const value = manifest.raw('packages');
   if (value === undefined) return [];
   if (!Array.isArray(value)) throw manifest.fail('"packages" must be an array');
   return camelCaseKeys(value) as unknown[];

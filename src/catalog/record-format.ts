@@ -6,4 +6,7 @@
  */
 // 2: game jams store their graded checklist (the generic categories when a jam declares
 // none, every item flagged `graded`); a format-1 copy has an empty one and cannot be reviewed.
-export const RESOLVED_RECORD_FORMAT = 2;
+// 3: per-kind tables ride each variant merged over the version's, `[build]` and `[contract]`
+// are kept whole, `assetKind` is null outside asset cases, `workspace` is keyed by engine,
+// and the store records what the artifact route may serve.
+export const RESOLVED_RECORD_FORMAT = 3;

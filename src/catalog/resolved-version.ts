@@ -12,7 +12,8 @@ export interface ResolvedVersion {
   difficulty: string;
   summary: string;
   testType: string;
-  assetKind: string;
+  /** What the manifest's `asset_kind` says; `sprite` for an asset case naming none; null for other test types. */
+  assetKind: string | null;
   tags: string[];
   /** Markdown, inlined from the manifest's `description` path; empty when none. */
   description: string;
@@ -20,9 +21,12 @@ export interface ResolvedVersion {
   experimental: boolean;
   maxRuntimeSeconds: number;
   engines: EngineSupport[];
-  build: { install: string; build: string } | null;
+  /** `[build]` as authored (camelCased): `install` and `build` always, and any other key it holds. */
+  build: { install: string; build: string; [key: string]: unknown } | null;
   init: string | null;
   workspaces: WorkspaceSource[];
+  /** The starter files of `workspaces`, keyed by engine slug; `{}` when none. */
+  workspace: WorkspaceFiles;
   packages: unknown[];
   promptTemplate: string;
   commonSpecs: SpecEntry[];
@@ -35,9 +39,25 @@ export interface ResolvedVersion {
   checks: CheckEntry[];
   commonReviewItems: ReviewItem[];
   errata: Erratum[];
-  /** Per-kind blocks (`[canvas]`, `[tool]`, `[sheet]`, `[toolchain]`, ...), camelCased. */
+  /** `[contract]` as authored (camelCased); the schema files it names are seeded after the common specs. */
+  contract?: Record<string, unknown>;
+  /** Per-kind blocks (`[canvas]`, `[voxel]`, `[tool]`, `[sheet]`, `[toolchain]`, ...), camelCased. */
   [block: string]: unknown;
 }
+
+/** Fields of the resolved version; any other key is a per-kind block. */
+export const RECORD_FIELDS: ReadonlySet<string> = new Set([
+  'slug', 'version', 'name', 'difficulty', 'summary', 'testType', 'assetKind', 'tags', 'description', 'changelog',
+  'experimental', 'maxRuntimeSeconds', 'engines', 'build', 'init', 'workspaces', 'workspace', 'packages', 'promptTemplate',
+  'commonSpecs', 'assets', 'variants', 'engineFormat', 'domains', 'commonReferences', 'commonProofs', 'checks',
+  'commonReviewItems', 'errata', 'contract',
+]);
+
+/** Fields of a resolved variant; any other key is a per-kind block (the version's, overridden key by key). */
+export const VARIANT_FIELDS: ReadonlySet<string> = new Set([
+  'slug', 'name', 'description', 'prompt', 'specs', 'references', 'proofs', 'reviewItems',
+  'domains', 'workspaces', 'workspace', 'showcase',
+]);
 
 export interface EngineSupport {
   slug: string;
@@ -45,6 +65,9 @@ export interface EngineSupport {
   minVersion?: string;
   maxVersion?: string;
 }
+
+/** Engine slug → the files to seed into a run's workspace (store-relative `source`, workspace-relative `dest`). */
+export type WorkspaceFiles = Record<string, Array<{ source: string; dest: string }>>;
 
 /** A starter workspace folder; `engine` null means it serves every engine. */
 export interface WorkspaceSource {
@@ -170,6 +193,8 @@ export interface ResolvedVariant {
   reviewItems: ReviewItem[];
   domains: Domain[];
   workspaces: WorkspaceSource[] | null;
+  /** The variant's own starter files, keyed by engine slug; `{}` when it inherits the version's. */
+  workspace: WorkspaceFiles;
   showcase: VariantShowcase | null;
   [block: string]: unknown;
 }

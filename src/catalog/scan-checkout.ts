@@ -2,6 +2,7 @@ import type { Dirent } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CatalogFileError } from './catalog-file-error.js';
+import { CatalogUnavailableError } from './catalog-unavailable-error.js';
 import { VERSION_PATTERN } from './catalog-vocabulary.js';
 import { GROUP_MANIFEST, GROUPS_DIR } from './read-groups.js';
 import { GAME_JAM_MANIFEST, TEST_CASE_MANIFEST } from './read-version.js';
@@ -24,13 +25,23 @@ export interface FoundVersion {
   folderName: string;
 }
 
+/** A version folder the scan found but cannot use; its stored copy, if any, must stay. */
+export interface ScanProblem {
+  /** Every version folder concerned, checkout-relative (two for a duplicate slug@version). */
+  relDirs: string[];
+  /** The declared slug when it could be read, else the case folder's name. */
+  slug: string;
+  version: string;
+  error: CatalogFileError;
+}
+
 export interface ScanResult {
   /** Sorted by folder, so scans are reproducible. */
   versions: FoundVersion[];
   /** `test-case-groups/<slug>/test-case-group.toml` files, checkout-relative; see readGroups. */
   groupFiles: string[];
   /** Version folders that could not be used; the rest of the scan goes on without them. */
-  problems: CatalogFileError[];
+  problems: ScanProblem[];
 }
 
 const SKIPPED_DIRS = new Set(['node_modules']);
@@ -42,16 +53,18 @@ const SKIPPED_DIRS = new Set(['node_modules']);
  * unchanged re-ingest stays cheap; the full read happens for versions that changed.
  */
 export async function scanCheckout(checkoutRoot: string): Promise<ScanResult> {
+  await requireDirectory(checkoutRoot, 'The catalog root');
+  await requireDirectory(join(checkoutRoot, 'test-cases'), 'The catalog\'s test-cases/ folder');
   const candidates: { dir: string; kind: FoundVersion['kind'] }[] = [];
   await findTestCaseVersions(join(checkoutRoot, 'test-cases'), candidates);
-  for (const jam of await subdirectories(join(checkoutRoot, 'game-jams'))) {
+  for (const jam of await subdirectories(join(checkoutRoot, 'game-jams'), { optional: true })) {
     for (const version of await subdirectories(jam)) {
       if (VERSION_PATTERN.test(basename(version)) && (await isFile(join(version, GAME_JAM_MANIFEST)))) {
         candidates.push({ dir: version, kind: 'game-jam' });
       }
     }
   }
-  const problems: CatalogFileError[] = [];
+  const problems: ScanProblem[] = [];
   const found: FoundVersion[] = [];
   for (const candidate of candidates) {
     const relDir = toPosix(candidate.dir.slice(checkoutRoot.length).replace(/^[\\/]+/, ''));
@@ -63,12 +76,15 @@ export async function scanCheckout(checkoutRoot: string): Promise<ScanResult> {
         version: basename(candidate.dir), folderName: basename(dirname(candidate.dir)),
       });
     } catch (error) {
-      problems.push(error instanceof CatalogFileError ? error : new CatalogFileError(manifestFile, 'cannot be read', { cause: error }));
+      problems.push({
+        relDirs: [relDir], slug: basename(dirname(candidate.dir)), version: basename(candidate.dir),
+        error: error instanceof CatalogFileError ? error : new CatalogFileError(manifestFile, `cannot be read (${(error as Error).message})`, { cause: error }),
+      });
     }
   }
   found.sort((a, b) => (a.relDir < b.relDir ? -1 : a.relDir > b.relDir ? 1 : 0));
   const groupFiles: string[] = [];
-  for (const group of await subdirectories(join(checkoutRoot, GROUPS_DIR))) {
+  for (const group of await subdirectories(join(checkoutRoot, GROUPS_DIR), { optional: true })) {
     if (await isFile(join(group, GROUP_MANIFEST))) groupFiles.push(`${GROUPS_DIR}/${basename(group)}/${GROUP_MANIFEST}`);
   }
   return { versions: dropDuplicates(found, problems), groupFiles: groupFiles.sort(), problems };
@@ -99,7 +115,7 @@ async function readSlug(path: string, file: string): Promise<string> {
 }
 
 /** Two folders declaring the same slug and version: neither can be trusted to be the one. */
-function dropDuplicates(found: FoundVersion[], problems: CatalogFileError[]): FoundVersion[] {
+function dropDuplicates(found: FoundVersion[], problems: ScanProblem[]): FoundVersion[] {
   const byKey = new Map<string, FoundVersion[]>();
   for (const version of found) {
     const key = `${version.slug}@${version.version}`;
@@ -112,22 +128,41 @@ function dropDuplicates(found: FoundVersion[], problems: CatalogFileError[]): Fo
       kept.push(version);
     } else if (same[0] === version) {
       const others = same.slice(1).map((other) => other.manifestFile).join(', ');
-      problems.push(new CatalogFileError(version.manifestFile, `declares ${version.slug} ${version.version}, as does ${others}; neither is ingested`));
+      problems.push({
+        relDirs: same.map((other) => other.relDir), slug: version.slug, version: version.version,
+        error: new CatalogFileError(version.manifestFile, `declares ${version.slug} ${version.version}, as does ${others}; neither is ingested`),
+      });
     }
   }
   return kept;
 }
 
-async function subdirectories(dir: string): Promise<string[]> {
+/**
+ * The folders inside `dir`. A folder that cannot be listed fails the scan: an empty list
+ * would read as "this part of the catalog was deleted" and prune it. Only an `optional`
+ * folder (`game-jams/`, `test-case-groups/`) may be absent.
+ */
+async function subdirectories(dir: string, { optional = false } = {}): Promise<string[]> {
   let entries: Dirent[];
   try {
     entries = await readdir(dir, { withFileTypes: true });
-  } catch {
-    return [];
+  } catch (error) {
+    if (optional && (error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new CatalogUnavailableError(`The catalog folder ${dir} cannot be listed (${(error as Error).message}); nothing was changed.`, { cause: error });
   }
   return entries
     .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.') && !SKIPPED_DIRS.has(entry.name))
     .map((entry) => join(dir, entry.name));
+}
+
+async function requireDirectory(path: string, what: string): Promise<void> {
+  let isDirectory: boolean;
+  try {
+    isDirectory = (await stat(path)).isDirectory();
+  } catch (error) {
+    throw new CatalogUnavailableError(`${what} ${path} cannot be read (${(error as Error).message}); nothing was changed.`, { cause: error });
+  }
+  if (!isDirectory) throw new CatalogUnavailableError(`${what} ${path} is not a folder; nothing was changed.`);
 }
 
 async function isFile(path: string): Promise<boolean> {

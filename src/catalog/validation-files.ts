@@ -1,8 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { VALIDATION_DIR } from './served-artifacts.js';
 import { walkVersionFiles } from './walk-version-files.js';
-
-const VALIDATION_DIR = 'validation';
 
 /**
  * Store-relative keys of every file under `validation/` of a stored version, sorted and

@@ -1,4 +1,4 @@
-import { Worker, type ConnectionOptions, type Job, type Processor, type WorkerOptions } from 'bullmq';
+import { Queue, Worker, type ConnectionOptions, type Job, type Processor, type WorkerOptions } from 'bullmq';
 import type { Config } from '../config.js';
 import { backgroundJobDuration, backgroundJobs } from '../metrics/process-metrics.js';
 import type { Database } from '../db/open-database.js';
@@ -16,9 +16,16 @@ export interface WorkerContext {
 export interface BackgroundProcessor {
   /** Queue name, from BACKGROUND_QUEUES in queue-keys.ts. */
   queue: string;
-  start(context: WorkerContext): { processor: Processor; close?(): Promise<void> };
+  start(context: WorkerContext): {
+    processor: Processor;
+    close?(): Promise<void>;
+    /** A job of this queue failed, also when its processor never ran (a job stalled past `maxStalledCount`). */
+    onFailed?(job: Job, error: Error): Promise<void>;
+  };
   /** Jobs this process runs at once for the queue (default 1). */
   concurrency?: number;
+  /** Jobs the whole deployment runs at once for the queue, across every process (BullMQ global concurrency); unset means no bound. */
+  globalConcurrency?: number;
   /** Extra BullMQ worker options (lock duration, limiter). */
   options?: Omit<WorkerOptions, 'connection' | 'prefix' | 'concurrency' | 'autorun'>;
 }
@@ -42,7 +49,9 @@ export async function startBackgroundWorkers(
   const connection = bullConnection(context.config.redisUrl);
   const started: Array<{ worker: Worker; close?: () => Promise<void> }> = [];
   for (const entry of processors) {
-    const { processor, close } = entry.start({ ...context, connection });
+    // Set before this process takes a job, so no process can start one past the bound.
+    if (entry.globalConcurrency !== undefined) await setGlobalConcurrency(entry.queue, entry.globalConcurrency, connection, context.config.redisPrefix);
+    const { processor, close, onFailed } = entry.start({ ...context, connection });
     const worker = new Worker(entry.queue, processor, {
       ...entry.options,
       connection,
@@ -55,7 +64,10 @@ export async function startBackgroundWorkers(
       if (job?.processedOn && job.finishedOn) backgroundJobDuration.observe({ queue: entry.queue }, (job.finishedOn - job.processedOn) / 1000);
     };
     worker.on('completed', (job) => observe('completed', job));
-    worker.on('failed', (job) => observe('failed', job));
+    worker.on('failed', (job, error) => {
+      observe('failed', job);
+      if (job && onFailed) onFailed(job, error).catch((failure: Error) => onError(entry.queue, failure));
+    });
     started.push({ worker, ...(close ? { close } : {}) });
   }
   await Promise.all(started.map(({ worker }) => worker.waitUntilReady()));
@@ -66,4 +78,13 @@ export async function startBackgroundWorkers(
       await Promise.all(started.map(({ close }) => close?.()));
     },
   };
+}
+
+async function setGlobalConcurrency(name: string, concurrency: number, connection: ConnectionOptions, prefix: string): Promise<void> {
+  const queue = new Queue(name, { connection, prefix });
+  try {
+    await queue.setGlobalConcurrency(concurrency);
+  } finally {
+    await queue.close();
+  }
 }

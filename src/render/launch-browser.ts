@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
-import { toError } from '../errors.js';
 import { SECOND } from '../time.js';
+import { killProcessGroup } from './kill-process-group.js';
 
 export interface LaunchBrowserOptions {
   /** Executable to run, normally from `findChromium()`. */
@@ -131,23 +131,11 @@ async function closeAndClean(browser: Browser, userDataDir: string): Promise<voi
     await Promise.race([browser.close().catch(() => child?.kill('SIGKILL')), killLate]);
   } finally {
     clearTimeout(timer);
-    if (child?.pid !== undefined) killStragglers(child.pid);
+    // Puppeteer starts Chromium as the leader of a group of its own and kills the group only
+    // while the leader lives; a browser that crashed or was killed leaves its renderers and
+    // zygotes to notice on their own, which under load takes a while. Kill them and wait.
+    if (child?.pid !== undefined) await killProcessGroup(child.pid, GRACEFUL_CLOSE_TIMEOUT);
     await rm(userDataDir, { recursive: true, force: true, maxRetries: 3 });
   }
 }
 
-/**
- * Kills what is left of a browser's process group. Puppeteer starts Chromium as the leader
- * of a group of its own and kills the group only while the leader lives; a browser that
- * crashed or was killed leaves its renderers and zygotes to notice on their own, which
- * under load takes a while.
- */
-function killStragglers(browserPid: number): void {
-  if (process.platform === 'win32') return;
-  try {
-    process.kill(-browserPid, 'SIGKILL');
-  } catch (error) {
-    // ESRCH: none left. Anything else is worth a warning, not a failed close.
-    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') process.emitWarning(toError(error, `Killing what is left of Chromium ${browserPid} failed`));
-  }
-}

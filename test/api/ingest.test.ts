@@ -1,4 +1,4 @@
-import { appendFileSync, cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { RESOLVED_RECORD_FORMAT } from '../../src/catalog/record-format.js';
 import { storeMeta } from '../../src/db/store-meta.js';
 import { bullConnection } from '../../src/redis/managed-redis.js';
 import { SNAPSHOT_QUEUE } from '../../src/snapshot/snapshot-queue.js';
-import { BEACON_V1_0, copyExampleCatalog, CRABBER, LOW_TIDE, REGATTA } from '../helpers/example-catalog.js';
+import { BEACON_V1, copyExampleCatalog, CRABBER, LOW_TIDE, REGATTA } from '../helpers/example-catalog.js';
 import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 
 let backend: TestBackend;
@@ -16,7 +16,7 @@ let baseUrl: string;
 
 beforeAll(async () => {
   // Four versions of the examples, one of each kind this file exercises.
-  catalog = copyExampleCatalog([LOW_TIDE, BEACON_V1_0, CRABBER, REGATTA]);
+  catalog = copyExampleCatalog([LOW_TIDE, BEACON_V1, CRABBER, REGATTA]);
   backend = await startTestBackend({ CATALOG_DIR: catalog });
   baseUrl = await backend.app.listen({ host: '127.0.0.1', port: 0 });
 });
@@ -73,7 +73,7 @@ describe('POST /ingest', () => {
       ['version', 2, 'crabber', true],
       ['version', 3, 'skiff-race', false],
     ]);
-    expect(lines[5]).toEqual({ event: 'done', total: 4, ingested: 1, skipped: 3 });
+    expect(lines[5]).toEqual({ event: 'done', total: 4, ingested: 1, skipped: 3, failed: 0, pruned: [] });
     expect(lines).toHaveLength(6);
   });
 
@@ -129,8 +129,11 @@ describe('POST /ingest', () => {
     try {
       const [regatta] = (await ingest({ testCases: ['regatta'] })).json.testCaseVersions;
       expect(regatta).toMatchObject({ ingested: true, renderedReferences: 5 });
-      // Outside the version folder: resolved against the folder the mockup was rendered in.
-      expect(regatta.blockedUrls).toEqual([expect.stringMatching(/^file:\/\/\/.+\/secrets\.css$/), 'https://fonts.example.com/display.css']);
+      // Outside the version folder: reported relative to the mockup, as written.
+      expect(regatta.blockedUrls).toEqual([
+        { view: 'gameplay', file: 'reference/gameplay.html', url: '../../secrets.css' },
+        { view: 'gameplay', file: 'reference/gameplay.html', url: 'https://fonts.example.com/display.css' },
+      ]);
     } finally {
       writeFileSync(mockup, original);
     }
@@ -147,24 +150,25 @@ describe('POST /ingest', () => {
        VALUES ('jam-run', '{}', 1, 'completed', 'low-tide', 'v1.0.0', 'base', 'claude', 'acme/m', ?, ?)`,
     ).run(now, now);
     const saved = join(catalog, '..', 'beacon-saved');
-    cpSync(join(catalog, BEACON_V1_0), saved, { recursive: true });
-    rmSync(join(catalog, BEACON_V1_0), { recursive: true });
-    rmSync(join(catalog, 'game-jams'), { recursive: true });
+    const savedJams = join(catalog, '..', 'game-jams-saved');
+    renameSync(join(catalog, BEACON_V1), saved);
+    renameSync(join(catalog, 'game-jams'), savedJams);
     try {
       const { json } = await ingest();
       expect(json.pruned).toEqual([{ slug: 'beacon', version: 'v1.0.0' }]);
       expect((await backend.app.inject('/test-cases/beacon/versions')).statusCode).toBe(404);
       expect((await backend.app.inject('/test-cases/low-tide/versions/v1.0.0')).statusCode).toBe(200);
     } finally {
-      cpSync(saved, join(catalog, BEACON_V1_0), { recursive: true });
+      renameSync(saved, join(catalog, BEACON_V1));
+      renameSync(savedJams, join(catalog, 'game-jams'));
     }
   });
 
   it('promotes a scan over a store of another record format to a forced whole-catalog scan', async () => {
     storeMeta(backend.db).set('record_format', '999');
     const { json } = await ingest({ testCases: ['crabber'] });
-    expect(json.total).toBe(3);
-    expect(json.ingested).toBe(3);
+    expect(json.total).toBe(4);
+    expect(json.ingested).toBe(4);
     expect(storeMeta(backend.db).get('record_format')).toBe(String(RESOLVED_RECORD_FORMAT));
   });
 

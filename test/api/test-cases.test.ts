@@ -83,7 +83,9 @@ describe('resolved version', () => {
 describe('specs', () => {
   it('renders the variant’s full seeded spec set in seed order', async () => {
     const resolved = (await get('/test-cases/skiff-race/versions/v1.1.0')).json();
-    const specs = (await get('/test-cases/skiff-race/versions/v1.1.0/specs/gusts')).json();
+    const answer = (await get('/test-cases/skiff-race/versions/v1.1.0/specs/gusts')).json();
+    expect(answer).toMatchObject({ slug: 'skiff-race', version: 'v1.1.0', variant: 'gusts', description: resolved.variants[2].description });
+    const specs = answer.specs;
     const expected = [...resolved.commonSpecs, ...resolved.variants[2].specs].map((spec: { source: string }) => spec.source);
     expect(specs.map((spec: { source: string }) => spec.source)).toEqual(expected);
     for (const spec of specs) {

@@ -42,7 +42,7 @@ describe('buildCatalogEntry', () => {
     ]);
     const entry = buildCatalogEntry(records, { includeExperimental: false })!;
     expect(entry.versions).toEqual(['v1.2.0', 'v1.9.0', 'v1.10.0']);
-    expect(entry).toMatchObject({ slug: 'mini', name: 'Mini Ten', testType: 'end-to-end', assetKind: 'sprite', difficulty: 'easy', summary: 'A tiny case.' });
+    expect(entry).toMatchObject({ slug: 'mini', name: 'Mini Ten', testType: 'end-to-end', assetKind: null, difficulty: 'easy', summary: 'A tiny case.' });
   });
 
   it('hides experimental versions unless the deployment offers them', async () => {

@@ -1,10 +1,16 @@
 import { readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { catalogIndex } from '../../src/catalog/catalog-index.js';
 import { DefinitionStore, readStoredVersion, storeLayout } from '../../src/catalog/definition-store.js';
+import { runIngestScan, type IngestDeps } from '../../src/catalog/ingest-scan.js';
 import { readVersion } from '../../src/catalog/read-version.js';
 import { RESOLVED_RECORD_FORMAT } from '../../src/catalog/record-format.js';
 import { contentHash, statFingerprint } from '../../src/catalog/version-hash.js';
+import { openDatabase } from '../../src/db/open-database.js';
+import { storeMeta } from '../../src/db/store-meta.js';
+import { findChromium } from '../../src/render/find-chromium.js';
+import { createRenderPool } from '../../src/render/render-pool.js';
 import { copyOfCatalog, CRABBER, EXAMPLE_CATALOG, minimalCase, REGATTA, tempDir, writeVersion } from './catalog-test-helpers.js';
 
 async function stageVersion(store: DefinitionStore, relDir: string, checkoutRoot = EXAMPLE_CATALOG) {
@@ -27,6 +33,7 @@ describe('DefinitionStore', () => {
     expect(staged.renderTargets[2]).toEqual({
       view: 'title',
       scope: 'base',
+      source: 'reference/title-base.html',
       htmlFile: join(staged.dir, 'source/reference/title-base.html'),
       outFile: join(staged.dir, 'references/base/title.png'),
       viewport: null,
@@ -65,12 +72,35 @@ describe('DefinitionStore', () => {
     expect(await contentHash(previous, previous)).toBe(before);
   });
 
-  it('discards a staged version whose rendering failed, and the previous one stays current', async () => {
-    const store = new DefinitionStore(await tempDir('store-'));
-    const previous = await (await stageVersion(store, REGATTA)).commit();
-    const staged = await stageVersion(store, REGATTA);
-    await staged.discard();
-    expect(await readdir(store.versionRoot('skiff-race', 'v1.1.0'))).toEqual([previous.split('/').at(-1)]);
+  it('discards a staged version whose rendering really failed, and the previous one stays current', async () => {
+    const root = await tempDir();
+    const mockup = (body: string) => `<!doctype html><html><body>${body}</body></html>`;
+    const dir = await writeVersion(root, 'test-cases/mini/v1.0.0', minimalCase('mini', {
+      manifest: '[[reference]]\nview = "title"\npath = "reference/title.html"',
+      files: { 'reference/title.html': mockup('<h1>Mini</h1>') },
+    }));
+    const db = openDatabase(join(await tempDir('db-'), 'backend.sqlite'));
+    const pool = createRenderPool({ chromiumPath: findChromium(), threads: 1 });
+    const deps: IngestDeps = {
+      catalogDir: root, index: catalogIndex(db), meta: storeMeta(db), store: new DefinitionStore(await tempDir('store-')),
+      render: async (target, rootDir) => (await pool.render({ htmlPath: target.htmlFile, rootDir, outPath: target.outFile })).blockedUrls,
+      onReingested: async () => {},
+    };
+    try {
+      expect(await runIngestScan(deps, {}, () => {})).toMatchObject({ ingested: 1, failed: 0 });
+      const previous = deps.index.get('mini', 'v1.0.0')!.storeDir;
+      // The renderer refuses a mockup that navigates its tab away: the whole version fails.
+      await writeFile(join(dir, 'reference/title.html'), mockup("<script>top.location.href = new URL('x.html', document.baseURI).href;</script>"));
+      const report = await runIngestScan(deps, {}, () => {});
+      expect(report).toMatchObject({ ingested: 0, failed: 1 });
+      expect(report.testCaseVersions[0]!.error).toMatch(/title\.html: its script navigated the browser tab away/);
+      expect(deps.index.get('mini', 'v1.0.0')!.storeDir).toBe(previous);
+      expect(await readdir(deps.store.versionRoot('mini', 'v1.0.0'))).toEqual([previous.split('/').at(-1)]);
+      expect((await readStoredVersion(previous)).resolved.commonReferences).toHaveLength(1);
+    } finally {
+      await pool.close();
+      db.close();
+    }
   });
 
   it('removes stale directories and crash leftovers, keeping the current one', async () => {

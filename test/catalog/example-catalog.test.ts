@@ -18,13 +18,15 @@ import { tempDir } from './catalog-test-helpers.js';
  */
 const ROOT = resolve(__dirname, '../../examples/catalog');
 
-const BEACON_V1_0 = 'test-cases/end-to-end/easy/beacon/v1.0.0';
+const BEACON_V1 = 'test-cases/end-to-end/easy/beacon/v1.0.0';
 const BEACON_V1_1 = 'test-cases/end-to-end/easy/beacon/v1.1.0';
 const TUGLINE = 'test-cases/end-to-end/medium/tugline/v1.0.0';
 const LOW_TIDE = 'game-jams/low-tide/v1.0.0';
 const FOGHORN = 'game-jams/foghorn/v1.0.0';
 const REGATTA = 'test-cases/end-to-end/easy/regatta/v1.1.0';
 const CRABBER = 'test-cases/end-to-end/easy/crabber/v2.0.0';
+const BUOY = 'test-cases/asset-generation/easy/buoy/v1.0.0';
+const GULL = 'test-cases/asset-generation/easy/gull/v1.0.0';
 
 let scan: ScanResult;
 const reads = new Map<string, ReadVersionResult>();
@@ -43,7 +45,9 @@ describe('the example catalog', () => {
     expect(scan.versions.map(({ slug, version, kind, relDir }) => ({ slug, version, kind, relDir }))).toEqual([
       { slug: 'foghorn', version: 'v1.0.0', kind: 'game-jam', relDir: FOGHORN },
       { slug: 'low-tide', version: 'v1.0.0', kind: 'game-jam', relDir: LOW_TIDE },
-      { slug: 'beacon', version: 'v1.0.0', kind: 'test-case', relDir: BEACON_V1_0 },
+      { slug: 'buoy', version: 'v1.0.0', kind: 'test-case', relDir: BUOY },
+      { slug: 'gull', version: 'v1.0.0', kind: 'test-case', relDir: GULL },
+      { slug: 'beacon', version: 'v1.0.0', kind: 'test-case', relDir: BEACON_V1 },
       { slug: 'beacon', version: 'v1.1.0', kind: 'test-case', relDir: BEACON_V1_1 },
       { slug: 'crabber', version: 'v2.0.0', kind: 'test-case', relDir: CRABBER },
       { slug: 'skiff-race', version: 'v1.1.0', kind: 'test-case', relDir: REGATTA },
@@ -54,14 +58,17 @@ describe('the example catalog', () => {
 
   it('reads every version without error, keyed by its manifest slug and folder version', () => {
     expect([...reads.values()].map(({ record }) => `${record.slug}@${record.version}:${record.testType}`)).toEqual([
-      'foghorn@v1.0.0:game-jam', 'low-tide@v1.0.0:game-jam', 'beacon@v1.0.0:end-to-end', 'beacon@v1.1.0:end-to-end',
-      'crabber@v2.0.0:end-to-end', 'skiff-race@v1.1.0:end-to-end', 'tugline@v1.0.0:end-to-end',
+      'foghorn@v1.0.0:game-jam', 'low-tide@v1.0.0:game-jam', 'buoy@v1.0.0:asset-generation', 'gull@v1.0.0:asset-generation',
+      'beacon@v1.0.0:end-to-end', 'beacon@v1.1.0:end-to-end', 'crabber@v2.0.0:end-to-end', 'skiff-race@v1.1.0:end-to-end',
+      'tugline@v1.0.0:end-to-end',
     ]);
-    for (const { record } of reads.values()) {
+    for (const { record, warnings } of reads.values()) {
       expect(record.summary).not.toBe('');
       expect(record.description).not.toBe('');
       expect(record.changelog).not.toBe('');
-      expect(record.build).toEqual({ install: 'npm ci', build: 'npm run build' });
+      // Asset cases build nothing; every key of every example is one the format defines.
+      expect(record.build).toEqual(record.testType === 'asset-generation' ? null : { install: 'npm ci', build: 'npm run build' });
+      expect(warnings, `${record.slug} ${record.version}`).toEqual([]);
     }
   });
 
@@ -80,8 +87,9 @@ describe('the example catalog', () => {
         }
       }
     }
-    // beacon 2 + 3 variants, tugline and crabber 3 engines each, regatta 3 variants, two jams 1 each.
-    expect(rendered).toBe(2 + 3 + 3 + 3 + 3 + 1 + 1);
+    // beacon 2 + 3 variants, tugline and crabber 3 engines each, regatta 3 variants, two jams 1 each,
+    // buoy and gull 2 variants each.
+    expect(rendered).toBe(2 + 3 + 3 + 3 + 3 + 1 + 1 + 2 + 2);
   });
 
   it('groups its three cases under one ranked group, all of which the checkout holds', async () => {
@@ -100,19 +108,19 @@ describe('the example catalog', () => {
 
 describe('beacon, the legacy-checklist case', () => {
   it('has two versions, listed oldest first, each with its own changelog', () => {
-    const entry = buildCatalogEntry([read(BEACON_V1_1).record, read(BEACON_V1_0).record], { includeExperimental: false });
+    const entry = buildCatalogEntry([read(BEACON_V1_1).record, read(BEACON_V1).record], { includeExperimental: false });
     expect(entry).toMatchObject({ slug: 'beacon', versions: ['v1.0.0', 'v1.1.0'], name: 'Beacon', difficulty: 'easy', showcase: null });
-    expect(read(BEACON_V1_0).record.changelog.trim()).toBe('Introduced.');
+    expect(read(BEACON_V1).record.changelog.trim()).toBe('Introduced.');
     expect(read(BEACON_V1_1).record.changelog).toContain('Fog Bank');
     expect(read(BEACON_V1_1).record.maxRuntimeSeconds).toBe(4500);
   });
 
   it('adds the fog variant in v1.1.0 and records v1.0.0\'s docking ambiguity as an erratum resolved there', () => {
-    expect(read(BEACON_V1_0).record.variants.map((variant) => variant.slug)).toEqual(['base', 'squall']);
+    expect(read(BEACON_V1).record.variants.map((variant) => variant.slug)).toEqual(['base', 'squall']);
     expect(read(BEACON_V1_1).record.variants.map((variant) => [variant.slug, variant.name])).toEqual([
       ['base', 'Clear Night'], ['squall', 'Squall'], ['fog', 'Fog Bank'],
     ]);
-    expect(read(BEACON_V1_0).record.errata).toEqual([expect.objectContaining({
+    expect(read(BEACON_V1).record.errata).toEqual([expect.objectContaining({
       id: 'docking-rule', severity: 'minor', affectsScoring: true, resolvedIn: 'v1.1.0', variant: null,
     })]);
     expect(read(BEACON_V1_1).record.errata).toEqual([]);
@@ -147,7 +155,7 @@ describe('beacon, the legacy-checklist case', () => {
       { view: 'game-over', scope: '_common', htmlPath: 'reference/game-over.html', outFile: 'game-over.png', viewport },
       { view: 'fog-gameplay', scope: 'fog', htmlPath: 'reference/fog-gameplay.html', outFile: 'fog-gameplay.png', viewport },
     ]);
-    expect(read(BEACON_V1_0).referencesToRender.map((reference) => reference.view)).toEqual(['title', 'gameplay']);
+    expect(read(BEACON_V1).referencesToRender.map((reference) => reference.view)).toEqual(['title', 'gameplay']);
     const { record } = read(BEACON_V1_1);
     expect(record.commonReferences.map((reference) => reference.mediaUrl)).toEqual([
       '/test-cases/beacon/versions/v1.1.0/references/_common/title.png',
@@ -161,7 +169,7 @@ describe('beacon, the legacy-checklist case', () => {
   });
 
   it('keeps every mockup self-contained: only local files from its own folder, all of which exist', async () => {
-    for (const relDir of [BEACON_V1_0, BEACON_V1_1]) {
+    for (const relDir of [BEACON_V1, BEACON_V1_1]) {
       for (const reference of read(relDir).referencesToRender) {
         const htmlPath = join(ROOT, relDir, reference.htmlPath);
         const html = await readFile(htmlPath, 'utf8');
@@ -365,7 +373,7 @@ const spreadOf = (channels: Array<{ stdev: number }>) => channels.reduce((sum, c
 
 describe.skipIf(!existsSync(renderWorker) || !chromium)('the example mockups, rendered', () => {
   it('render to full-size night scenes, their stylesheet and sprite loaded from the version folder', async () => {
-    for (const result of await renderMockups([BEACON_V1_0, BEACON_V1_1])) {
+    for (const result of await renderMockups([BEACON_V1, BEACON_V1_1])) {
       expect(result).toMatchObject({ width: 1280, height: 720 });
       // Every scene is set at night (mean level 23 to 88 of 255). Unstyled HTML, from a
       // stylesheet the request guard refused or a broken link, renders black text on
@@ -385,4 +393,31 @@ describe.skipIf(!existsSync(renderWorker) || !chromium)('the example mockups, re
       expect(spreadOf(result.channels), result.outPath).toBeGreaterThan(8);
     }
   }, 90_000);
+});
+
+describe('buoy and gull, the asset cases', () => {
+  it('serve their per-kind tables, each variant\'s own overriding the case\'s key by key', () => {
+    const buoy = read(BUOY).record;
+    expect(buoy).toMatchObject({
+      assetKind: 'voxel-model',
+      voxel: { width: 16, height: 24, depth: 16, background: 'transparent' },
+      tool: { binary: 'voxel', preview: 'preview.png' },
+      output: { actions: 'actions.json' },
+    });
+    expect(buoy.variants.map((variant) => variant['voxel'] ?? null)).toEqual([null, { width: 16, height: 32, depth: 16, background: 'transparent' }]);
+    const gull = read(GULL).record;
+    expect(gull).toMatchObject({ assetKind: 'sprite', canvas: { width: 32, height: 32, background: 'transparent' }, tool: { binary: 'draw' } });
+    expect(gull.variants[1]!['canvas']).toEqual({ width: 64, height: 64, background: 'transparent' });
+  });
+
+  it('render the tables and the voxel extents into prompts and specs, per variant', async () => {
+    const buoy = read(BUOY).record;
+    expect(renderVariantPrompt(buoy, 'base')).toContain('16 voxels wide (x), 24 high (y, up) and\n16 deep (z), on a transparent background');
+    expect(renderVariantPrompt(buoy, 'tall')).toContain('16 voxels wide (x), 32 high (y, up)');
+    const [brief] = await renderVariantSpecs(buoy, join(ROOT, BUOY), 'tall');
+    expect(brief!.body).toContain('x runs from 0 to 15, y (up) from 0 to 31, z from 0 to 15.');
+    expect(brief!.body).toContain('A lamp at the very top (y = 31)');
+    const gull = read(GULL).record;
+    expect(renderVariantPrompt(gull, 'large')).toContain('one 64x64 sprite on a\ntransparent canvas, using only the `draw` binary');
+  });
 });

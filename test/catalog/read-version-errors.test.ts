@@ -31,7 +31,16 @@ describe('readVersion on broken versions', () => {
     const dir = await writeVersion(root, MINI, { ...minimalCase('mini'), 'test-case.toml': 'slug = "mini"\nname = "Mini\n' });
     const error = await failure(readVersion(root, dir));
     expect(error.file).toBe(`${MINI}/test-case.toml`);
-    expect(error.message).toMatch(/^test-cases\/mini\/v1\.0\.0\/test-case\.toml: invalid TOML at line 2, column \d+/);
+    expect(error.message).toBe(
+      `${MINI}/test-case.toml: invalid TOML: the string that opens at line 2, column 8 is not closed on that line `
+      + '(close it with " before the line ends, or use a triple-quoted string for text over several lines)',
+    );
+    const atEnd = await writeVersion(root, 'test-cases/eof/v1.0.0', { ...minimalCase('eof'), 'test-case.toml': 'slug = "eof"\nsummary = """Never closed\n' });
+    expect((await failure(readVersion(root, atEnd))).message).toBe(
+      'test-cases/eof/v1.0.0/test-case.toml: invalid TOML: the string that opens at line 2, column 11 is not closed before the end of the file',
+    );
+    const other = await writeVersion(root, 'test-cases/other/v1.0.0', { ...minimalCase('other'), 'test-case.toml': 'slug = "other"\nname = = 1\n' });
+    expect((await failure(readVersion(root, other))).message).toMatch(/^test-cases\/other\/v1\.0\.0\/test-case\.toml: invalid TOML at line 2, column \d+: /);
   });
 
   it('names bad TOML in a variant file too', async () => {
@@ -68,7 +77,7 @@ describe('readVersion on broken versions', () => {
     await writeFile(spec, `${await readFile(spec, 'utf8')}\n{{#if (eq engine.slug "simple-2d")}}{{engine.colour}}{{/if}}\n`);
     const error = await failure(readVersion(root, join(root, CRABBER)));
     expect(error.file).toBe(`${CRABBER}/specs/controls.md.hbs`);
-    expect(error.message).toMatch(/template error: "colour" not defined/);
+    expect(error.message).toMatch(/template error: "engine.colour" is not defined at line \d+, column \d+$/);
   });
 
   it('fails ingest when the prompt breaks for one variant only', async () => {
@@ -82,11 +91,13 @@ describe('readVersion on broken versions', () => {
     files['test-case.toml'] = files['test-case.toml']!.replace('["variants/base.toml"]', '["variants/base.toml", "variants/hard.toml"]');
     const error = await failure(readVersion(root, await writeVersion(root, MINI, files)));
     expect(error.file).toBe(`${MINI}/prompt.hbs`);
-    expect(error.message).toContain('"nickname" not defined');
+    expect(error.message).toBe(`${MINI}/prompt.hbs: template error: "variant.nickname" is not defined at line 1, column 45`);
   });
 
-  it('refuses an unknown root key, an unknown engine and an unknown test type', async () => {
-    expect((await failure(readMini({ manifest: 'experimantal = true' }))).message).toContain('unknown key "experimantal"');
+  it('warns of an unknown root key, and refuses an unknown engine and an unknown test type', async () => {
+    expect((await readMini({ manifest: 'experimantal = true' })).warnings).toEqual([{
+      file: `${MINI}/test-case.toml`, key: 'experimantal', why: 'not a key the catalog format defines at the root of this file; it is ignored',
+    }]);
     expect((await failure(readMini({ manifest: 'engines = ["unreal"]' }))).message).toContain('unknown engine "unreal"');
     expect((await failure(readMini({ manifest: 'type = "speedrun"' }))).message).toContain('"type" must be one of');
   });

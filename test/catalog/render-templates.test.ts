@@ -91,7 +91,20 @@ describe('spec rendering', () => {
 
   it('gives templates strict mode, no escaping and the eq helper, and names the file on error', () => {
     expect(renderTemplate('{{a}} {{#if (eq b "x")}}yes{{/if}}', { a: '<b>&', b: 'x' }, 'inline.hbs')).toBe('<b>& yes');
-    expect(() => renderTemplate('{{missing}}', {}, 'specs/a.md.hbs')).toThrow(/^specs\/a\.md\.hbs: template error: "missing" not defined/);
+    expect(() => renderTemplate('{{missing}}', {}, 'specs/a.md.hbs')).toThrow(/^specs\/a\.md\.hbs: template error: "missing" is not defined at line 1, column 3$/);
     expect(() => renderTemplate('{{#if}}', {}, 'specs/b.md.hbs')).toThrow(/^specs\/b\.md\.hbs: template error: Parse error/);
+  });
+
+  it('names an unknown helper, the file, the line and the column, apart from an unknown variable', () => {
+    const source = 'Brief\n\nName it {{uppercase variant.name}}, then {{#if (shout variant.slug)}}x{{/if}}.';
+    expect(() => renderTemplate(source, { variant: { name: 'a', slug: 'b' } }, 'prompt.hbs')).toThrow(
+      'prompt.hbs: template error: unknown helper "uppercase" at line 3, column 11 (the helpers templates may use: eq)',
+    );
+    expect(() => renderTemplate('{{#if (shout variant.slug)}}x{{/if}}', { variant: { slug: 'b' } }, 'prompt.hbs')).toThrow(
+      'prompt.hbs: template error: unknown helper "shout" at line 1, column 8 (the helpers templates may use: eq)',
+    );
+    expect(() => renderTemplate('Size {{voxel.width}}', {}, 'specs/brief.md.hbs')).toThrow(
+      'specs/brief.md.hbs: template error: "voxel.width" is not defined at line 1, column 8',
+    );
   });
 });

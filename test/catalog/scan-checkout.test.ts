@@ -1,4 +1,7 @@
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CatalogUnavailableError } from '../../src/catalog/catalog-unavailable-error.js';
 import { scanCheckout } from '../../src/catalog/scan-checkout.js';
 import { selectVersions } from '../../src/catalog/select-versions.js';
 import { copyOfCatalog, CRABBER, FOGHORN, minimalCase, REGATTA, tempDir, writeVersion } from './catalog-test-helpers.js';
@@ -34,7 +37,10 @@ describe('scanCheckout', () => {
     await writeVersion(root, 'test-cases/broken/v1.0.0', { 'test-case.toml': 'name = "No slug"' });
     const { versions, problems } = await scanCheckout(root);
     expect(versions.map((found) => found.slug)).toEqual(['odd']);
-    expect(problems.map((problem) => problem.message)).toEqual(['test-cases/broken/v1.0.0/test-case.toml: "slug" is required and must be a non-empty string']);
+    expect(problems.map(({ relDirs, slug, version, error }) => ({ relDirs, slug, version, message: error.message }))).toEqual([{
+      relDirs: ['test-cases/broken/v1.0.0'], slug: 'broken', version: 'v1.0.0',
+      message: 'test-cases/broken/v1.0.0/test-case.toml: "slug" is required and must be a non-empty string',
+    }]);
   });
 
   it('refuses two folders that declare the same slug and version', async () => {
@@ -43,11 +49,31 @@ describe('scanCheckout', () => {
     await writeVersion(root, 'test-cases/b/v1.0.0', minimalCase('same'));
     const { versions, problems } = await scanCheckout(root);
     expect(versions).toEqual([]);
-    expect(problems[0]?.message).toContain('same v1.0.0, as does test-cases/b/v1.0.0/test-case.toml');
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatchObject({ relDirs: ['test-cases/a/v1.0.0', 'test-cases/b/v1.0.0'], slug: 'same', version: 'v1.0.0' });
+    expect(problems[0]!.error.message).toBe('test-cases/a/v1.0.0/test-case.toml: declares same v1.0.0, as does test-cases/b/v1.0.0/test-case.toml; neither is ingested');
   });
 
-  it('scans an empty checkout to nothing', async () => {
-    expect(await scanCheckout(await tempDir())).toEqual({ versions: [], groupFiles: [], problems: [] });
+  it('scans a checkout with an empty test-cases/ folder and no jams or groups to nothing', async () => {
+    const root = await tempDir();
+    await mkdir(join(root, 'test-cases'));
+    expect(await scanCheckout(root)).toEqual({ versions: [], groupFiles: [], problems: [] });
+  });
+
+  it('fails, rather than finding nothing, when the root or test-cases/ is missing or a folder cannot be listed', async () => {
+    const root = await tempDir();
+    await expect(scanCheckout(join(root, 'gone'))).rejects.toThrow(
+      new CatalogUnavailableError(`The catalog root ${join(root, 'gone')} cannot be read (ENOENT: no such file or directory, stat '${join(root, 'gone')}'); nothing was changed.`),
+    );
+    await expect(scanCheckout(root)).rejects.toThrow(`The catalog's test-cases/ folder ${join(root, 'test-cases')} cannot be read`);
+    await writeFile(join(root, 'test-cases'), 'not a folder');
+    await expect(scanCheckout(root)).rejects.toThrow(`The catalog's test-cases/ folder ${join(root, 'test-cases')} is not a folder; nothing was changed.`);
+    await rm(join(root, 'test-cases'));
+    await writeVersion(root, 'test-cases/mini/v1.0.0', minimalCase('mini'));
+    // Present but not listable (a file where a folder belongs; permissions do not bind root).
+    await writeFile(join(root, 'game-jams'), '');
+    await expect(scanCheckout(root)).rejects.toBeInstanceOf(CatalogUnavailableError);
+    await expect(scanCheckout(root)).rejects.toThrow(`The catalog folder ${join(root, 'game-jams')} cannot be listed (ENOTDIR`);
   });
 });
 

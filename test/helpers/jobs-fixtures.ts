@@ -50,14 +50,14 @@ export function seedCatalog(db: Database, dataDir: string, versions: SeedVersion
 function seededVersion(v: SeedVersion): ResolvedVersion {
   return {
     slug: v.slug, version: v.version, name: v.slug, difficulty: 'easy', summary: '', testType: v.testType ?? 'end-to-end',
-    assetKind: 'sprite', tags: [], description: '', changelog: '', experimental: v.experimental === true, maxRuntimeSeconds: v.maxRuntimeSeconds ?? 1800,
-    engines: ['none', ...(v.engines ?? [])].map((slug) => ({ slug })), build: null, init: null, workspaces: [], packages: [],
+    assetKind: null, tags: [], description: '', changelog: '', experimental: v.experimental === true, maxRuntimeSeconds: v.maxRuntimeSeconds ?? 1800,
+    engines: ['none', ...(v.engines ?? [])].map((slug) => ({ slug })), build: null, init: null, workspaces: [], workspace: {}, packages: [],
     promptTemplate: '', commonSpecs: [], assets: [], engineFormat: false,
     domains: (v.domains ?? []).map((id) => ({ id, name: id, description: '' })), commonReferences: [], commonProofs: [],
     checks: [], commonReviewItems: [], errata: [],
     variants: (v.variants ?? ['base']).map((slug) => ({
       slug, name: slug, description: null, prompt: '', specs: [], references: [], proofs: [], reviewItems: [], domains: [],
-      workspaces: null, showcase: null,
+      workspaces: null, workspace: {}, showcase: null,
     })),
   };
 }

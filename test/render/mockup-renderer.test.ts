@@ -1,12 +1,11 @@
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium } from '../../src/render/find-chromium.js';
 import { MockupRenderer } from '../../src/render/mockup-renderer.js';
-import { chromiumProcessesUnder } from './chromium-processes.js';
+import { chromiumProcessesUnder, waitForBusyRenderer } from './chromium-processes.js';
 import { writeStyledMockup } from './mockup-fixtures.js';
 
 const VIEWPORT = { width: 320, height: 200 };
@@ -88,7 +87,6 @@ describe('mockup renderer (real Chromium)', () => {
     // A second declaration of `paint` in the same window would be a SyntaxError.
     expect(await pixel((await render(await page('paints-green.html', painter('#0f0')))).png, 10, 10)).toEqual(GREEN);
     const plain = await render(await page('plain-white.html', '<!doctype html><body><p>x</p></body>'));
-    await sleep(50);
     expect(await pixel(plain.png, 300, 190)).toEqual(WHITE);
   });
 
@@ -133,7 +131,7 @@ describe('mockup renderer (real Chromium)', () => {
   });
 
   it('renders again in a new tab when its tab crashes mid-render', async () => {
-    // Its script holds the page for 800 ms, so the render is certainly under way at 300.
+    // Its script holds the page's renderer busy for 800 ms: once it has burnt CPU, the render is under way.
     const slow = await page(
       'slow-green.html',
       '<!doctype html><body style="background:#0f0"><script>const end = Date.now() + 800; while (Date.now() < end);</script>',
@@ -141,7 +139,7 @@ describe('mockup renderer (real Chromium)', () => {
     // Browser and tab up first, so the kill lands in the render rather than in the launch.
     await render(await page('warm-up.html', '<!doctype html><p>x</p>'));
     const rendering = render(slow);
-    await sleep(300);
+    await waitForBusyRenderer(join(dir, 'profiles'));
     // Every tab's renderer, the idle tab's too: that one is found dead when next taken.
     const renderers = chromiumProcessesUnder(join(dir, 'profiles')).filter((found) => found.isRenderer);
     expect(renderers.length).toBeGreaterThan(0);

@@ -6,13 +6,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { setTimeout as sleep } from 'node:timers/promises';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium } from '../../src/render/find-chromium.js';
 import { createRenderPool, type RenderPool } from '../../src/render/render-pool.js';
 import { workerFile } from '../../src/workers/worker-file.js';
-import { chromiumProcessesUnder } from './chromium-processes.js';
+import { chromiumProcessesUnder, waitForBusyRenderer } from './chromium-processes.js';
 import { pixelAt, writeEscapingMockup, writeNetworkMockup, writeStyledMockup } from './mockup-fixtures.js';
 
 const WHITE = [255, 255, 255];
@@ -76,9 +75,15 @@ describe('render pool (real Chromium)', () => {
       const rootDir = join(dir, 'network');
       const htmlPath = await writeNetworkMockup(rootDir, origin, stun.address().port);
 
-      const result = await pool.render({ htmlPath, rootDir, outPath: join(dir, 'network.png') });
-      // WebSockets and STUN start from script and are not part of `load`; give them time.
-      await sleep(500);
+      // WebSockets and STUN start from script and are not part of `load`: only a browser
+      // that has stopped cannot try them later, so this pool is closed before the checks.
+      const own = createRenderPool({ chromiumPath: findChromium(process.env.CHROMIUM_PATH), tempDir: dir, threads: 1 });
+      let result;
+      try {
+        result = await own.render({ htmlPath, rootDir, outPath: join(dir, 'network.png') });
+      } finally {
+        await own.close();
+      }
 
       expect(result.width).toBe(1280);
       expect(connections).toEqual([]);
@@ -150,10 +155,10 @@ describe('render pool (real Chromium)', () => {
       await expect(onePool.render(task('after'))).resolves.toMatchObject({ width: 1280, height: 720 });
 
       // Renders under way when their browser dies are tried again on a new one. These pages
-      // take 800 ms to load, so they are certainly loading when the browser dies.
+      // hold their renderer busy for 800 ms: once one has burnt CPU, its render is in flight.
       const slow = (name: string) => ({ ...task(name), htmlPath: join(rootDir, 'slow.html') });
       const inFlight = onePool.renderAll(['a', 'b'].map(slow));
-      await sleep(300);
+      await waitForBusyRenderer(killDir);
       expect(killBrowsers()).toBeGreaterThan(0);
       await expect(inFlight).resolves.toHaveLength(2);
     } finally {

@@ -18,8 +18,13 @@ const VersionLine = Type.Object({
   renderedReferences: Type.Integer(),
   error: Type.Optional(Type.String({ description: 'why the version could not be ingested; its previous stored copy is kept' })),
   blockedUrls: Type.Optional(
-    Type.Array(Type.String(), {
-      description: 'URLs its mockups asked for and were refused (the network, files outside the version); their references lack what those held',
+    Type.Array(Type.Object({ view: Type.String(), file: Type.String(), url: Type.String() }), {
+      description: 'requests its mockups made and were refused (the network, files outside the version), each with the view and mockup file that made it; their references lack what those held',
+    }),
+  ),
+  warnings: Type.Optional(
+    Type.Array(Type.Object({ file: Type.String(), key: Type.String(), why: Type.String() }), {
+      description: 'keys of its manifest or variant files the catalog format does not define; they were ignored',
     }),
   ),
 });
@@ -29,6 +34,6 @@ export const IngestReportOut = Type.Object({
   total: Type.Integer(),
   ingested: Type.Integer(),
   skipped: Type.Integer(),
-  failed: Type.Integer({ description: 'versions that could not be ingested (counted in skipped too)' }),
+  failed: Type.Integer({ description: 'versions that could not be ingested; ingested + skipped + failed = total' }),
   pruned: Type.Array(Type.Object({ slug: Type.String(), version: Type.String() })),
 });

@@ -8,6 +8,8 @@ const Open = <T extends TProperties>(properties: T, title?: string) =>
 const ShowcaseMedia = Type.Object({ file: Type.String(), name: Type.String(), kind: Type.String() });
 const Reference = Type.Object({ view: Type.String(), kind: Type.String(), mediaUrl: Type.String() });
 const Spec = Open({ source: Type.String(), dest: Type.String(), template: Type.Boolean() });
+/** Engine slug → starter files `{ source, dest }`; `{}` when none. */
+const WorkspaceFilesOut = Type.Record(Type.String(), Type.Array(Type.Object({ source: Type.String(), dest: Type.String() })));
 const ReviewItem = Open({ id: Type.String(), title: Type.String(), text: Type.String() });
 
 export const CatalogEntryOut = Type.Object({
@@ -15,7 +17,7 @@ export const CatalogEntryOut = Type.Object({
   versions: Type.Array(Type.String()),
   name: Type.String(),
   testType: Type.String(),
-  assetKind: Type.String(),
+  assetKind: Nullable(Type.String({ description: "the manifest's asset_kind; sprite for an asset case naming none; null for other test types" })),
   difficulty: Type.String(),
   tags: Type.Array(Type.String()),
   summary: Type.String(),
@@ -34,6 +36,7 @@ const Variant = Open({
   specs: Type.Array(Spec),
   references: Type.Array(Reference),
   reviewItems: Type.Array(ReviewItem),
+  workspace: WorkspaceFilesOut,
   showcase: Nullable(Type.Object({ description: Type.String(), media: Type.Array(ShowcaseMedia) })),
 });
 
@@ -50,7 +53,8 @@ export const ResolvedVersionOut = Open(
     changelog: Type.String(),
     maxRuntimeSeconds: Type.Integer(),
     engines: Type.Array(Type.Object({ slug: Type.String(), minVersion: Type.Optional(Type.String()), maxVersion: Type.Optional(Type.String()) })),
-    build: Nullable(Type.Object({ install: Type.String(), build: Type.String() })),
+    build: Nullable(Open({ install: Type.String(), build: Type.String() })),
+    workspace: WorkspaceFilesOut,
     promptTemplate: Type.String(),
     commonSpecs: Type.Array(Spec),
     assets: Type.Array(Type.Object({ source: Type.String(), dest: Type.String() })),
@@ -64,7 +68,16 @@ export const ResolvedVersionOut = Open(
   'Resolved test case version',
 );
 
-export const RenderedSpecsOut = Type.Array(Open({ source: Type.String(), dest: Type.String(), template: Type.Boolean(), body: Type.String() }));
+export const RenderedSpecsOut = Type.Object({
+  slug: Type.String(),
+  version: Type.String(),
+  variant: Type.String(),
+  description: Nullable(Type.String({ description: "the variant's description" })),
+  specs: Type.Array(
+    Type.Object({ source: Type.String(), dest: Type.String(), template: Type.Boolean(), kind: Type.String(), body: Type.String() }),
+    { description: 'the seeded set in seed order: common specs, contract schema files, the variant\'s own; bodies rendered for the variant and engine' },
+  ),
+});
 
 export const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 200 }) });
 export const VersionParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 200 }), version: Type.String({ minLength: 1, maxLength: 100 }) });

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ProgressEntry } from '../../../catalog/ingest-queue.js';
-import { HttpError, notFound } from '../../../errors.js';
+import { HttpError } from '../../../errors.js';
 import { NDJSON, streamNdjson } from '../../ndjson-stream.js';
 import { errorResponses } from '../../schemas/common.js';
 import { IngestBody, IngestReportOut } from '../../schemas/ingest.js';
@@ -8,7 +8,7 @@ import { IngestBody, IngestReportOut } from '../../schemas/ingest.js';
 
 const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/ingest', {
-    schema: { body: IngestBody, response: { 200: IngestReportOut, ...errorResponses(400, 404) } },
+    schema: { body: IngestBody, response: { 200: IngestReportOut, ...errorResponses(400, 404, 503) } },
     // The body is optional: a bare `curl -X POST /ingest` scans the whole catalog.
     preValidation: async (request) => {
       request.body ??= {};
@@ -19,7 +19,7 @@ const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const first = (await progress.next()).value as ProgressEntry;
     if (first.event === 'error') {
       await progress.return(undefined);
-      if ('status' in first && first.status === 404) throw notFound(first.message);
+      if ('code' in first && first.code !== undefined) throw new HttpError(first.code, first.message);
       throw new HttpError('internal', `The ingest scan failed: ${first.message}`);
     }
 

@@ -1,10 +1,12 @@
 import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { catalogReader } from '../../../catalog/catalog-reader.js';
 import { contentTypeFor } from '../../../catalog/content-type-for.js';
 import { notFound } from '../../../errors.js';
 import { priorReadmes } from '../../../runs/prior-readmes.js';
+import { publicFileHeaders } from '../../../snapshot/serve-snapshot.js';
 import { errorResponses } from '../../schemas/common.js';
 import {
   ArtifactParams, BaselineParams, CatalogOut, EngineQuery, FileBytes, GroupsOut, PriorReadmesOut, PriorReadmesQuery, RenderedSpecsOut,
@@ -13,11 +15,10 @@ import {
 
 const VERSION = '/test-cases/:slug/versions/:version';
 
-function sendFile(reply: FastifyReply, path: string) {
-  return reply
-    .header('content-type', contentTypeFor(path))
-    .header('x-content-type-options', 'nosniff')
-    .send(createReadStream(path));
+/** A catalog file, with the same headers as run media: typed by extension, never sniffed, documents sandboxed. */
+async function sendFile(reply: FastifyReply, path: string) {
+  const { size } = await stat(path);
+  return reply.headers(publicFileHeaders({ size, contentType: contentTypeFor(path) })).send(createReadStream(path));
 }
 
 const testCaseRoutes: FastifyPluginAsyncTypebox = async (app) => {
