@@ -3,6 +3,7 @@ import benchClaim from './claim.js';
 import benchCoverage from './coverage.js';
 import benchFloors from './floors.js';
 import benchIngestRescan from './ingest-rescan.js';
+import benchLadderProgress from './ladder-progress.js';
 import benchRenderThroughput from './render-throughput.js';
 import benchRunsListing from './runs-listing.js';
 
@@ -13,6 +14,7 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ['claim', benchClaim],
   ['runs-listing', benchRunsListing],
   ['coverage', benchCoverage],
+  ['ladder-progress', benchLadderProgress],
   ['render-throughput', benchRenderThroughput],
 ];
 

@@ -10,7 +10,7 @@ import { decodeRunRecord } from '../src/runs/decode-run-record.js';
 import { measureFloors } from './floors.js';
 import { benchRedis } from './lib/bench-redis.js';
 import { keepAliveClient } from './lib/keep-alive-client.js';
-import { ms, printTable, summarize, type LatencySummary } from './lib/stats.js';
+import { ms, printTable, timePaired, type LatencySummary } from './lib/stats.js';
 
 const RUNS = 100_000;
 const MODELS = 20;
@@ -126,19 +126,6 @@ export default async function benchRunsListing(): Promise<void> {
     rmSync(dataDir, { recursive: true, force: true });
     await redis.stop();
   }
-}
-
-/** Times `a` and `b` alternately, `iterations` times each after `warmup` untimed rounds. */
-async function timePaired(iterations: number, warmup: number, a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<[LatencySummary, LatencySummary]> {
-  const samples: [number[], number[]] = [[], []];
-  for (let i = 0; i < warmup + iterations; i++) {
-    for (const [side, call] of [a, b].entries()) {
-      const start = process.hrtime.bigint();
-      await call();
-      if (i >= warmup) samples[side]!.push(Number(process.hrtime.bigint() - start) / 1e6);
-    }
-  }
-  return [summarize(samples[0]), summarize(samples[1])];
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await benchRunsListing();

@@ -31,3 +31,17 @@ export function printTable(title: string, rows: Array<Record<string, string | nu
   console.log(`\n${title}`);
   console.table(rows);
 }
+
+/** Times `a` and `b` alternately, `iterations` times each after `warmup` untimed rounds. */
+// HTTP and raw calls alternate so both series see the same load on this shared machine.
+export async function timePaired(iterations: number, warmup: number, a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<[LatencySummary, LatencySummary]> {
+  const samples: [number[], number[]] = [[], []];
+  for (let i = 0; i < warmup + iterations; i++) {
+    for (const [side, call] of [a, b].entries()) {
+      const start = process.hrtime.bigint();
+      await call();
+      if (i >= warmup) samples[side]!.push(Number(process.hrtime.bigint() - start) / 1e6);
+    }
+  }
+  return [summarize(samples[0]), summarize(samples[1])];
+}

@@ -26,7 +26,7 @@ export interface CellCounts {
 const IN_FLIGHT = `('queued', 'pending', 'dispatched', 'starting', 'running')`;
 const AUTO_GRADED = AUTO_GRADED_TEST_TYPES.map((type) => `'${type}'`).join(', ');
 /** A run's gg configuration row id: its job's, else the record's (`saved:` stripped). */
-const RUN_GG = `COALESCE((SELECT j.gg_config_id FROM jobs AS j WHERE j.id = r.job_id),
+export const RUN_GG = `COALESCE((SELECT j.gg_config_id FROM jobs AS j WHERE j.id = r.job_id),
   CASE WHEN r.gg_config_id LIKE 'saved:%' THEN substr(r.gg_config_id, 7) ELSE r.gg_config_id END)`;
 // CROSS JOIN keeps the cells as the outer loop (SQLite has no statistics for json_each), so
 // each cell is one index range, whatever the number of runs and jobs.

@@ -18,7 +18,7 @@ export function requirePlan(ctx: CoverageContext, accountId: string, id: string)
 }
 
 /** Referenced group ids must not name a group of the other kind; ids of no group are kept (they read as dangling). */
-function checkGroupIds(ctx: CoverageContext, accountId: string, ids: string[], kind: 'combo' | 'case', field: string): string[] {
+export function checkGroupIds(ctx: CoverageContext, accountId: string, ids: string[], kind: 'combo' | 'case', field: string): string[] {
   ids.forEach((id, index) => {
     const group = ctx.groups.get(accountId, id);
     if (group && group.kind !== kind) throw badRequest(`${field}[${index}] "${id}" names a ${group.kind} group; ${field} takes ${kind} groups.`);

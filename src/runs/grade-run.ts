@@ -81,6 +81,31 @@ export function gradeRun(input: GradeInput, version: ResolvedVersion | null): Gr
   };
 }
 
+/** The functional ratings a ladder's gate reads: the validators' alone, and each review's own. */
+export interface GateRatings {
+  /** A validator-rated run's rating from the validators' verdicts alone; null on a legacy run. */
+  validators: Rating | null;
+  /** Each review's functional rating, aligned with `input.reviews`. */
+  reviews: (Rating | null)[];
+}
+
+/**
+ * Per-review ratings for the gate, which counts only the requesting account's own review
+ * (and the validators' rating until that account reviews). Null wherever `gradeRun` gives
+ * the run no rating at all.
+ */
+export function gateRatings(input: GradeInput, version: ResolvedVersion | null): GateRatings {
+  const none: GateRatings = { validators: null, reviews: input.reviews.map(() => null) };
+  if (!version || input.state !== 'completed' || (UNRATED_TEST_TYPES as readonly string[]).includes(input.testType ?? '')) return none;
+  if (!version.engineFormat) return { validators: null, reviews: input.reviews.map((review) => worstRating(review.ratings.map((entry) => entry.rating as Rating))) };
+  const items = reviewItemsOf(version, input.variant);
+  const validators = new Map(Object.entries(input.validatorVerdicts));
+  return {
+    validators: cappedRating(items, version, validators),
+    reviews: input.reviews.map((review) => cappedRating(items, version, overlay(validators, review.checklist))),
+  };
+}
+
 /**
  * A graded (game jam) checklist: each item earns its grade's points times its weight, the
  * score is the mean across reviews, and `overallGrade` combines the reviews' overall marks.

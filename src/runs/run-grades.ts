@@ -3,7 +3,7 @@ import { compareVersions } from '../catalog/compare-versions.js';
 import type { ResolvedVersion } from '../catalog/resolved-version.js';
 import type { StoredVersions } from '../catalog/stored-versions.js';
 import type { Database } from '../db/open-database.js';
-import { gradeRun, type Grade } from './grade-run.js';
+import { gateRatings, gradeRun, type Grade } from './grade-run.js';
 import type { ListedRow, RunRows } from './run-rows.js';
 import { aestheticRank, ratingRank, type Aesthetic, type Rating } from './run-states.js';
 
@@ -50,10 +50,9 @@ export function runGrades({ db, rows, index, versions }: RunGradesDeps) {
     const key = gradeKey(row.test_case_slug, row.test_case_version);
     const reviews = rows.reviews(row.id);
     const version = await resolved(row.test_case_slug, row.test_case_version);
-    const grade = gradeRun(
-      { state: row.state, testType: row.test_type, variant: row.variant, validatorVerdicts: JSON.parse(row.validator_verdicts), reviews },
-      version,
-    );
+    const input = { state: row.state, testType: row.test_type, variant: row.variant, validatorVerdicts: JSON.parse(row.validator_verdicts), reviews };
+    const grade = gradeRun(input, version);
+    const gate = gateRatings(input, version);
     rows.setGrade({
       id: row.id,
       reviewCount: reviews.length,
@@ -64,6 +63,8 @@ export function runGrades({ db, rows, index, versions }: RunGradesDeps) {
       grade: JSON.stringify(grade),
       gradeKey: key,
       caseName: await caseName(row.test_case_slug),
+      validatorRatingRank: gate.validators ? ratingRank(gate.validators) : null,
+      reviewRatingRanks: reviews.map((review, i) => ({ reviewerId: review.reviewerId, rank: gate.reviews[i] ? ratingRank(gate.reviews[i]!) : null })),
     });
     return grade;
   }

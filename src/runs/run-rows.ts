@@ -60,6 +60,23 @@ interface ReviewRow {
   revisions: string;
 }
 
+/** A run's derived grade columns, as a regrade writes them. */
+export interface GradeColumns {
+  id: string;
+  reviewCount: number;
+  aesthetic: string | null;
+  aestheticRank: number | null;
+  ratingRank: number | null;
+  validatorRated: number;
+  grade: string;
+  gradeKey: string;
+  caseName: string;
+  /** The validators' own rating rank (validator-rated runs), for the ladder gate. */
+  validatorRatingRank: number | null;
+  /** Each review's functional rating rank, for the ladder gate. */
+  reviewRatingRanks: { reviewerId: string; rank: number | null }[];
+}
+
 /** What listings select: everything but the record, which only a detail needs. */
 export type ListedRow = Omit<RunRow, 'record'>;
 
@@ -88,10 +105,10 @@ export function runRows(db: Database) {
     `INSERT INTO runs (id, job_id, record, record_format, decode_error, events, state, started_at, finished_at,
         test_case_slug, test_case_version, version_rank, variant, harness, model_id, engine, test_type, gg_config_id,
         gg_config_name, run_time_seconds, tokens_total, cost, summary, validator_verdicts, link_source_repo, link_playable_build,
-        created_at, updated_at)
+        validation_loaded, created_at, updated_at)
      VALUES (@id, @jobId, @record, @recordFormat, @decodeError, @events, @state, @startedAt, @finishedAt,
         @testCaseSlug, @testCaseVersion, @versionRank, @variant, @harness, @modelId, @engine, @testType, @ggConfigId,
-        @ggConfigName, @runTimeSeconds, @tokensTotal, @cost, @summary, @validatorVerdicts, @sourceRepo, @playableBuild, @now, @now)
+        @ggConfigName, @runTimeSeconds, @tokensTotal, @cost, @summary, @validatorVerdicts, @sourceRepo, @playableBuild, @validationLoaded, @now, @now)
      ON CONFLICT (id) DO UPDATE SET job_id = excluded.job_id, record = excluded.record, record_format = excluded.record_format,
         decode_error = excluded.decode_error, events = excluded.events, state = excluded.state, started_at = excluded.started_at,
         finished_at = excluded.finished_at, test_case_slug = excluded.test_case_slug, test_case_version = excluded.test_case_version,
@@ -99,6 +116,7 @@ export function runRows(db: Database) {
         engine = excluded.engine, test_type = excluded.test_type, gg_config_id = excluded.gg_config_id,
         gg_config_name = excluded.gg_config_name, run_time_seconds = excluded.run_time_seconds, tokens_total = excluded.tokens_total,
         cost = excluded.cost, summary = excluded.summary, validator_verdicts = excluded.validator_verdicts,
+        validation_loaded = excluded.validation_loaded,
         link_source_repo = CASE WHEN runs.published = 1 THEN COALESCE(runs.link_source_repo, excluded.link_source_repo) ELSE excluded.link_source_repo END,
         link_playable_build = CASE WHEN runs.published = 1 THEN COALESCE(runs.link_playable_build, excluded.link_playable_build) ELSE excluded.link_playable_build END,
         grade_key = NULL, updated_at = excluded.updated_at`,
@@ -116,8 +134,15 @@ export function runRows(db: Database) {
   );
   const updateGrade = db.prepare(
     `UPDATE runs SET review_count = @reviewCount, aesthetic = @aesthetic, aesthetic_rank = @aestheticRank, rating_rank = @ratingRank,
-       validator_rated = @validatorRated, grade = @grade, grade_key = @gradeKey, case_name = @caseName WHERE id = @id`,
+       validator_rated = @validatorRated, grade = @grade, grade_key = @gradeKey, case_name = @caseName,
+       validator_rating_rank = @validatorRatingRank WHERE id = @id`,
   );
+  const updateReviewRank = db.prepare<[number | null, string, string]>('UPDATE run_reviews SET rating_rank = ? WHERE run_id = ? AND reviewer_id = ?');
+  const setGrade = db.transaction((values: GradeColumns) => {
+    const { reviewRatingRanks, ...columns } = values;
+    updateGrade.run(columns);
+    for (const review of reviewRatingRanks) updateReviewRank.run(review.rank, values.id, review.reviewerId);
+  });
   const markPublished = db.prepare(
     `UPDATE runs SET published = 1, published_at = @publishedAt, link_source_repo = COALESCE(@sourceRepo, link_source_repo),
        link_playable_build = COALESCE(@playableBuild, link_playable_build), updated_at = @publishedAt WHERE id = @id`,
@@ -153,6 +178,7 @@ export function runRows(db: Database) {
         validatorVerdicts: JSON.stringify(lifted.validatorVerdicts),
         sourceRepo: lifted.sourceRepo,
         playableBuild: lifted.playableBuild,
+        validationLoaded: lifted.summary.validationLoaded === false ? 0 : 1,
         now: new Date().toISOString(),
       });
     },
@@ -170,19 +196,8 @@ export function runRows(db: Database) {
         revisions: JSON.stringify(review.revisions),
       });
     },
-    setGrade(values: {
-      id: string;
-      reviewCount: number;
-      aesthetic: string | null;
-      aestheticRank: number | null;
-      ratingRank: number | null;
-      validatorRated: number;
-      grade: string;
-      gradeKey: string;
-      caseName: string;
-    }) {
-      updateGrade.run(values);
-    },
+    /** The derived grade columns and each review's gate rank, in one transaction. */
+    setGrade: (values: GradeColumns) => void setGrade(values),
     markPublished: (values: { id: string; publishedAt: string; sourceRepo: string | null; playableBuild: string | null }) =>
       void markPublished.run(values),
   };

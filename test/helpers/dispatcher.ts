@@ -20,20 +20,17 @@ export async function claimNext(http: Http, serviceToken: string): Promise<Claim
 
 /**
  * Drives a claimed job as its driver would: running, then succeeded with a run record of the
- * launched subject (state `completed` unless told otherwise). Answers the stored run's id.
+ * launched subject (state `completed` unless told otherwise; `loaded: false` for a build that
+ * never loaded). Answers the stored run's id.
  */
-export async function completeClaimed(http: Http, claimed: ClaimedRun, state = 'completed'): Promise<string> {
+export async function completeClaimed(http: Http, claimed: ClaimedRun, state = 'completed', loaded = true): Promise<string> {
   const { request } = claimed;
-  for (const body of [
-    { state: 'running' },
-    {
-      state: 'succeeded',
-      record: runRecord({
-        slug: request.testCase, version: request.version, variant: request.variant, harness: request.harness, model: request.model,
-        ...(request.engine ? { engine: request.engine } : {}), state,
-      }),
-    },
-  ]) {
+  const record = runRecord({
+    slug: request.testCase, version: request.version, variant: request.variant, harness: request.harness, model: request.model,
+    ...(request.engine ? { engine: request.engine } : {}), state,
+  });
+  (record.validation as { loaded: boolean }).loaded = loaded;
+  for (const body of [{ state: 'running' }, { state: 'succeeded', record }]) {
     const report = await http.post(`/jobs/${claimed.jobId}/status`, claimed.jobToken, body);
     if (report.status !== 204) throw new Error(`status ${body.state} answered ${report.status}: ${JSON.stringify(report.body)}`);
   }

@@ -17,6 +17,11 @@ export interface SeedVersion {
   experimental?: boolean;
   /** Functional domain ids a review rates (none by default). */
   domains?: string[];
+  /**
+   * Makes the version engine-format (validator-rated) with these checklist items, each capping
+   * the domains it names at `failureCap` when it fails.
+   */
+  validatorChecklist?: Array<{ id: string; domains: string[]; failureCap: string }>;
 }
 
 /**
@@ -52,9 +57,10 @@ function seededVersion(v: SeedVersion): ResolvedVersion {
     slug: v.slug, version: v.version, name: v.slug, difficulty: 'easy', summary: '', testType: v.testType ?? 'end-to-end',
     assetKind: null, tags: [], description: '', changelog: '', experimental: v.experimental === true, maxRuntimeSeconds: v.maxRuntimeSeconds ?? 1800,
     engines: ['none', ...(v.engines ?? [])].map((slug) => ({ slug })), build: null, init: null, workspaces: [], workspace: {}, packages: [],
-    promptTemplate: '', commonSpecs: [], assets: [], engineFormat: false,
+    promptTemplate: '', commonSpecs: [], assets: [], engineFormat: v.validatorChecklist !== undefined,
     domains: (v.domains ?? []).map((id) => ({ id, name: id, description: '' })), commonReferences: [], commonProofs: [],
-    checks: [], commonReviewItems: [], errata: [],
+    checks: [], errata: [],
+    commonReviewItems: (v.validatorChecklist ?? []).map((item) => ({ id: item.id, title: item.id, text: '', weight: 1, subItems: [], domains: item.domains, failureCap: item.failureCap })),
     variants: (v.variants ?? ['base']).map((slug) => ({
       slug, name: slug, description: null, prompt: '', specs: [], references: [], proofs: [], reviewItems: [], domains: [],
       workspaces: null, workspace: {}, showcase: null,

@@ -9,7 +9,7 @@ const REPO_COPY = resolve(__dirname, '../../schemas');
 /** The wire contracts the contract's Versioning part says are published. */
 const CONTRACT_SCHEMAS = [
   'error', 'test-case-catalog', 'test-case-versions', 'resolved-test-case-version', 'review', 'runs',
-  'coverage-group', 'coverage-plan', 'coverage-matrix', 'coverage-settings',
+  'coverage-group', 'coverage-plan', 'coverage-matrix', 'coverage-settings', 'ladder', 'ladder-progress',
 ];
 
 let backend: TestBackend;

@@ -1,6 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ErrorEnvelope } from './common.js';
 import { GroupOut, MatrixOut, PlanOut, SettingsOut } from './coverage.js';
+import { LadderOut, LadderProgressOut } from './ladders.js';
 import { ReviewOut, RunSummaryCard } from './runs.js';
 import { CatalogOut, ResolvedVersionOut, VersionsOut } from './test-cases.js';
 
@@ -30,6 +31,8 @@ const PUBLISHED: Readonly<Record<string, TSchema>> = {
   'coverage-plan': PlanOut,
   'coverage-matrix': MatrixOut,
   'coverage-settings': SettingsOut,
+  ladder: LadderOut,
+  'ladder-progress': LadderProgressOut,
 };
 
 export function publishedSchemaNames(): string[] {

@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildApp } from '../src/api/app.js';
+import { loadConfig } from '../src/config.js';
+import { CELL_COUNT_SQL, cellsParam } from '../src/coverage/cell-counts.js';
+import { openDatabase } from '../src/db/open-database.js';
+import { GATE_EVIDENCE_SQL } from '../src/ladders/gate-evidence.js';
+import { ladderClimbers } from '../src/ladders/ladder-climbers.js';
+import { ladderOrigin } from '../src/ladders/ladder-context.js';
+import { ladderProgress } from '../src/ladders/ladder-progress.js';
+import { createLadder } from '../src/ladders/manage-ladders.js';
+import { ladderCells } from '../src/ladders/measure-ladder.js';
+import { decodeRunRecord } from '../src/runs/decode-run-record.js';
+import { ratingRank } from '../src/runs/run-states.js';
+import { benchRedis } from './lib/bench-redis.js';
+import { ms, printTable, timePaired, type LatencySummary } from './lib/stats.js';
+
+const RUNS = 100_000;
+const RUNGS = 20;
+const HARNESSES = ['claude', 'codex', 'cline', 'goose', 'pi'];
+const MODELS = 10; // 5 harnesses x 10 models = 50 climbers
+const RUNS_PER_CELL = 3;
+const TARGET_RATIO = 3;
+const ACCOUNT = 'bench-reviewer';
+
+/**
+ * Run `i`: three in four land in the ladder's cells (rung x climber), the rest on other cases
+ * and versions the board must skip. Climber `c` clears rungs below `c % 21` and breaks on that
+ * one, so the board holds climbers at every rung, walled ones and topped out ones.
+ */
+function record(i: number) {
+  const climbers = HARNESSES.length * MODELS;
+  const inLadder = Math.floor(i / (climbers * RUNGS)) % 4 !== 3;
+  const climber = i % climbers;
+  const rung = Math.floor(i / climbers) % RUNGS;
+  const finished = Date.UTC(2025, 0, 1) + i * 60_000;
+  return {
+    rating: inLadder ? (rung < climber % (RUNGS + 1) ? 'great' : 'broken') : null,
+    raw: {
+      id: `run-${String(i).padStart(6, '0')}`,
+      startedAt: new Date(finished - 600_000).toISOString(),
+      finishedAt: new Date(finished).toISOString(),
+      subject: {
+        testCaseSlug: inLadder ? `rung-${rung}` : `other-${i % 40}`,
+        testCaseVersion: inLadder ? 'v1.0.0' : `v1.${i % 3}.0`,
+        variant: 'base',
+        harnessSlug: HARNESSES[climber % HARNESSES.length],
+        modelId: `vendor/model-${Math.floor(climber / HARNESSES.length)}`,
+        testType: 'end-to-end',
+      },
+      tooling: {},
+      environment: { os: 'linux', containerImage: 'runner:1', authMode: 'api-key' },
+      metrics: { runTimeSeconds: 600, tokens: { uncachedInput: 1000, cachedInput: 10, output: 300, reasoning: null }, cost: { actual: 1, comparable: null } },
+      validation: { loaded: i % 50 !== 0, checks: [] },
+      links: { sourceRepo: null, playableBuild: null },
+      status: { state: 'completed', detail: null },
+    },
+  };
+}
+
+/**
+ * `GET /ladders/{id}/progress` for a 20-rung ladder with 50 climbers over 100,000 stored runs
+ * (half of them reviewed by the requester): the board as the route builds it, against the
+ * SQLite statements it needs run directly (cell counts, in-flight jobs, gate evidence, the
+ * ladder's origin, verdicts and steering), alternated in one run. PASS within 3x.
+ */
+export default async function benchLadderProgress(): Promise<void> {
+  const redis = await benchRedis();
+  const dataDir = mkdtempSync(join(tmpdir(), 'evb-bench-ladder-'));
+  const db = openDatabase(join(dataDir, 'backend.sqlite'));
+  const config = {
+    ...loadConfig({ DATA_DIR: dataDir, REDIS_URL: redis.url, REDIS_PREFIX: `b${randomUUID().slice(0, 8)}`, LOG_LEVEL: 'silent', RUN_WORKERS: 'false' }),
+    authUrl: 'http://127.0.0.1:9',
+    redisUrl: redis.url,
+  };
+  const app = await buildApp({ config, db });
+  try {
+    const seedStart = Date.now();
+    const review = db.prepare(
+      `INSERT INTO run_reviews (run_id, reviewer_id, reviewer, username, writeup, reviewed_at, rating_rank) VALUES (?, ?, 'Bench', 'bench', 'x', ?, ?)`,
+    );
+    db.transaction(() => {
+      for (let i = 0; i < RUNS; i++) {
+        const { raw, rating } = record(i);
+        app.runs.rows.store({ id: raw.id, jobId: null, record: JSON.stringify(raw), recordFormat: 1, decodeError: null, events: '[]', lifted: decodeRunRecord(raw).lifted });
+        // The requester reviewed two runs in three of the ladder's.
+        if (rating && i % 3 !== 0) review.run(raw.id, ACCOUNT, raw.finishedAt, ratingRank(rating as 'great' | 'broken'));
+      }
+    })();
+    db.exec('ANALYZE');
+    console.log(`seeded ${RUNS} runs in ${Date.now() - seedStart} ms`);
+
+    const ctx = app.ladders;
+    const combos = HARNESSES.flatMap((harness, h) => Array.from({ length: MODELS }, (_, m) => ({ harness, model: `vendor/model-${m}`, h }))).sort((a, b) => a.h - b.h);
+    const { id } = createLadder(ctx, ACCOUNT, {
+      name: 'bench', runsPerCell: RUNS_PER_CELL,
+      combos: combos.map(({ harness, model }) => ({ harness, model })),
+      rungs: Array.from({ length: RUNGS }, (_, r) => ({ slug: `rung-${r}`, version: 'v1.0.0', variant: 'base' })),
+    });
+    const ladder = ctx.ladders.get(ACCOUNT, id)!;
+    const board = ladderProgress(ctx, ACCOUNT, ladder);
+    const statuses = board.climbers.reduce<Record<string, number>>((count, c) => ({ ...count, [c.status]: (count[c.status] ?? 0) + 1 }), {});
+    console.log(`board: ${board.climbers.length} climbers x ${board.rungs.length} rungs; ${JSON.stringify(statuses)}; runsUnreviewed ${board.runsUnreviewed}`);
+
+    const plan = db.prepare(`EXPLAIN QUERY PLAN ${GATE_EVIDENCE_SQL}`).all({ cells: '[]', reviewer: ACCOUNT, floor: 1, unloadedBroken: 1 }) as Array<{ detail: string }>;
+    console.log(`gate evidence plan: ${plan.map((step) => step.detail).join(' | ')}`);
+
+    // The statements the board runs, prepared once, with the parameters it passes.
+    const cells = cellsParam(ladderCells(ladder, ladderClimbers(ctx, ladder)));
+    const statements = {
+      runs: db.prepare(CELL_COUNT_SQL.runs),
+      jobs: db.prepare(CELL_COUNT_SQL.jobs),
+      origin: db.prepare(CELL_COUNT_SQL.originInFlight).pluck(),
+      evidence: db.prepare(GATE_EVIDENCE_SQL),
+      ladder: db.prepare('SELECT * FROM ladders WHERE id = ? AND account_id = ?'),
+      rungs: db.prepare('SELECT * FROM ladder_rungs WHERE ladder_id = ? ORDER BY position'),
+      steering: db.prepare('SELECT * FROM ladder_climbers WHERE ladder_id = ?'),
+      verdicts: db.prepare('SELECT * FROM ladder_verdicts WHERE ladder_id = ?'),
+    };
+    const raw = async () => {
+      statements.ladder.get(id, ACCOUNT);
+      statements.rungs.all(id);
+      statements.steering.all(id);
+      statements.verdicts.all(id);
+      statements.runs.all({ cells, reviewer: ACCOUNT });
+      statements.jobs.all({ cells });
+      statements.evidence.all({ cells, reviewer: ACCOUNT, floor: ratingRank('scuffed'), unloadedBroken: 1 });
+      statements.origin.get(ladderOrigin(id));
+    };
+    const progress = async () => ladderProgress(ctx, ACCOUNT, ctx.ladders.get(ACCOUNT, id)!);
+    const serialized = async () => JSON.stringify(await progress());
+
+    // Where the raw time goes, statement by statement.
+    const single = (run: () => unknown) => async () => void run();
+    const parts = [
+      ['cell counts: runs', single(() => statements.runs.all({ cells, reviewer: ACCOUNT }))],
+      ['gate evidence', single(() => statements.evidence.all({ cells, reviewer: ACCOUNT, floor: ratingRank('scuffed'), unloadedBroken: 1 }))],
+      ['cell counts: jobs', single(() => statements.jobs.all({ cells }))],
+    ] as const;
+    for (const [name, run] of parts) {
+      const [time] = await timePaired(10, 2, run, async () => {});
+      console.log(`  ${name}: p50 ${ms(time.p50)}`);
+    }
+
+    const [boardTime, rawTime] = await timePaired(20, 3, progress, raw);
+    const [jsonTime, rawAgain] = await timePaired(20, 3, serialized, raw);
+    const header = `ladder progress, ${RUNGS} rungs x ${board.climbers.length} climbers over ${RUNS} runs (p50; ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores; load average ${loadavg().map((load) => load.toFixed(2)).join(' ')})`;
+    printTable(header, [
+      row('board (ladderProgress)', boardTime, rawTime),
+      row('board + JSON text', jsonTime, rawAgain),
+    ]);
+  } finally {
+    await app.close();
+    db.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    await redis.stop();
+  }
+}
+
+function row(measure: string, board: LatencySummary, raw: LatencySummary) {
+  const ratio = board.p50 / raw.p50;
+  return { measure, board: ms(board.p50), 'raw sqlite': ms(raw.p50), ratio: ratio.toFixed(2), verdict: ratio <= TARGET_RATIO ? 'PASS' : 'FAIL' };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await benchLadderProgress();

@@ -1,0 +1,57 @@
+/**
+ * The gate's evidence per ladder cell, for the requesting account, as one grouped SQLite
+ * query over the cells (the same `@cells` parameter and cell matching as coverage's counts):
+ * completed runs, how many the gate has a rating for, and how many clear the floor. A run's
+ * rating is the requester's own review's, else the validators' (validator-rated runs), and an
+ * unloaded build is broken when the gate says so. Other accounts' reviews never count.
+ */
+import { RUN_GG } from '../coverage/cell-counts.js';
+import type { Database } from '../db/open-database.js';
+import { AUTO_GRADED_TEST_TYPES, ratingRank } from '../runs/run-states.js';
+import type { Gate } from './gate.js';
+
+export interface CellEvidence {
+  completed: number;
+  judged: number;
+  passing: number;
+  /**
+   * Unloaded builds the requester has not reviewed, counted only when the gate rates them
+   * broken: they wait on nobody, so they leave the review buffer and the queue.
+   */
+  unloadedUnreviewed: number;
+}
+
+
+const AUTO_GRADED = AUTO_GRADED_TEST_TYPES.map((type) => `'${type}'`).join(', ');
+
+/** The rating the gate reads for a run: broken for an unloaded build (when the gate says so), else the requester's review's, else the validators'. */
+const RATING = `CASE WHEN r.validation_loaded = 0 AND @unloadedBroken = 1 THEN 0 ELSE COALESCE(own.rating_rank, r.validator_rating_rank) END`;
+
+/** The query, exported so the benchmark can time it raw. Grouped on the outer loop, so no sort. */
+export const GATE_EVIDENCE_SQL = `SELECT c.key AS cell, COUNT(*) AS completed, COUNT(${RATING}) AS judged,
+    COALESCE(SUM(${RATING} >= @floor), 0) AS passing,
+    SUM(r.validation_loaded = 0 AND @unloadedBroken = 1 AND own.run_id IS NULL AND COALESCE(r.test_type, '') NOT IN (${AUTO_GRADED})) AS unloadedUnreviewed
+  FROM json_each(@cells) AS c
+  -- CROSS JOIN keeps the cells as the outer loop, as coverage's counts do: one index range per cell.
+  CROSS JOIN runs AS r INDEXED BY runs_gate_cell
+    ON r.test_case_slug = c.value ->> 0 AND r.test_case_version = c.value ->> 1 AND r.variant = c.value ->> 2
+   AND r.engine = c.value ->> 3 AND r.harness = c.value ->> 4 AND r.model_id = c.value ->> 5
+  LEFT JOIN run_reviews AS own INDEXED BY run_reviews_gate ON own.run_id = r.id AND own.reviewer_id = @reviewer
+  WHERE r.state = 'completed' AND r.decode_error IS NULL AND (c.value ->> 6 IS NULL OR ${RUN_GG} = c.value ->> 6)
+  GROUP BY c.key`;
+
+export function gateEvidence(db: Database) {
+  const query = db.prepare<{ cells: string; reviewer: string; floor: number; unloadedBroken: number }, CellEvidence & { cell: number }>(GATE_EVIDENCE_SQL);
+  return {
+    /** Evidence per cell, aligned with the cells `cellsJson` encodes (coverage's `cellsParam`). */
+    of(cellsJson: string, cellCount: number, gate: Gate, reviewerId: string): CellEvidence[] {
+      const out = Array.from({ length: cellCount }, () => ({ completed: 0, judged: 0, passing: 0, unloadedUnreviewed: 0 }));
+      if (cellCount === 0) return out;
+      const rows = query.all({ cells: cellsJson, reviewer: reviewerId, floor: ratingRank(gate.floor), unloadedBroken: gate.unloadedCountsAsBroken ? 1 : 0 });
+      for (const { cell, ...evidence } of rows) out[cell] = evidence;
+      return out;
+    },
+  };
+}
+
+export type GateEvidence = ReturnType<typeof gateEvidence>;

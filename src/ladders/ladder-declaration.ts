@@ -1,0 +1,117 @@
+import type { LadderBodyT, ScheduleBodyT } from '../api/schemas/ladders.js';
+import { isKnownEngine, NO_ENGINE, unknownEngine } from '../catalog/known-engines.js';
+import { compareVersions } from '../catalog/compare-versions.js';
+import { bufferTargetOf, type BufferTarget } from '../coverage/buffer-target.js';
+import { checkCombinations } from '../coverage/combinations.js';
+import { ggConfigLookup } from '../coverage/coverage-context.js';
+import { checkGroupIds } from '../coverage/coverage-plans.js';
+import type { Ladder, LadderDeclaration, LadderSchedule, RungInput } from '../db/ladders-table.js';
+import { badRequest } from '../errors.js';
+import { UNRATED_TEST_TYPES } from '../runs/run-states.js';
+import { DEFAULT_GATE, type Gate } from './gate.js';
+import type { LadderContext } from './ladder-context.js';
+
+/** Test types that never produce a rating, so no gate could ever decide a rung of them. */
+const UNGATEABLE_TEST_TYPES = new Set<string>(UNRATED_TEST_TYPES);
+
+/** A schedule written field by field over a base (the stored one, or a new ladder's defaults). */
+export function mergeSchedule(base: LadderSchedule, body: ScheduleBodyT, field: string): LadderSchedule {
+  return {
+    outerAxis: body.outerAxis ?? base.outerAxis,
+    paused: body.paused ?? base.paused,
+    autoTopUp: body.autoTopUp ?? base.autoTopUp,
+    bufferTarget: body.bufferTarget === undefined ? base.bufferTarget : overrideOf(body.bufferTarget, `${field}.bufferTarget`),
+  };
+}
+
+/** The schema defaults a written schedule starts from. */
+const SCHEMA_SCHEDULE: LadderSchedule = { outerAxis: 'rung', paused: false, autoTopUp: false, bufferTarget: null };
+/** A ladder created without a schedule is disabled and tops itself up once enabled (http-interface.md, Ladder). */
+const NEW_LADDER_SCHEDULE: LadderSchedule = { ...SCHEMA_SCHEDULE, paused: true, autoTopUp: true };
+
+/** The schedule a new ladder starts with. */
+export const initialSchedule = (body: ScheduleBodyT | undefined): LadderSchedule =>
+  body === undefined ? NEW_LADDER_SCHEDULE : mergeSchedule(SCHEMA_SCHEDULE, body, 'body.schedule');
+
+/** A bare integer is the bounded shape (the contract's LadderOut names an integer); null inherits. */
+function overrideOf(value: NonNullable<ScheduleBodyT['bufferTarget']> | null, field: string): BufferTarget | null {
+  if (value === null) return null;
+  return typeof value === 'number' ? { kind: 'bounded', runs: value } : bufferTargetOf(value, field);
+}
+
+const gateOf = (body: LadderBodyT['gate']): Gate =>
+  body === undefined
+    ? DEFAULT_GATE
+    : { floor: body.floor, threshold: body.threshold, unloadedCountsAsBroken: body.unloadedCountsAsBroken ?? true, earlyStop: body.earlyStop ?? false };
+
+/**
+ * Checks a ladder body and splits it into the declaration and the rungs. `current` is the
+ * stored ladder on a PUT: a rung that names an id must name one of its rungs, once.
+ */
+export function readDeclaration(ctx: LadderContext, accountId: string, body: LadderBodyT, current: Ladder | null): { declaration: LadderDeclaration; rungs: RungInput[] } {
+  const { coverage } = ctx;
+  const configs = ggConfigLookup(coverage.jobs, accountId);
+  const currentIds = new Set(current?.rungs.map((rung) => rung.id) ?? []);
+  const seen = new Set<string>();
+  const rungs = body.rungs.map((rung, index): RungInput => {
+    const where = `body.rungs[${index}]`;
+    if (rung.id !== undefined) {
+      if (!current) throw badRequest(`${where}.id must be omitted on create: rung ids are minted by the server.`);
+      if (!currentIds.has(rung.id)) throw badRequest(`${where}.id "${rung.id}" is not a rung of this ladder; omit the id to add a rung.`);
+      if (seen.has(rung.id)) throw badRequest(`${where}.id "${rung.id}" appears twice.`);
+      seen.add(rung.id);
+    }
+    const engine = rung.engine || NO_ENGINE;
+    if (!isKnownEngine(engine)) throw badRequest(`${where}.engine: ${unknownEngine(engine).message}`);
+    const testType = rungTestType(ctx, rung.slug, rung.version);
+    if (testType !== null && UNGATEABLE_TEST_TYPES.has(testType)) {
+      throw badRequest(`${where} (${rung.slug} ${rung.version}) is a ${testType} case, which never produces a rating; a ladder rung must be a rated case.`);
+    }
+    return {
+      ...(rung.id === undefined ? {} : { id: rung.id }),
+      slug: rung.slug,
+      version: rung.version,
+      variant: rung.variant,
+      engine,
+      runs: rung.runs ?? null,
+    };
+  });
+  return {
+    rungs,
+    declaration: {
+      name: body.name,
+      runsPerCell: body.runsPerCell,
+      gate: gateOf(body.gate),
+      comboGroupIds: checkGroupIds(coverage, accountId, body.comboGroupIds ?? [], 'combo', 'body.comboGroupIds'),
+      combos: checkCombinations(body.combos ?? [], 'body.combos', (rowId) => configs(rowId) !== null),
+    },
+  };
+}
+
+/**
+ * The test type of a rung's case: its pinned version's when ingested, else the newest ingested
+ * version's. Null for a case nothing is known about: such a pin is accepted and reported by
+ * the board as unlaunchable, as a plan's is.
+ */
+function rungTestType(ctx: LadderContext, slug: string, version: string): string | null {
+  const { catalog } = ctx.coverage.jobs;
+  const pinned = catalog.version(slug, version);
+  if (pinned) return pinned.testType;
+  const newest = ctx.index.versionsOf(slug).map((v) => v.version).sort(compareVersions).at(-1);
+  return newest === undefined ? null : (catalog.version(slug, newest)?.testType ?? null);
+}
+
+/** `POST /ladders/{id}/rungs/order`: the body must name every current rung exactly once. */
+export function checkPermutation(ladder: Ladder, rungIds: string[]): void {
+  const current = new Set(ladder.rungs.map((rung) => rung.id));
+  const seen = new Set<string>();
+  for (const [index, id] of rungIds.entries()) {
+    if (!current.has(id)) throw badRequest(`body.rungIds[${index}] "${id}" is not a rung of this ladder; adding a rung goes through PUT /ladders/${ladder.id}.`);
+    if (seen.has(id)) throw badRequest(`body.rungIds[${index}] "${id}" appears twice; the order must name each rung once.`);
+    seen.add(id);
+  }
+  if (seen.size !== current.size) {
+    const missing = [...current].filter((id) => !seen.has(id));
+    throw badRequest(`body.rungIds leaves out ${missing.map((id) => `"${id}"`).join(', ')}; the order must name all ${current.size} rungs (dropping one goes through PUT).`);
+  }
+}

@@ -1,0 +1,42 @@
+import type { LadderOutcome } from './climber-standing.js';
+import { effectiveOutcome } from './climber-standing.js';
+import { badRequest, conflict } from '../errors.js';
+import type { LadderContext } from './ladder-context.js';
+import { outcomeView } from './ladder-progress.js';
+import { climberKeyOf, requireLadder } from './manage-ladders.js';
+import { measureLadder } from './measure-ladder.js';
+
+export interface OutcomeBody {
+  key: string;
+  rungId: string;
+  outcome: LadderOutcome | null;
+}
+
+/**
+ * `POST /ladders/{id}/outcomes`: sets (or with null clears) the manual override of one
+ * climber's verdict on one rung. The override sits beside the automatic verdict and never
+ * replaces it. A verdict the board resolved but no top-up stored yet is stored first; a rung
+ * with no verdict at all is 409.
+ */
+export function overrideOutcome(ctx: LadderContext, accountId: string, id: string, body: OutcomeBody) {
+  const ladder = requireLadder(ctx, accountId, id);
+  const key = climberKeyOf(ctx, ladder, { key: body.key });
+  const rung = ladder.rungs.find((candidate) => candidate.id === body.rungId);
+  if (!rung) throw badRequest(`body.rungId "${body.rungId}" is not a rung of ladder ${ladder.id}.`);
+  const pin = { climberKey: key, rungId: rung.id, decidedVersion: rung.version, decidedEngine: rung.engine };
+
+  const climber = measureLadder(ctx, accountId, ladder).climbers.find((candidate) => candidate.climber.combination.key === key)!;
+  const position = ladder.rungs.indexOf(rung);
+  if (!climber.verdicts.has(rung.id)) {
+    const standing = climber.rungs[position]!.standing;
+    const live = climber.standing.unrecorded.includes(position) ? effectiveOutcome(standing) : null;
+    if (!live) {
+      throw conflict(`Climber "${key}" has no verdict on rung ${rung.id} (${rung.slug} ${rung.version}) yet; an override needs the gate to have decided the rung first.`);
+    }
+    ctx.verdicts.record(ladder.id, [{ ...pin, outcome: live }]);
+  }
+  ctx.verdicts.setOverride(ladder.id, pin, body.outcome);
+  const stored = ctx.verdicts.list(ladder.id).find((verdict) =>
+    verdict.climberKey === key && verdict.rungId === rung.id && verdict.decidedVersion === rung.version && verdict.decidedEngine === rung.engine)!;
+  return outcomeView(stored, false);
+}

@@ -1,0 +1,102 @@
+import type { ClimberBodyT, LadderBodyT, ScheduleBodyT } from '../api/schemas/ladders.js';
+import { checkCombinations, combinationView, resolveCombination } from '../coverage/combinations.js';
+import { ggConfigLookup } from '../coverage/coverage-context.js';
+import type { ClimberSteering } from '../db/ladder-climbers-table.js';
+import type { Ladder } from '../db/ladders-table.js';
+import { badRequest, HttpError, notFound } from '../errors.js';
+import { ladderClimbers } from './ladder-climbers.js';
+import type { LadderContext } from './ladder-context.js';
+import { checkPermutation, initialSchedule, mergeSchedule, readDeclaration } from './ladder-declaration.js';
+
+/** The account's ladder, or 404 (another account's id included: never 403). */
+export function requireLadder(ctx: LadderContext, accountId: string, id: string): Ladder {
+  const ladder = ctx.ladders.get(accountId, id);
+  if (!ladder) throw notFound(`No ladder ${id}.`);
+  return ladder;
+}
+
+const scheduleView = ({ outerAxis, paused, autoTopUp, bufferTarget }: Ladder) => ({ outerAxis, paused, autoTopUp, bufferTarget });
+
+/** The ladder as read: declaration and schedule flattened, gg members named and given their root model. */
+export function ladderView(ctx: LadderContext, ladder: Ladder) {
+  const configs = ggConfigLookup(ctx.coverage.jobs, ladder.accountId);
+  return {
+    id: ladder.id,
+    name: ladder.name,
+    runsPerCell: ladder.runsPerCell,
+    gate: ladder.gate,
+    comboGroupIds: ladder.comboGroupIds,
+    combos: ladder.combos.map((combo) => combinationView(resolveCombination(combo, configs))),
+    rungs: ladder.rungs,
+    updatedAt: ladder.updatedAt,
+    ...scheduleView(ladder),
+  };
+}
+
+export const listLadders = (ctx: LadderContext, accountId: string) => ctx.ladders.list(accountId).map((ladder) => ladderView(ctx, ladder));
+
+export function createLadder(ctx: LadderContext, accountId: string, body: LadderBodyT) {
+  const { declaration, rungs } = readDeclaration(ctx, accountId, body, null);
+  return ladderView(ctx, ctx.ladders.create(accountId, declaration, rungs, initialSchedule(body.schedule)));
+}
+
+/** Rungs are reconciled by id, so kept rungs keep their verdicts; a PUT without `schedule` leaves it alone. */
+export function updateLadder(ctx: LadderContext, accountId: string, id: string, body: LadderBodyT) {
+  const current = requireLadder(ctx, accountId, id);
+  const { declaration, rungs } = readDeclaration(ctx, accountId, body, current);
+  const schedule = body.schedule === undefined ? null : mergeSchedule(current, body.schedule, 'body.schedule');
+  const updated = ctx.ladders.update(accountId, id, declaration, rungs, schedule);
+  if (!updated) throw notFound(`No ladder ${id}.`);
+  return ladderView(ctx, updated);
+}
+
+export function deleteLadder(ctx: LadderContext, accountId: string, id: string): void {
+  if (!ctx.ladders.delete(accountId, id)) throw notFound(`No ladder ${id}.`);
+}
+
+export const getSchedule = (ctx: LadderContext, accountId: string, id: string) => scheduleView(requireLadder(ctx, accountId, id));
+
+export function putSchedule(ctx: LadderContext, accountId: string, id: string, body: ScheduleBodyT) {
+  const updated = ctx.ladders.setSchedule(accountId, id, mergeSchedule(requireLadder(ctx, accountId, id), body, 'body'));
+  if (!updated) throw notFound(`No ladder ${id}.`);
+  return scheduleView(updated);
+}
+
+/** `POST /ladders/{id}/rungs/order`: a permutation of the current rung ids, else 400. */
+export function reorderRungs(ctx: LadderContext, accountId: string, id: string, rungIds: string[]) {
+  checkPermutation(requireLadder(ctx, accountId, id), rungIds);
+  const updated = ctx.ladders.reorder(accountId, id, rungIds);
+  if (!updated) throw notFound(`No ladder ${id}.`);
+  return ladderView(ctx, updated);
+}
+
+/** One combination written as the whole body (coverage checks members of a list, so its messages name `body[0]`). */
+function checkCombination(combination: Parameters<typeof checkCombinations>[0][number], owns: (rowId: string) => boolean) {
+  try {
+    return checkCombinations([combination], 'body', owns)[0]!;
+  } catch (error) {
+    if (error instanceof HttpError) throw badRequest(error.message.replaceAll('body[0]', 'body'));
+    throw error;
+  }
+}
+
+/** The key of the climber a body names, by `key` or by its combination; 400 when the ladder does not climb it. */
+export function climberKeyOf(ctx: LadderContext, ladder: Ladder, body: Omit<ClimberBodyT, 'priority' | 'focused' | 'held'>): string {
+  const { key: given, ...combination } = body;
+  let key = given;
+  if (key === undefined) {
+    const configs = ggConfigLookup(ctx.coverage.jobs, ladder.accountId);
+    key = resolveCombination(checkCombination(combination, (rowId) => configs(rowId) !== null), configs).key;
+  }
+  if (!ladderClimbers(ctx, ladder).some((climber) => climber.combination.key === key)) {
+    throw badRequest(`body names the climber "${key}", which ladder ${ladder.id} does not climb (not among its combo groups' members and combos).`);
+  }
+  return key;
+}
+
+/** `POST /ladders/{id}/climbers`: one climber's steering, written whole (an omitted field is reset to its default). */
+export function steerClimber(ctx: LadderContext, accountId: string, id: string, body: ClimberBodyT): ClimberSteering {
+  const ladder = requireLadder(ctx, accountId, id);
+  const { priority = 0, focused = false, held = false, ...named } = body;
+  return ctx.climbers.put(ladder.id, { key: climberKeyOf(ctx, ladder, named), priority, focused, held });
+}

@@ -1,0 +1,131 @@
+import { targetInForce, type BufferTarget } from '../coverage/buffer-target.js';
+import { cellsParam, type CellCounts } from '../coverage/cell-counts.js';
+import type { CoverageCell, Pin } from '../coverage/coverage-cells.js';
+import { remainingOf } from '../coverage/top-up-cells.js';
+import type { StoredVerdict } from '../db/ladder-verdicts-table.js';
+import type { Ladder, Rung } from '../db/ladders-table.js';
+import { climberStanding, type ClimberStanding, type RungStanding } from './climber-standing.js';
+import { decideRung } from './gate.js';
+import { ladderClimbers, type Climber } from './ladder-climbers.js';
+import { ladderOrigin, type LadderContext } from './ladder-context.js';
+
+/** One climber on one rung: the cell it fills there, its counts, and what the gate makes of it. */
+export interface ClimberRung {
+  rung: Rung;
+  position: number;
+  cell: CoverageCell;
+  /** Counts as the ladder's buffer sees them (`unreviewed` without the unloaded builds below). */
+  counts: CellCounts;
+  /** Unreviewed unloaded builds the gate rated broken. */
+  unloadedUnreviewed: number;
+  standing: RungStanding;
+}
+
+export interface MeasuredClimber {
+  climber: Climber;
+  rungs: ClimberRung[];
+  standing: ClimberStanding;
+  /** Verdicts on this climber stored against a pin its rung no longer has (history, never governing). */
+  staleVerdicts: StoredVerdict[];
+  /** Every verdict stored against a rung's current pin, by rung id. */
+  verdicts: Map<string, StoredVerdict>;
+}
+
+export interface MeasuredLadder {
+  ladder: Ladder;
+  /** In feeding order. */
+  climbers: MeasuredClimber[];
+  target: BufferTarget;
+  /** The ladder's jobs in flight plus the unreviewed completed runs of every rung a climber reached. */
+  occupancy: number;
+  unreviewed: number;
+}
+
+export const pinOfRung = (rung: Rung): Pin => ({ slug: rung.slug, version: rung.version, variant: rung.variant, engine: rung.engine });
+export const desiredOf = (ladder: Ladder, rung: Rung) => rung.runs ?? ladder.runsPerCell;
+
+/** Every climber x rung cell, climber by climber in feeding order, rungs low to high. */
+export function ladderCells(ladder: Ladder, climbers: Climber[]): CoverageCell[] {
+  return climbers.flatMap(({ combination }) =>
+    ladder.rungs.map((rung) => ({ pin: pinOfRung(rung), combination, desired: desiredOf(ladder, rung) })));
+}
+
+/** The rungs a climber has reached: up to and including the one it stands on, or all of them once it topped out. */
+export const reachedRungs = (measured: MeasuredClimber): ClimberRung[] =>
+  measured.standing.current === null ? measured.rungs : measured.rungs.slice(0, measured.standing.current + 1);
+
+function verdictsOf(stored: StoredVerdict[]) {
+  const byClimber = new Map<string, StoredVerdict[]>();
+  for (const verdict of stored) {
+    const list = byClimber.get(verdict.climberKey) ?? [];
+    list.push(verdict);
+    byClimber.set(verdict.climberKey, list);
+  }
+  return byClimber;
+}
+
+/**
+ * Counts every cell of the ladder for the requester and works out where each climber stands.
+ * Reads only: a verdict resolved here is reported unrecorded, and only a top-up stores it.
+ */
+export function measureLadder(ctx: LadderContext, accountId: string, ladder: Ladder): MeasuredLadder {
+  const climbers = ladderClimbers(ctx, ladder);
+  const cells = ladderCells(ladder, climbers);
+  const counts = ctx.coverage.counter.count(cells, accountId);
+  const evidence = ctx.evidence.of(cellsParam(cells), cells.length, ladder.gate, accountId);
+  const stored = verdictsOf(ctx.verdicts.list(ladder.id));
+  const rungCount = ladder.rungs.length;
+  const pinned = new Map(ladder.rungs.map((rung) => [rung.id, rung]));
+  let unreviewed = 0;
+
+  const measured = climbers.map((climber, c): MeasuredClimber => {
+    const own = stored.get(climber.combination.key) ?? [];
+    const verdicts = new Map<string, StoredVerdict>();
+    const staleVerdicts: StoredVerdict[] = [];
+    for (const verdict of own) {
+      const rung = pinned.get(verdict.rungId);
+      if (rung && rung.version === verdict.decidedVersion && rung.engine === verdict.decidedEngine) verdicts.set(rung.id, verdict);
+      else staleVerdicts.push(verdict);
+    }
+    const rungs = ladder.rungs.map((rung, position): ClimberRung => {
+      const i = c * rungCount + position;
+      const cell = cells[i]!;
+      const recorded = verdicts.get(rung.id) ?? null;
+      const { unloadedUnreviewed, ...gateEvidence } = evidence[i]!;
+      return {
+        rung,
+        position,
+        cell,
+        // An unloaded build the gate already rated broken waits on no review, so it holds no buffer slot.
+        counts: { ...counts[i]!, unreviewed: Math.max(0, counts[i]!.unreviewed - unloadedUnreviewed) },
+        unloadedUnreviewed,
+        standing: { recorded, live: decideRung(ladder.gate, { desired: cell.desired, ...gateEvidence }) },
+      };
+    });
+    const standing = climberStanding(climber.steering.held, rungs.map((rung) => rung.standing));
+    const result = { climber, rungs, standing, staleVerdicts, verdicts };
+    for (const rung of reachedRungs(result)) unreviewed += rung.counts.unreviewed;
+    return result;
+  });
+
+  return {
+    ladder,
+    climbers: measured,
+    target: targetInForce(ladder.bufferTarget, ctx.coverage.settings.bufferTarget(accountId)),
+    occupancy: ctx.coverage.counter.inFlightOfOrigin(ladderOrigin(ladder.id)) + unreviewed,
+    unreviewed,
+  };
+}
+
+/**
+ * The cells a top-up may launch, in emission order: each climber's current rung while it is
+ * climbing (never a held, walled, topped out or review-waiting climber). `rung` brings the
+ * lowest rungs first, every climber's before anyone's next; `combination` goes climber by
+ * climber; within either, the feeding order.
+ */
+export function launchableCells(measured: MeasuredLadder): ClimberRung[] {
+  const current = measured.climbers.flatMap((climber) =>
+    climber.standing.status === 'climbing' && climber.standing.current !== null ? [climber.rungs[climber.standing.current]!] : []);
+  if (measured.ladder.outerAxis === 'rung') current.sort((a, b) => a.position - b.position);
+  return current.filter((rung) => remainingOf(rung.cell, rung.counts) > 0);
+}
