@@ -12,14 +12,15 @@ interface DeclaredAgent {
 /**
  * The agents a capability set declares with the model each binds itself: the current form
  * `{ agents: [{ name, modelId, capabilities }] }`, or the older `{ slots: [{ slot, modelId }] }`
- * whose `primary` slot is the root. Null when the set declares neither.
+ * whose `primary` slot is the root. Null when the set declares neither, or an empty list.
  */
 function declaredAgents(capabilitySet: Record<string, unknown>): DeclaredAgent[] | null {
   const list = Array.isArray(capabilitySet.agents) ? capabilitySet.agents : Array.isArray(capabilitySet.slots) ? capabilitySet.slots : null;
   if (!list) return null;
   const key = Array.isArray(capabilitySet.agents) ? 'agents' : 'slots';
   const nameField = key === 'agents' ? 'name' : 'slot';
-  if (list.length === 0) throw badRequest(`capabilitySet.${key} is empty: a set runs at least its root agent.`);
+  // An empty list binds nothing: the set is bound by slotModels alone, like one without agents.
+  if (list.length === 0) return null;
   const agents = list.map((entry: unknown, index) => {
     const fields = (entry ?? {}) as Record<string, unknown>;
     const name = fields[nameField];

@@ -101,7 +101,7 @@ describe('a gg capability set that binds its own models', () => {
     expect(stray.status).toBe(400);
     expect(stray.body.error.message).toBe('slotModels names "critic", which is no agent of the capability set (root, scout).');
     for (const [set, message] of [
-      [{ agents: [] }, 'capabilitySet.agents is empty: a set runs at least its root agent.'],
+      [{ agents: [] }, 'slotModels must bind a model to at least one launch slot (the root agent runs on it), or the capabilitySet must declare agents with their modelId.'],
       [{ slots: [{ slot: 'primary', modelId: MODEL }, { slot: 'root', modelId: HELPER }] }, 'capabilitySet.slots names the agent "root" twice.'],
       [{ agents: [{ modelId: MODEL }] }, 'capabilitySet.agents[0].name must be a non-empty string.'],
     ] as const) {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { snapshotServePrefix } from '../../src/snapshot/serve-snapshot.js';
 import { EXAMPLE_CATALOG } from '../helpers/example-catalog.js';
 import { runRecord } from '../helpers/run-record-builder.js';
-import { ingestCatalog, publishAndWait, seedRun } from '../helpers/runs-test-helpers.js';
+import { ingestCatalog, publishAndWait, seedRun, waitForSnapshotQueueIdle } from '../helpers/runs-test-helpers.js';
 import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 
 let backend: TestBackend;
@@ -17,6 +17,9 @@ beforeAll(async () => {
   const { token } = await backend.auth.register('alice');
   await seedRun(backend, runRecord({ id: 'shown', state: 'hung' }));
   await publishAndWait(backend, token, 'shown');
+  // The publish queued a refresh of its own; let it finish so it cannot replace the folder
+  // after the files below are planted in it.
+  await waitForSnapshotQueueIdle(backend);
   await backend.app.inject({ method: 'POST', url: '/snapshot/refresh' });
   // Media a driver uploaded, as the snapshot carries it.
   mkdirSync(join(backend.config.snapshotDir, 'media/shown/showcase'), { recursive: true });

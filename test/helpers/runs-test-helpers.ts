@@ -1,3 +1,6 @@
+import { Queue } from 'bullmq';
+import { bullConnection } from '../../src/redis/managed-redis.js';
+import { SNAPSHOT_QUEUE } from '../../src/snapshot/snapshot-queue.js';
 import type { TestBackend } from './test-backend.js';
 import { bearer } from './test-backend.js';
 
@@ -31,4 +34,22 @@ export async function publishAndWait(backend: TestBackend, token: string, id: st
 /** All `verdict ids` of an engine-format checklist passing, as a validator pass over a good build reports. */
 export function allPass(ids: string[]): Record<string, boolean> {
   return Object.fromEntries(ids.map((id) => [id, true]));
+}
+
+/**
+ * Waits (bounded) until no snapshot refresh is queued or running: a publish queues one, and
+ * a test that then changes the snapshot folder itself must not race its rewrite.
+ */
+export async function waitForSnapshotQueueIdle(backend: TestBackend) {
+  const queue = new Queue(SNAPSHOT_QUEUE, { connection: bullConnection(backend.config.redisUrl), prefix: backend.config.redisPrefix });
+  try {
+    for (let i = 0; i < 400; i++) {
+      const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+      if (Object.values(counts).every((count) => count === 0)) return;
+      await new Promise((done) => setTimeout(done, 25));
+    }
+    throw new Error('the snapshot queue did not drain in time');
+  } finally {
+    await queue.close();
+  }
 }
