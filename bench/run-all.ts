@@ -4,8 +4,11 @@ import benchCoverage from './coverage.js';
 import benchFloors from './floors.js';
 import benchIngestRescan from './ingest-rescan.js';
 import benchLadderProgress from './ladder-progress.js';
+import benchProbeClassify from './probe-classify.js';
+import benchProbeWall from './probe-wall.js';
 import benchRenderThroughput from './render-throughput.js';
 import benchRunsListing from './runs-listing.js';
+import benchStatsProviders from './stats-providers.js';
 
 const only = process.argv[2];
 const benches: Array<[string, () => Promise<unknown>]> = [
@@ -16,6 +19,9 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ['coverage', benchCoverage],
   ['ladder-progress', benchLadderProgress],
   ['render-throughput', benchRenderThroughput],
+  ['probe-classify', benchProbeClassify],
+  ['probe-wall', benchProbeWall],
+  ['stats-providers', benchStatsProviders],
 ];
 
 for (const [name, run] of benches) {

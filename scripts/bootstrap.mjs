@@ -67,12 +67,12 @@ function build(tsconfig) {
   copyAssets(join(root, 'src'), join(root, 'dist', 'src'));
 }
 
-/** SQL migrations and Lua scripts live beside the modules that load them. */
+/** SQL migrations, Lua scripts and data files (probe conversations) live beside the modules that load them. */
 function copyAssets(from, to) {
   for (const entry of readdirSync(from, { withFileTypes: true })) {
     const source = join(from, entry.name);
     if (entry.isDirectory()) copyAssets(source, join(to, entry.name));
-    else if (/\.(sql|lua)$/.test(entry.name)) cpSync(source, join(to, entry.name));
+    else if (/\.(sql|lua|json)$/.test(entry.name)) cpSync(source, join(to, entry.name));
   }
 }
 

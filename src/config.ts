@@ -35,6 +35,12 @@ export interface Config {
   routerBaseUrl: string;
   routerApiKey: string | null;
   logoBaseUrl: string | null;
+  /** Calls one model probe keeps in flight at the routing provider (PROBE_CONCURRENCY). */
+  probeConcurrency: number;
+  /** Budget of one probe call, in ms (PROBE_CALL_TIMEOUT_SECONDS). */
+  probeCallTimeoutMs: number;
+  /** Retries of a probe call the routing provider answered 429 (PROBE_MAX_RETRIES). */
+  probeMaxRetries: number;
   /** Null: auto-detected at first render. */
   chromiumPath: string | null;
   renderThreads: number;
@@ -95,6 +101,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     routerBaseUrl: read.url('ROUTER_BASE_URL', ['http:', 'https:']) ?? 'https://openrouter.ai',
     routerApiKey: read.optionalString('ROUTER_API_KEY'),
     logoBaseUrl: read.url('LOGO_BASE_URL', ['http:', 'https:']),
+    probeConcurrency: read.integer('PROBE_CONCURRENCY', 4, { min: 1, max: 64 }),
+    probeCallTimeoutMs: read.number('PROBE_CALL_TIMEOUT_SECONDS', 300, { min: 1, max: 3600 }) * 1000,
+    probeMaxRetries: read.integer('PROBE_MAX_RETRIES', 5, { min: 0, max: 50 }),
     chromiumPath: read.optionalString('CHROMIUM_PATH'),
     renderThreads: read.integer('RENDER_THREADS', 2, { min: 1, max: 64 }),
     allowExperimental: read.boolean('ALLOW_EXPERIMENTAL', false),

@@ -17,6 +17,7 @@ import metrics from './plugins/metrics.js';
 import models from './plugins/models.js';
 import openapi from './plugins/openapi.js';
 import operations from './plugins/operations.js';
+import probes from './plugins/probes.js';
 import queueDashboard from './plugins/queue-dashboard.js';
 import runJobs, { type RunJobsOptions } from './plugins/run-jobs.js';
 import runs from './plugins/runs.js';
@@ -30,6 +31,7 @@ import ingestRoutes from './routes/ingest/index.js';
 import ladderRoutes from './routes/ladders/index.js';
 import jobsRoutes from './routes/jobs/index.js';
 import modelRoutes from './routes/models/index.js';
+import probeRoutes from './routes/probes/index.js';
 import notificationRoutes from './routes/notifications/index.js';
 import publishJobRoutes from './routes/publish-jobs/index.js';
 import runRoutes from './routes/runs/index.js';
@@ -63,6 +65,7 @@ async function app(instance: FastifyInstance, { config, db, jobs = {} }: AppOpti
     jobTokenHash: (jobId) => tokenHashes.tokenHash(jobId),
   });
   await instance.register(models);
+  await instance.register(probes);
   await instance.register(catalog);
   await instance.register(runs);
   await instance.register(runJobs, jobs);
@@ -74,6 +77,7 @@ async function app(instance: FastifyInstance, { config, db, jobs = {} }: AppOpti
   if (config.runWorkers) await instance.register(backgroundWorkers);
   await instance.register(healthRoutes);
   await instance.register(modelRoutes);
+  await instance.register(probeRoutes);
   await instance.register(ingestRoutes);
   await instance.register(testCaseRoutes);
   await instance.register(jobsRoutes);

@@ -16,6 +16,8 @@ export interface FetchLogoOptions {
   maxSize?: number;
   /** Budget of the whole download, redirects included (default 10 s). */
   timeoutMs?: number;
+  /** The request field `name` came from, for messages (default `name`). */
+  field?: string;
 }
 
 export interface FetchedLogo {
@@ -38,13 +40,19 @@ const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]
  * reached, is too slow, fails, or redirects off its site is 502.
  */
 export async function fetchLogo(options: FetchLogoOptions): Promise<FetchedLogo> {
+  const { bytes, sourceUrl } = await fetchLogoBytes(options);
+  const image = await sanitizeLogo(bytes, options.maxSize ?? 256, JSON.stringify(options.name));
+  return { ...image, sourceUrl };
+}
+
+/** The logo's bytes as the library serves them, unchecked; same errors as fetchLogo for the download. */
+export async function fetchLogoBytes(options: Omit<FetchLogoOptions, 'maxSize'>): Promise<{ bytes: Buffer; sourceUrl: string }> {
   const maxBytes = options.maxBytes ?? 512 * 1024;
-  const maxSize = options.maxSize ?? 256;
   const timeoutMs = options.timeoutMs ?? 10 * SECOND;
   const base = parseLogoBaseUrl(options.baseUrl);
   const library = `The logo library at ${describeUpstream(base)}`;
   const label = JSON.stringify(options.name);
-  let url = resolveLogoUrl(options.baseUrl, options.name);
+  let url = resolveLogoUrl(options.baseUrl, options.name, options.field);
 
   const signal = AbortSignal.timeout(timeoutMs);
   let bytes: Buffer;
@@ -79,8 +87,7 @@ export async function fetchLogo(options: FetchLogoOptions): Promise<FetchedLogo>
     throw upstreamUnavailable(`${library} ${describeFetchFailure(error, timeoutMs)}.`, error);
   }
 
-  const image = await sanitizeLogo(bytes, maxSize, label);
-  return { ...image, sourceUrl: url.href };
+  return { bytes, sourceUrl: url.href };
 }
 
 function redirectTarget(response: Response, from: URL): URL | null {

@@ -6,6 +6,8 @@ import type { PerMtokRates } from './router-responses.js';
 /** The list-price fields of a curated catalog entry, as the catalog store holds them. */
 export interface ListPriceFields {
   slug: string;
+  /** The model's id at the routing provider when it differs from `slug`. */
+  openrouterSlug?: string | null;
   listPrice: PerMtokRates | null;
   /** YYYY-MM-DD. */
   listPriceAsOf: string | null;
@@ -43,7 +45,7 @@ export async function fillMissingListPrice<T extends ListPriceFields>(
 
   let listing: RouterListing;
   try {
-    listing = await client.lookupListing(entry.slug);
+    listing = await client.lookupListing(entry.openrouterSlug ?? entry.slug);
   } catch (error) {
     if (error instanceof HttpError && error.code === 'not_found') {
       return refusal(`The routing provider lists no rate for ${entry.slug}: it does not list the model.`);

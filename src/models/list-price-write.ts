@@ -5,13 +5,12 @@ const FIELDS = ['listPriceInputPerMtok', 'listPriceCachedInputPerMtok', 'listPri
 
 export type ListPriceChange =
   | { kind: 'keep' }
-  | { kind: 'clear' }
   | { kind: 'set'; inputPerMtok: number; cachedInputPerMtok: number; outputPerMtok: number; asOf: string };
 
 /**
  * The list-price write rule: the three rates and `listPriceAsOf` are written together (422
- * otherwise); a write naming none of the four keeps the stored list price; all four null
- * clears it.
+ * otherwise); a write naming none of the four keeps the stored list price, and so does one
+ * sending all four as null, which is how the console's form says "not entered".
  */
 export function listPriceChange(body: ModelWrite): ListPriceChange {
   const given = FIELDS.filter((field) => body[field] !== undefined);
@@ -21,7 +20,7 @@ export function listPriceChange(body: ModelWrite): ListPriceChange {
     throw unprocessable(`The list price is written whole: ${FIELDS.join(', ')} go together, and ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing.`);
   }
   const nulls = FIELDS.filter((field) => body[field] === null);
-  if (nulls.length === FIELDS.length) return { kind: 'clear' };
+  if (nulls.length === FIELDS.length) return { kind: 'keep' };
   if (nulls.length > 0) {
     throw unprocessable(`The list price is written whole: ${nulls.join(', ')} cannot be null while the other list-price fields are set.`);
   }

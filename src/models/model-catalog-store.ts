@@ -2,6 +2,7 @@ import type { Database } from '../db/open-database.js';
 import { conflict, notFound } from '../errors.js';
 import { listPriceChange } from './list-price-write.js';
 import { listPriceOf, type Alias, type ModelEntry, type ModelWrite, type PriceObservation, type Rates } from './model-entry.js';
+import { policyWrite } from './provider-policy.js';
 
 interface ModelRow {
   slug: string;
@@ -16,6 +17,17 @@ interface ModelRow {
   list_output: number | null;
   list_as_of: string | null;
   list_source: 'hand' | 'router' | null;
+  openrouter_slug: string | null;
+  provider_pin_by_hand: number;
+  observed_provider: string | null;
+  native_quantization: string | null;
+  quantization_filter: number;
+  max_input_price: number | null;
+  max_output_price: number | null;
+  banned_providers: string;
+  unknown_quantization_providers: string;
+  logo_svg: string | null;
+  provider_logo_url: string | null;
 }
 
 interface ObservationRow {
@@ -38,6 +50,29 @@ const ratesOf = (row: ObservationRow): PriceObservation => ({
 const sameRates = (a: Rates, b: Rates) =>
   a.inputPerMtok === b.inputPerMtok && a.cachedInputPerMtok === b.cachedInputPerMtok && a.outputPerMtok === b.outputPerMtok;
 
+/** A write's columns, checked (policy fields 422 naming the field) and normalised. */
+function writtenFields(body: ModelWrite) {
+  const policy = policyWrite(body);
+  return {
+    name: body.name ?? null,
+    provider: body.provider ?? null,
+    description: body.description ?? null,
+    aliases: JSON.stringify(body.aliases ?? []),
+    openrouterSlug: policy.openrouterSlug,
+    providerPin: policy.providerPin,
+    providerPinByHand: policy.providerPin === null ? 0 : 1,
+    nativeQuantization: policy.nativeQuantization,
+    quantizationFilter: policy.quantizationFilter ? 1 : 0,
+    maxInputPrice: policy.maxInputPrice,
+    maxOutputPrice: policy.maxOutputPrice,
+    bannedProviders: JSON.stringify(policy.bannedProviders),
+    unknownQuantizationProviders: JSON.stringify(policy.unknownQuantizationProviders),
+    logo: body.logo ?? null,
+    logoSvg: body.logoSvg ?? null,
+    providerLogoUrl: body.providerLogoUrl?.trim() || null,
+  };
+}
+
 /** The curated catalog in SQLite, merged on read with the model ids runs name. */
 export function modelCatalogStore(db: Database) {
   const selectAll = db.prepare<[], ModelRow>('SELECT * FROM models ORDER BY slug');
@@ -50,14 +85,14 @@ export function modelCatalogStore(db: Database) {
   const insertObservation = db.prepare(
     'INSERT INTO model_price_observations (model_slug, observed_at, input, cached_input, output, source) VALUES (?, ?, ?, ?, ?, ?)',
   );
-  const insertModel = db.prepare(
-    `INSERT INTO models (slug, name, provider, description, aliases, provider_pin, logo, created_at, updated_at)
-     VALUES (@slug, @name, @provider, @description, @aliases, @providerPin, @logo, @now, @now)`,
-  );
-  const updateModel = db.prepare(
-    `UPDATE models SET slug = @newSlug, name = @name, provider = @provider, description = @description, aliases = @aliases,
-            provider_pin = @providerPin, logo = @logo, updated_at = @now WHERE slug = @slug`,
-  );
+  const FIELDS = `name = @name, provider = @provider, description = @description, aliases = @aliases, openrouter_slug = @openrouterSlug,
+      provider_pin = @providerPin, provider_pin_by_hand = @providerPinByHand, native_quantization = @nativeQuantization,
+      quantization_filter = @quantizationFilter, max_input_price = @maxInputPrice, max_output_price = @maxOutputPrice,
+      banned_providers = @bannedProviders, unknown_quantization_providers = @unknownQuantizationProviders, logo = @logo,
+      logo_svg = @logoSvg, provider_logo_url = @providerLogoUrl, updated_at = @now`;
+  const insertModel = db.prepare(`INSERT INTO models (slug, created_at, updated_at) VALUES (@slug, @now, @now)`);
+  const updateModel = db.prepare(`UPDATE models SET slug = @newSlug, ${FIELDS} WHERE slug = @slug`);
+  const setObservedProvider = db.prepare('UPDATE models SET observed_provider = ? WHERE slug = ? AND observed_provider IS NOT ?');
   const writeListPrice = db.prepare(
     `UPDATE models SET list_input = @input, list_cached_input = @cached, list_output = @output, list_as_of = @asOf,
             list_source = @source, updated_at = @now WHERE slug = @slug`,
@@ -77,8 +112,18 @@ export function modelCatalogStore(db: Database) {
       provider: row.provider,
       description: row.description,
       aliases: JSON.parse(row.aliases) as Alias[],
-      providerPin: row.provider_pin,
+      openrouterSlug: row.openrouter_slug,
+      providerPin: row.provider_pin_by_hand ? row.provider_pin : row.observed_provider,
+      providerPinSetByHand: row.provider_pin_by_hand === 1,
+      nativeQuantization: row.native_quantization,
+      quantizationFilter: row.quantization_filter === 1,
+      maxInputPrice: row.max_input_price,
+      maxOutputPrice: row.max_output_price,
+      bannedProviders: JSON.parse(row.banned_providers) as string[],
+      unknownQuantizationProviders: JSON.parse(row.unknown_quantization_providers) as string[],
       logo: row.logo,
+      logoSvg: row.logo_svg,
+      providerLogoUrl: row.provider_logo_url,
       ...rates,
       listPrice,
       listPriceAsOf: listPrice ? row.list_as_of : null,
@@ -92,7 +137,9 @@ export function modelCatalogStore(db: Database) {
 
   function derivedEntry(slug: string, history: PriceObservation[], runs: number): ModelEntry {
     return {
-      slug, name: null, provider: null, description: null, aliases: [], providerPin: null, logo: null,
+      slug, name: null, provider: null, description: null, aliases: [], openrouterSlug: null, providerPin: null, providerPinSetByHand: false,
+      nativeQuantization: null, quantizationFilter: true, maxInputPrice: null, maxOutputPrice: null, bannedProviders: [],
+      unknownQuantizationProviders: [], logo: null, logoSvg: null, providerLogoUrl: null,
       listPriceInputPerMtok: null, listPriceCachedInputPerMtok: null, listPriceOutputPerMtok: null,
       listPrice: null, listPriceAsOf: null, listPriceSource: null,
       price: latestRates(history), priceHistory: history, curated: false, runCount: runs,
@@ -118,14 +165,14 @@ export function modelCatalogStore(db: Database) {
     return row;
   }
 
+  /** A re-sent list price equal to the stored one is no write, so it keeps its source. */
   function applyListPrice(slug: string, body: ModelWrite, now: string): void {
     const change = listPriceChange(body);
     if (change.kind === 'keep') return;
-    writeListPrice.run(
-      change.kind === 'clear'
-        ? { slug, input: null, cached: null, output: null, asOf: null, source: null, now }
-        : { slug, input: change.inputPerMtok, cached: change.cachedInputPerMtok, output: change.outputPerMtok, asOf: change.asOf, source: 'hand', now },
-    );
+    const row = selectOne.get(slug);
+    if (row && row.list_input === change.inputPerMtok && row.list_cached_input === change.cachedInputPerMtok
+      && row.list_output === change.outputPerMtok && row.list_as_of === change.asOf) return;
+    writeListPrice.run({ slug, input: change.inputPerMtok, cached: change.cachedInputPerMtok, output: change.outputPerMtok, asOf: change.asOf, source: 'hand', now });
   }
 
   return {
@@ -149,36 +196,33 @@ export function modelCatalogStore(db: Database) {
 
     create(body: ModelWrite): ModelEntry {
       const now = new Date().toISOString();
-      listPriceChange(body); // refuse a partial list price before writing anything
+      // Refuse a bad write before touching anything.
+      listPriceChange(body);
+      const fields = writtenFields(body);
       db.transaction(() => {
         if (selectOne.get(body.slug)) throw conflict(`The model catalog already has an entry ${body.slug}.`);
-        insertModel.run({
-          slug: body.slug, name: body.name ?? null, provider: body.provider ?? null, description: body.description ?? null,
-          aliases: JSON.stringify(body.aliases ?? []), providerPin: body.providerPin ?? null, logo: body.logo ?? null, now,
-        });
+        insertModel.run({ slug: body.slug, now });
+        updateModel.run({ slug: body.slug, newSlug: body.slug, now, ...fields });
         applyListPrice(body.slug, body, now);
       })();
       return get(body.slug)!;
     },
 
-    /** Fields the body omits keep their stored values; `slug` in the body renames the entry. */
+    /**
+     * A whole write: every field the body omits is cleared, except the list price, which a
+     * write naming none of its four fields keeps. `slug` in the body renames the entry.
+     */
     update(slug: string, body: Partial<ModelWrite>): ModelEntry {
       const now = new Date().toISOString();
       const newSlug = body.slug ?? slug;
-      listPriceChange({ ...body, slug: newSlug });
+      const write = { ...body, slug: newSlug };
+      listPriceChange(write);
+      const fields = writtenFields(write);
       db.transaction(() => {
-        const row = requireCurated(slug);
+        requireCurated(slug);
         if (newSlug !== slug && selectOne.get(newSlug)) throw conflict(`The model catalog already has an entry ${newSlug}.`);
-        updateModel.run({
-          slug, newSlug, now,
-          name: body.name !== undefined ? body.name : row.name,
-          provider: body.provider !== undefined ? body.provider : row.provider,
-          description: body.description !== undefined ? body.description : row.description,
-          aliases: body.aliases !== undefined ? JSON.stringify(body.aliases) : row.aliases,
-          providerPin: body.providerPin !== undefined ? body.providerPin : row.provider_pin,
-          logo: body.logo !== undefined ? body.logo : row.logo,
-        });
-        applyListPrice(newSlug, { ...body, slug: newSlug }, now);
+        updateModel.run({ slug, newSlug, now, ...fields });
+        applyListPrice(newSlug, write, now);
       })();
       return get(newSlug)!;
     },
@@ -208,6 +252,11 @@ export function modelCatalogStore(db: Database) {
     },
 
     curatedSlugs: () => selectAll.all().map((row) => row.slug),
+
+    /** Records the provider seen serving the model's official endpoint, the pin of an entry none is set by hand for. */
+    observeOfficialProvider(slug: string, provider: string | null): void {
+      setObservedProvider.run(provider, slug, provider);
+    },
   };
 }
 

@@ -1,6 +1,6 @@
 import type { RouterClient } from './router-client.js';
 import type { ModelCatalogStore } from './model-catalog-store.js';
-import type { Rates } from './model-entry.js';
+import { routingIdOf, type Rates } from './model-entry.js';
 
 export type ObservationSource = 'run-completion' | 'refresh' | 'enqueue' | 'save';
 
@@ -15,8 +15,17 @@ export async function observeBilledRate(
   slug: string,
   source: ObservationSource,
 ): Promise<boolean> {
-  const pin = store.get(slug)?.providerPin ?? null;
-  const rates = pin ? await pinnedRates(client, slug, pin) : await client.lookupListing(slug);
+  const entry = store.get(slug);
+  const pin = entry?.providerPinSetByHand ? entry.providerPin : null;
+  const routingId = entry ? routingIdOf(entry) : slug;
+  let rates: Rates | null;
+  if (pin) {
+    rates = await pinnedRates(client, routingId, pin);
+  } else {
+    const listing = await client.lookupListing(routingId);
+    if (entry?.curated) store.observeOfficialProvider(slug, listing.officialProvider);
+    rates = listing;
+  }
   if (!rates || (rates.inputPerMtok === null && rates.outputPerMtok === null)) return false;
   return store.observeBilledRate(slug, { inputPerMtok: rates.inputPerMtok, cachedInputPerMtok: rates.cachedInputPerMtok, outputPerMtok: rates.outputPerMtok }, source);
 }

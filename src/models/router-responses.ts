@@ -35,6 +35,8 @@ export interface RouterEndpoint {
   contextLength: number | null;
   quantization: string | null;
   rates: PerMtokRates;
+  /** Request parameters the endpoint honours (`tools`, `tool_choice`, …); null when not listed. */
+  supportedParameters?: string[] | null;
 }
 
 export interface RouterModelEndpoints {
@@ -84,6 +86,7 @@ export function parseModelEndpoints(json: unknown, slug: string): RouterModelEnd
         contextLength: optionalCount(endpoint.context_length, `${path}.context_length`),
         quantization: optionalString(endpoint.quantization, `${path}.quantization`),
         rates: rates(endpoint.pricing, `${path}.pricing`),
+        supportedParameters: optionalStrings(endpoint.supported_parameters, `${path}.supported_parameters`),
       };
     }),
   };
@@ -138,6 +141,12 @@ function string(value: unknown, path: string): string {
 function optionalString(value: unknown, path: string): string | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'string') throw new MalformedResponseError(path, 'is not a string');
+  return value;
+}
+
+function optionalStrings(value: unknown, path: string): string[] | null {
+  if (value === undefined || value === null) return null;
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) throw new MalformedResponseError(path, 'is not a list of strings');
   return value;
 }
 

@@ -1,4 +1,4 @@
-import { routerKeyMissing, upstreamUnavailable } from '../errors.js';
+import { HttpError, routerKeyMissing, upstreamUnavailable } from '../errors.js';
 import { describeFetchFailure, describeUpstream } from '../http/describe-fetch-failure.js';
 import { BodyTooLargeError, formatBytes, readCappedBody } from '../http/read-capped-body.js';
 
@@ -26,6 +26,23 @@ export interface RouterCall {
 }
 
 export type SendRouterCall = (call: RouterCall) => Promise<unknown>;
+
+/** The provider's 429: a 502 to an HTTP caller, and to a probe a call to retry after `retryAfterMs` (null when it named no delay). */
+export class RouterRateLimitedError extends HttpError {
+  constructor(message: string, readonly retryAfterMs: number | null) {
+    super('upstream_unavailable', message);
+    this.name = 'RouterRateLimitedError';
+  }
+}
+
+/** `Retry-After` as delay-seconds or an HTTP date, in ms from `now`; null when absent or unreadable. */
+export function retryAfterMs(header: string | null, now = Date.now()): number | null {
+  if (header === null || header.trim() === '') return null;
+  const seconds = Number(header.trim());
+  if (Number.isFinite(seconds)) return seconds >= 0 ? Math.round(seconds * 1000) : null;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
 
 /** A full `/models` listing is about 1 MB; this only stops a runaway body from filling memory. */
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -66,6 +83,7 @@ export function createRouterTransport(options: RouterTransportOptions): {
     let status: number;
     let body: Buffer;
     let location: string | null;
+    let retryAfter: string | null;
     try {
       const response = await options.fetch(prefix + call.path, {
         method: call.method,
@@ -76,6 +94,7 @@ export function createRouterTransport(options: RouterTransportOptions): {
         redirect: 'manual',
       });
       location = response.headers.get('location');
+      retryAfter = response.headers.get('retry-after');
       status = response.status;
       body = await readCappedBody(response, MAX_BODY_BYTES);
     } catch (error) {
@@ -100,7 +119,7 @@ export function createRouterTransport(options: RouterTransportOptions): {
     if (status < 200 || status > 299) {
       const detail = errorDetail(body, describeProviderMessage);
       if (status === 402) throw upstreamUnavailable(`${subject} refused ${what} for lack of credit (HTTP 402)${detail}.`);
-      if (status === 429) throw upstreamUnavailable(`${subject} is rate-limiting this backend (HTTP 429)${detail}.`);
+      if (status === 429) throw new RouterRateLimitedError(`${subject} is rate-limiting this backend (HTTP 429)${detail}.`, retryAfterMs(retryAfter));
       throw upstreamUnavailable(`${subject} answered ${what} with HTTP ${status}${detail}.`);
     }
     try {

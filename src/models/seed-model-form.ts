@@ -1,5 +1,16 @@
 import type { Database } from '../db/open-database.js';
 import { notFound } from '../errors.js';
+import { parseModelSlug } from './model-slug.js';
+
+/** The run's model id when the routing provider could name it so (`author/name`), else null. */
+function routingSlugOf(modelId: string): string | null {
+  try {
+    parseModelSlug(modelId);
+    return modelId;
+  } catch {
+    return null;
+  }
+}
 
 /**
  * `GET /models/seed?runId=`: a blank catalog form seeded from the model id (and harness) a
@@ -13,9 +24,11 @@ export function modelFormSeeder(db: Database) {
     return {
       slug: run.model_id,
       name: null,
-      provider: null,
+      // Empty rather than null: the console's form edits it as text.
+      provider: '',
       description: null,
       aliases: [],
+      openrouterSlug: routingSlugOf(run.model_id),
       providerPin: null,
       logo: null,
       listPriceInputPerMtok: null,

@@ -1,5 +1,6 @@
 import { ingestProcessor } from '../catalog/ingest-processor.js';
 import { billedRateRefreshProcessor } from '../models/billed-rate-refresh.js';
+import { probeProcessor } from '../probes/probe-processor.js';
 import { publishProcessor } from '../runs/publish-processor.js';
 import { snapshotProcessor } from '../snapshot/snapshot-processor.js';
 import type { BackgroundProcessor } from './background-workers.js';
@@ -10,4 +11,4 @@ import type { BackgroundProcessor } from './background-workers.js';
  *
  * Run jobs are not here: dispatchers claim them over HTTP (`POST /jobs/next`).
  */
-export const BACKGROUND_PROCESSORS: readonly BackgroundProcessor[] = [ingestProcessor, publishProcessor, snapshotProcessor, billedRateRefreshProcessor];
+export const BACKGROUND_PROCESSORS: readonly BackgroundProcessor[] = [ingestProcessor, publishProcessor, snapshotProcessor, billedRateRefreshProcessor, probeProcessor];

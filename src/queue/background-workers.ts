@@ -18,6 +18,8 @@ export interface BackgroundProcessor {
   queue: string;
   start(context: WorkerContext): {
     processor: Processor;
+    /** Called first on shutdown, before the worker waits for its active jobs: ends long jobs early. */
+    stop?(): void;
     close?(): Promise<void>;
     /** A job of this queue failed, also when its processor never ran (a job stalled past `maxStalledCount`). */
     onFailed?(job: Job, error: Error): Promise<void>;
@@ -47,11 +49,11 @@ export async function startBackgroundWorkers(
   onError: (queue: string, error: Error) => void,
 ): Promise<BackgroundWorkers> {
   const connection = bullConnection(context.config.redisUrl);
-  const started: Array<{ worker: Worker; close?: () => Promise<void> }> = [];
+  const started: Array<{ worker: Worker; stop?: () => void; close?: () => Promise<void> }> = [];
   for (const entry of processors) {
     // Set before this process takes a job, so no process can start one past the bound.
     if (entry.globalConcurrency !== undefined) await setGlobalConcurrency(entry.queue, entry.globalConcurrency, connection, context.config.redisPrefix);
-    const { processor, close, onFailed } = entry.start({ ...context, connection });
+    const { processor, stop, close, onFailed } = entry.start({ ...context, connection });
     const worker = new Worker(entry.queue, processor, {
       ...entry.options,
       connection,
@@ -68,12 +70,13 @@ export async function startBackgroundWorkers(
       observe('failed', job);
       if (job && onFailed) onFailed(job, error).catch((failure: Error) => onError(entry.queue, failure));
     });
-    started.push({ worker, ...(close ? { close } : {}) });
+    started.push({ worker, ...(stop ? { stop } : {}), ...(close ? { close } : {}) });
   }
   await Promise.all(started.map(({ worker }) => worker.waitUntilReady()));
   return {
     queues: processors.map((entry) => entry.queue),
     async close() {
+      for (const { stop } of started) stop?.();
       await Promise.all(started.map(({ worker }) => worker.close()));
       await Promise.all(started.map(({ close }) => close?.()));
     },

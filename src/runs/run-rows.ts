@@ -1,4 +1,5 @@
 import type { Database } from '../db/open-database.js';
+import { ggStatsRows } from '../stats/gg-stats-rows.js';
 import type { LiftedRun } from './decode-run-record.js';
 import type { ReviewRevision } from './review-diff.js';
 
@@ -121,6 +122,13 @@ export function runRows(db: Database) {
         link_playable_build = CASE WHEN runs.published = 1 THEN COALESCE(runs.link_playable_build, excluded.link_playable_build) ELSE excluded.link_playable_build END,
         grade_key = NULL, updated_at = excluded.updated_at`,
   );
+  // A gg run's summary is lifted with the row, in one transaction, for the provider statistics.
+  const ggStats = ggStatsRows(db);
+  const writeRun = db.transaction((params: Record<string, unknown>) => {
+    upsert.run(params);
+    const record = params.harness === 'gg' && params.decodeError === null ? (JSON.parse(params.record as string) as unknown) : null;
+    ggStats.store(params.id as string, params.harness as string, params.modelId as string, record);
+  });
   const selectOne = db.prepare<[string], RunRow>(`SELECT ${LISTED_COLUMNS}, record FROM runs WHERE id = ?`);
   const selectEvents = db.prepare<[string], { events: string }>('SELECT events FROM runs WHERE id = ? AND decode_error IS NULL');
   const remove = db.prepare<[string]>('DELETE FROM runs WHERE id = ?');
@@ -151,7 +159,7 @@ export function runRows(db: Database) {
   return {
     store(row: { jobId: string | null; record: string; recordFormat: number; decodeError: string | null; events: string; lifted: LiftedRun; id: string }) {
       const { lifted } = row;
-      upsert.run({
+      writeRun({
         id: row.id,
         jobId: row.jobId,
         record: row.record,

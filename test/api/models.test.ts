@@ -58,12 +58,12 @@ describe('model catalog writes', () => {
   });
 
   it('creates an entry (201) whose list price stays null until set, and refuses a taken slug (409)', async () => {
-    const created = await send('POST', '/models', { slug: 'acme/widget-1', name: 'Widget 1', aliases: [{ alias: 'widget', harnessFamily: 'claude' }] });
+    const created = await send('POST', '/models', { slug: 'acme/widget-1', name: 'Widget 1', aliases: [{ slug: 'widget', harnessFamily: 'claude' }] });
     expect(created.statusCode).toBe(201);
     expect(created.json()).toMatchObject({
       slug: 'acme/widget-1', name: 'Widget 1', curated: true, runCount: 0,
       listPrice: null, listPriceAsOf: null, listPriceSource: null, priceHistory: [],
-      aliases: [{ alias: 'widget', harnessFamily: 'claude' }],
+      aliases: [{ slug: 'widget', harnessFamily: 'claude' }],
     });
     const again = await send('POST', '/models', { slug: 'acme/widget-1' });
     expect(again.statusCode).toBe(409);
@@ -78,17 +78,18 @@ describe('model catalog writes', () => {
 
     const whole = await send('POST', '/models', { slug: 'acme/priced', ...HAND_PRICE });
     expect(whole.json()).toMatchObject({
-      listPrice: { inputPerMtok: 2, cachedInputPerMtok: 0.5, outputPerMtok: 8 }, listPriceAsOf: '2026-11-01', listPriceSource: 'hand',
+      listPrice: { uncachedInput: 0.000002, cachedInput: 5e-7, output: 0.000008 }, listPriceAsOf: '2026-11-01', listPriceSource: 'hand',
+      listPriceInputPerMtok: 2,
     });
   });
 
   it('keeps the stored list price when a write omits all four fields, and updates through either slug spelling', async () => {
     const renamed = await send('PUT', '/models/acme/priced', { description: 'A priced model' });
     expect(renamed.statusCode).toBe(200);
-    expect(renamed.json()).toMatchObject({ description: 'A priced model', listPriceSource: 'hand', listPrice: { outputPerMtok: 8 } });
+    expect(renamed.json()).toMatchObject({ description: 'A priced model', listPriceSource: 'hand', listPrice: { output: 0.000008 } });
 
     const encoded = await send('PUT', '/models/acme%2Fpriced', { listPriceInputPerMtok: 3, listPriceCachedInputPerMtok: 1, listPriceOutputPerMtok: 9, listPriceAsOf: '2026-11-20' });
-    expect(encoded.json()).toMatchObject({ listPrice: { inputPerMtok: 3, cachedInputPerMtok: 1, outputPerMtok: 9 }, listPriceAsOf: '2026-11-20' });
+    expect(encoded.json()).toMatchObject({ listPrice: { uncachedInput: 0.000003, cachedInput: 0.000001, output: 0.000009 }, listPriceAsOf: '2026-11-20' });
 
     const half = await send('PUT', '/models/acme/priced', { listPriceAsOf: '2026-12-01' });
     expect(half.statusCode).toBe(422);
@@ -120,7 +121,7 @@ describe('model catalog reads', () => {
   it('seeds a blank form from a run (open) and answers 404 for an unknown run', async () => {
     const seeded = await backend.app.inject('/models/seed?runId=run-derived-1');
     expect(seeded.statusCode).toBe(200);
-    expect(seeded.json()).toMatchObject({ slug: 'newco/unseen-7', name: null, listPriceAsOf: null, aliases: [], harness: 'claude' });
+    expect(seeded.json()).toMatchObject({ slug: 'newco/unseen-7', name: null, listPriceAsOf: null, aliases: [], openrouterSlug: 'newco/unseen-7', harness: 'claude' });
     expect((await backend.app.inject('/models/seed?runId=nope')).statusCode).toBe(404);
     expect((await backend.app.inject('/models/seed')).json().error.message).toBe('querystring.runId is required.');
   });
@@ -161,7 +162,7 @@ describe('billed rates', () => {
       async () => (await send('GET', '/models')).json().models.find((m: { slug: string }) => m.slug === FAKE_SLUGS.allRates),
       (m) => m.price !== null,
     );
-    expect(entry.price).toEqual({ inputPerMtok: 3, cachedInputPerMtok: 0.3, outputPerMtok: 15 });
+    expect(entry.price).toEqual({ uncachedInput: 0.000003, cachedInput: 3e-7, output: 0.000015 });
     expect(entry.priceHistory).toHaveLength(1);
     expect(entry.priceHistory[0].source).toBe('save');
     expect(entry.listPrice).toBeNull();

@@ -44,6 +44,12 @@ export const FAKE_SLUGS = {
   noOutputRate: 'acme/preview-1',
   /** Not listed by the provider. */
   unlisted: 'acme/ghost-1',
+  /**
+   * Served by its developer (Alibaba, for the `qwen/` author) and by endpoints that each
+   * fall to one candidate filter: flex, fp8, over the developer's price, no cache-read
+   * price, no tool_choice, unknown quantization, and Z.AI (for ban lists).
+   */
+  candidates: 'qwen/qwen3-coder',
 } as const;
 
 const TOOLS = ['tools', 'tool_choice', 'max_tokens'];
@@ -54,6 +60,7 @@ function endpoint(
   contextLength: number,
   quantization: string | null,
   pricing: WirePricing,
+  supportedParameters: string[] = TOOLS,
 ): WireEndpoint {
   return {
     name: `${providerName} | ${tag}`,
@@ -63,9 +70,17 @@ function endpoint(
     quantization,
     pricing: { request: '0', image: '0', ...pricing },
     max_completion_tokens: null,
-    supported_parameters: TOOLS,
+    supported_parameters: supportedParameters,
   };
 }
+
+/** Per-Mtok figures as the wire's per-token decimal strings. */
+const perToken = (perMtokFigure: number) => String(Number((perMtokFigure / 1e6).toPrecision(12)));
+const perMtok = (input: number, output: number, cacheRead?: number): WirePricing => ({
+  prompt: perToken(input),
+  completion: perToken(output),
+  ...(cacheRead === undefined ? {} : { input_cache_read: perToken(cacheRead) }),
+});
 
 export function cannedModels(): FakeRouterModel[] {
   const sonnet = { prompt: '0.000003', completion: '0.000015', input_cache_read: '0.0000003', input_cache_write: '0.00000375' };
@@ -117,6 +132,25 @@ export function cannedModels(): FakeRouterModel[] {
       context_length: 32_768,
       pricing: { prompt: '0.000001' },
       endpoints: [endpoint('Acme', 'acme', 32_768, null, { prompt: '0.000001' })],
+    },
+    {
+      id: FAKE_SLUGS.candidates,
+      name: 'Qwen: Qwen3 Coder',
+      description: 'An open-weights coding model.',
+      context_length: 262_144,
+      pricing: perMtok(1, 5, 0.1),
+      endpoints: [
+        endpoint('Together', 'together/bf16', 262_144, 'bf16', perMtok(0.9, 4.5, 0.09)),
+        endpoint('Alibaba', 'alibaba/bf16', 262_144, 'bf16', perMtok(1, 5, 0.1)),
+        endpoint('Together', 'together/bf16-turbo', 262_144, 'bf16', perMtok(0.8, 4, 0.08)),
+        endpoint('DeepInfra', 'deepinfra/fp8', 262_144, 'fp8', perMtok(0.3, 1.2, 0.03)),
+        endpoint('Flexy', 'flexy/flex', 262_144, 'bf16', perMtok(0.2, 1, 0.02)),
+        endpoint('Pricey', 'pricey/bf16', 262_144, 'bf16', perMtok(2, 8, 0.2)),
+        endpoint('NoCache', 'nocache/bf16', 262_144, 'bf16', perMtok(0.7, 3)),
+        endpoint('NoTools', 'notools/bf16', 262_144, 'bf16', perMtok(0.6, 3, 0.06), ['max_tokens', 'tools']),
+        endpoint('Vague', 'vague', 262_144, 'unknown', perMtok(0.5, 2, 0.05)),
+        endpoint('Z.AI', 'z-ai/bf16', 262_144, 'bf16', perMtok(0.75, 4, 0.075)),
+      ],
     },
   ];
 }

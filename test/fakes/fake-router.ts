@@ -30,6 +30,17 @@ export interface RecordedRequest {
 /** Builds the completion a chat request gets in `normal` mode. */
 export type ChatHandler = (body: Record<string, unknown>) => unknown;
 
+/** A scripted chat answer: any status, headers (`Retry-After`), body, and a delay before it is sent. */
+export interface FakeChatReply {
+  status?: number;
+  headers?: Record<string, string>;
+  body: unknown;
+  delayMs?: number;
+}
+
+/** Scripts each chat request's answer in full (see fake-probe-replies.ts); null restores onChat's. */
+export type ChatScript = (body: Record<string, unknown>) => FakeChatReply;
+
 export interface FakeRouter {
   /** Base URL, as ROUTER_BASE_URL would be set: `http://127.0.0.1:<port>`. */
   url: string;
@@ -44,6 +55,10 @@ export interface FakeRouter {
   status(code: number, message?: string): Promise<void>;
   /** Replaces the chat completion reply; null restores the default one-word reply. */
   onChat(handler: ChatHandler | null): void;
+  /** Scripts chat answers with status, headers and delay; null goes back to onChat's replies. */
+  scriptChat(script: ChatScript | null): void;
+  /** Chat requests in flight right now, and the most ever in flight at once. */
+  chatInFlight(): { now: number; peak: number };
   close(): Promise<void>;
 }
 
@@ -60,6 +75,8 @@ export async function startFakeRouter(options: FakeRouterOptions = {}): Promise<
   const requests: RecordedRequest[] = [];
   let mode: FakeRouterMode = { kind: 'normal' };
   let chatHandler: ChatHandler | null = null;
+  let chatScript: ChatScript | null = null;
+  const inFlight = { now: 0, peak: 0 };
 
   const server = await listenOnLoopback(async (request, response) => {
     const body = parseBody(await readRequestText(request));
@@ -95,9 +112,24 @@ export async function startFakeRouter(options: FakeRouterOptions = {}): Promise<
       const chat = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
       const model = models.find((candidate) => candidate.id === chat.model);
       if (!model) return sendJson(response, 400, { error: { code: 400, message: `${String(chat.model)} is not a valid model ID` } });
+      if (chatScript) return sendScripted(response, chatScript(chat));
       return sendJson(response, 200, chatHandler ? chatHandler(chat) : defaultCompletion(model));
     }
     sendJson(response, 404, { error: { code: 404, message: 'Not Found' } });
+  }
+
+  function sendScripted(response: ServerResponse, reply: FakeChatReply): void {
+    inFlight.now++;
+    inFlight.peak = Math.max(inFlight.peak, inFlight.now);
+    const send = () => {
+      inFlight.now--;
+      if (response.destroyed) return;
+      const text = JSON.stringify(reply.body);
+      response.writeHead(reply.status ?? 200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...reply.headers });
+      response.end(text);
+    };
+    if (reply.delayMs) server.after(reply.delayMs, send);
+    else send();
   }
 
   async function setMode(next: FakeRouterMode): Promise<void> {
@@ -119,6 +151,11 @@ export async function startFakeRouter(options: FakeRouterOptions = {}): Promise<
     onChat(handler) {
       chatHandler = handler;
     },
+    scriptChat(script) {
+      chatScript = script;
+      inFlight.peak = inFlight.now;
+    },
+    chatInFlight: () => ({ ...inFlight }),
     close: () => server.close(),
   };
 }

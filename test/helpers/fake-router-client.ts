@@ -22,6 +22,7 @@ export function useFakeRouter(key: string) {
   beforeEach(async () => {
     await started().normal();
     started().onChat(null);
+    started().scriptChat(null);
     started().requests.length = 0;
   });
   return {

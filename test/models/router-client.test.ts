@@ -18,6 +18,7 @@ describe('router client', () => {
         FAKE_SLUGS.noCachedRate,
         FAKE_SLUGS.noOfficialEndpoint,
         FAKE_SLUGS.noOutputRate,
+        FAKE_SLUGS.candidates,
       ]);
       expect(models[0]).toEqual({
         slug: FAKE_SLUGS.allRates,
@@ -32,7 +33,7 @@ describe('router client', () => {
     });
 
     it('accepts a base URL written with a trailing slash', async () => {
-      await expect(client({ baseUrl: `${fake.router.url}/` }).listModels()).resolves.toHaveLength(4);
+      await expect(client({ baseUrl: `${fake.router.url}/` }).listModels()).resolves.toHaveLength(5);
       expect(fake.router.requests[0]?.path).toBe('/api/v1/models');
     });
   });

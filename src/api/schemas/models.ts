@@ -1,8 +1,17 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type NumberOptions, type StringOptions, type TSchema } from '@sinclair/typebox';
 import { Nullable } from './common.js';
 
-const Rate = Type.Number({ minimum: 0, maximum: 1_000_000, description: 'USD per million tokens' });
-const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD' });
+/**
+ * A write field that takes null. Fastify's Ajv coerces types, and in a `anyOf [T, null]` it
+ * would turn a null into 0, "" or false on the first branch; with `type: [T, "null"]` a
+ * null is already of an allowed type and is kept.
+ */
+const orNull = <T>(schema: TSchema) => Type.Unsafe<T | null>({ ...schema, type: [schema.type as string, 'null'] });
+const NullableText = (options: StringOptions = {}) => orNull<string>(Type.String(options));
+const NullableNumber = (options: NumberOptions = {}) => orNull<number>(Type.Number(options));
+
+const Rate = { minimum: 0, maximum: 1_000_000, description: 'USD per million tokens' };
+const Day = { pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD' };
 export const ModelSlug = Type.String({
   minLength: 1,
   maxLength: 200,
@@ -10,25 +19,41 @@ export const ModelSlug = Type.String({
   description: 'model id as launches and run records name it, usually author/name',
 });
 
-const Alias = Type.Object({ alias: Type.String({ minLength: 1, maxLength: 200 }), harnessFamily: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
+const Alias = Type.Object(
+  { slug: Type.String({ minLength: 1, maxLength: 200 }), harnessFamily: Type.String({ minLength: 1, maxLength: 64 }) },
+  { additionalProperties: false },
+);
 
-const RatesOut = Type.Object({
-  inputPerMtok: Nullable(Type.Number()),
-  cachedInputPerMtok: Nullable(Type.Number()),
-  outputPerMtok: Nullable(Type.Number()),
-});
+const PerTokenOut = Type.Object({
+  uncachedInput: Nullable(Type.Number()),
+  cachedInput: Nullable(Type.Number()),
+  output: Nullable(Type.Number()),
+}, { description: 'USD per token' });
+
+const ProviderName = Type.String({ maxLength: 200 });
+const Ceiling = { maximum: 1_000_000, description: 'USD per million tokens, > 0' };
+const ProviderList = orNull<string[]>(Type.Array(ProviderName, { maxItems: 200 }));
 
 const writeFields = {
-  name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
-  provider: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
-  description: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
+  name: Type.Optional(NullableText({ maxLength: 200 })),
+  provider: Type.Optional(NullableText({ maxLength: 200 })),
+  description: Type.Optional(NullableText({ maxLength: 10_000 })),
   aliases: Type.Optional(Type.Array(Alias, { maxItems: 100 })),
-  providerPin: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
-  logo: Type.Optional(Nullable(Type.String({ maxLength: 1_000_000, description: 'logo URL or data: URI' }))),
-  listPriceInputPerMtok: Type.Optional(Nullable(Rate)),
-  listPriceCachedInputPerMtok: Type.Optional(Nullable(Rate)),
-  listPriceOutputPerMtok: Type.Optional(Nullable(Rate)),
-  listPriceAsOf: Type.Optional(Nullable(Day)),
+  openrouterSlug: Type.Optional(NullableText({ maxLength: 200, description: 'the model id at the routing provider, author/name' })),
+  providerPin: Type.Optional(NullableText({ maxLength: 200 })),
+  nativeQuantization: Type.Optional(NullableText({ maxLength: 16, description: 'fp32, bf16, fp16, fp8, int8, fp6, fp4 or int4' })),
+  quantizationFilter: Type.Optional(orNull<boolean>(Type.Boolean())),
+  maxInputPrice: Type.Optional(NullableNumber(Ceiling)),
+  maxOutputPrice: Type.Optional(NullableNumber(Ceiling)),
+  bannedProviders: Type.Optional(ProviderList),
+  unknownQuantizationProviders: Type.Optional(ProviderList),
+  logo: Type.Optional(NullableText({ maxLength: 1_000_000, description: 'logo URL or data: URI' })),
+  logoSvg: Type.Optional(NullableText({ maxLength: 500_000, description: 'SVG markup, sanitized before it is stored' })),
+  providerLogoUrl: Type.Optional(NullableText({ maxLength: 2000, description: 'a logo in the logo library, fetched when logoSvg is empty' })),
+  listPriceInputPerMtok: Type.Optional(NullableNumber(Rate)),
+  listPriceCachedInputPerMtok: Type.Optional(NullableNumber(Rate)),
+  listPriceOutputPerMtok: Type.Optional(NullableNumber(Rate)),
+  listPriceAsOf: Type.Optional(NullableText(Day)),
 };
 
 export const ModelCreateBody = Type.Object({ slug: ModelSlug, ...writeFields }, { additionalProperties: false });
@@ -41,6 +66,7 @@ const formFields = {
   provider: Nullable(Type.String()),
   description: Nullable(Type.String()),
   aliases: Type.Array(Alias),
+  openrouterSlug: Nullable(Type.String()),
   providerPin: Nullable(Type.String()),
   logo: Nullable(Type.String()),
   listPriceInputPerMtok: Nullable(Type.Number()),
@@ -51,10 +77,20 @@ const formFields = {
 export const ModelEntryOut = Type.Object(
   {
     ...formFields,
-    listPrice: Nullable(Type.Object({ inputPerMtok: Type.Number(), cachedInputPerMtok: Type.Number(), outputPerMtok: Type.Number() })),
+    openrouterUrl: Nullable(Type.String()),
+    providerPinSetByHand: Type.Boolean(),
+    nativeQuantization: Nullable(Type.String()),
+    quantizationFilter: Type.Boolean(),
+    maxInputPrice: Nullable(Type.Number()),
+    maxOutputPrice: Nullable(Type.Number()),
+    bannedProviders: Type.Array(Type.String()),
+    unknownQuantizationProviders: Type.Array(Type.String()),
+    logoSvg: Nullable(Type.String()),
+    providerLogoUrl: Nullable(Type.String()),
+    listPrice: Nullable(PerTokenOut),
     listPriceAsOf: Nullable(Type.String()),
     listPriceSource: Nullable(Type.Union([Type.Literal('hand'), Type.Literal('router')])),
-    price: Nullable(RatesOut),
+    price: Nullable(PerTokenOut),
     priceHistory: Type.Array(Type.Object({
       observedAt: Type.String(),
       inputPerMtok: Nullable(Type.Number()),

@@ -2,6 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { notFound, unprocessable } from '../../../errors.js';
 import { fetchLogo } from '../../../models/fetch-logo.js';
+import { logoSvgOfWrite } from '../../../models/logo-svg-write.js';
+import type { ModelEntry, ModelWrite } from '../../../models/model-entry.js';
+import { modelEntryWire } from '../../../models/model-wire.js';
 import { observeIfMissing } from '../../../models/observe-billed-rate.js';
 import { modelFormSeeder } from '../../../models/seed-model-form.js';
 import { errorResponses } from '../../schemas/common.js';
@@ -17,15 +20,20 @@ const modelRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const observeOnSave = (slug: string) =>
     void observeIfMissing(models, router, slug, 'save', (error) => app.log.warn({ err: error, slug }, 'billed-rate observation on save failed'));
 
-  app.get('/models', { schema: { response: { 200: ModelList, ...errorResponses() } } }, async () => ({ models: models.list() }));
+  const wire = (entry: ModelEntry) => modelEntryWire(entry, app.config.routerBaseUrl);
+  /** The body with its logo markup sanitized (or fetched from providerLogoUrl), before anything is stored. */
+  const withLogoSvg = async <T extends Partial<ModelWrite>>(body: T): Promise<T> =>
+    ({ ...body, logoSvg: await logoSvgOfWrite(body, app.config.logoBaseUrl) });
+
+  app.get('/models', { schema: { response: { 200: ModelList, ...errorResponses() } } }, async () => ({ models: models.list().map(wire) }));
 
   app.post('/models', {
     config: { auth: 'account' },
-    schema: { body: ModelCreateBody, response: { 201: ModelEntryOut, ...errorResponses(400, 401, 409, 422, 502) } },
+    schema: { body: ModelCreateBody, response: { 201: ModelEntryOut, ...errorResponses(400, 401, 404, 409, 422, 502) } },
   }, async (request, reply) => {
-    const entry = models.create(request.body);
+    const entry = models.create(await withLogoSvg(request.body));
     observeOnSave(entry.slug);
-    return reply.code(201).send(entry);
+    return reply.code(201).send(wire(entry));
   });
 
   app.get('/models/seed', { schema: { querystring: SeedQuery, response: { 200: SeedForm, ...errorResponses(400, 404) } } }, async (request) =>
@@ -51,11 +59,11 @@ const modelRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.put('/models/*', {
     config: { auth: 'account' },
-    schema: { params: SlugWildcardParams, body: ModelUpdateBody, response: { 200: ModelEntryOut, ...errorResponses(400, 401, 404, 409, 422) } },
+    schema: { params: SlugWildcardParams, body: ModelUpdateBody, response: { 200: ModelEntryOut, ...errorResponses(400, 401, 404, 409, 422, 502) } },
   }, async (request) => {
-    const entry = models.update(request.params['*'], request.body);
+    const entry = models.update(request.params['*'], await withLogoSvg(request.body));
     observeOnSave(entry.slug);
-    return entry;
+    return wire(entry);
   });
 
   app.delete('/models/*', {

@@ -1,0 +1,104 @@
+import { fileURLToPath } from 'node:url';
+import { decodeRunRecord } from '../src/runs/decode-run-record.js';
+import { providerStats } from '../src/stats/provider-stats.js';
+import { measureFloors } from './floors.js';
+import { startBenchBackend } from './lib/bench-backend.js';
+import { benchRedis } from './lib/bench-redis.js';
+import { keepAliveClient } from './lib/keep-alive-client.js';
+import { machineLine } from './lib/machine.js';
+import { ms, printTable, summarize } from './lib/stats.js';
+
+const RUNS = 100_000;
+const PROVIDERS = ['Together', 'DeepInfra', 'Alibaba', 'Z.AI', 'Fireworks', 'Novita', 'Baseten', 'Groq'];
+const MODELS = 12;
+const TARGET_RATIO = 3;
+
+function ggRecord(i: number) {
+  const finished = Date.UTC(2025, 0, 1) + i * 60_000;
+  const modelId = `vendor/model-${i % MODELS}`;
+  const slice = (n: number) => ({
+    provider: n === 2 && i % 50 === 0 ? null : PROVIDERS[(i + n * 3) % PROVIDERS.length],
+    modelId: i % 200 === 0 ? null : modelId,
+    calls: 10 + (i % 7),
+    tokens: { uncachedInput: 1000, cachedInput: 8000, output: 400, reasoning: 50 },
+    cost: { comparable: 0.03, actual: 0.02 },
+    rejected: i % 13 === 0 ? 1 : 0,
+    turns: 6,
+    working: 5,
+    errors: i % 5 === 0 ? { model_timeout: 1, transpile_compile: 1 } : {},
+    stalls: i % 11 === 0 ? 1 : 0,
+    cacheMisses: i % 17 === 0 ? 1 : 0,
+  });
+  return {
+    id: `gg-${String(i).padStart(6, '0')}`,
+    startedAt: new Date(finished - 600_000).toISOString(),
+    finishedAt: new Date(finished).toISOString(),
+    subject: {
+      testCaseSlug: `case-${i % 40}`, testCaseVersion: 'v1.0.0', variant: 'base', harnessSlug: 'gg', modelId, testType: 'end-to-end',
+      ggSummary: {
+        executionMode: i % 3 === 0 ? 'tool_calling' : 'responses_as_code',
+        providerStats: [slice(0), slice(1), slice(2)],
+        errors: { turns: 18, errors: 2, modelApi: 1, transpile: 1, programFault: 0, sandboxLimit: 0, missingCompletion: 0, byType: { transpile_compile: 1 } },
+        toolCalls: 30,
+        toolFailures: { 'invalid-argument': 1 },
+      },
+    },
+    tooling: {},
+    environment: { os: 'linux', containerImage: 'runner:1', authMode: 'api-key' },
+    metrics: { runTimeSeconds: 300, tokens: { uncachedInput: 3000, cachedInput: 24000, output: 1200, reasoning: 150 }, cost: { actual: 0.06, comparable: null } },
+    validation: { loaded: true, checks: [] },
+    links: { sourceRepo: null, playableBuild: null },
+    status: { state: 'completed', detail: null },
+  };
+}
+
+/**
+ * `GET /stats/providers` at 100,000 stored gg runs (three provider slices each) over
+ * keep-alive HTTP, against the SQLite aggregates it needs run directly plus the no-op HTTP
+ * floor. PASS when HTTP stays within 3x of (raw aggregate + floor).
+ */
+export default async function benchStatsProviders(): Promise<void> {
+  const redis = await benchRedis();
+  const backend = await startBenchBackend(redis.url, { RUN_WORKERS: 'false' });
+  const { app } = backend;
+  const { db } = app;
+  try {
+    const seedStart = Date.now();
+    db.transaction(() => {
+      for (let i = 0; i < RUNS; i++) {
+        const raw = ggRecord(i);
+        const decoded = decodeRunRecord(raw);
+        app.runs.rows.store({ id: raw.id, jobId: null, record: JSON.stringify(raw), recordFormat: 1, decodeError: null, events: '[]', lifted: decoded.lifted });
+      }
+    })();
+    db.exec('ANALYZE');
+    console.log(`seeded ${RUNS} gg runs in ${Date.now() - seedStart} ms`);
+
+    const client = keepAliveClient(backend.url);
+    const check = JSON.parse((await client.send('GET', '/stats/providers')).body) as { runsScanned: number; providers: unknown[] };
+    if (check.runsScanned !== RUNS || check.providers.length !== PROVIDERS.length + 1) throw new Error(`unexpected answer: ${JSON.stringify(check).slice(0, 300)}`);
+    const raw = providerStats(db).aggregate;
+    const iterations = 30;
+    const samples: [number[], number[]] = [[], []];
+    for (let i = 0; i < iterations + 3; i++) {
+      for (const [side, call] of [() => client.send('GET', '/stats/providers'), async () => raw()].entries()) {
+        const start = process.hrtime.bigint();
+        await call();
+        if (i >= 3) samples[side]!.push(Number(process.hrtime.bigint() - start) / 1e6);
+      }
+    }
+    client.close();
+    const [http, sqlite] = [summarize(samples[0]), summarize(samples[1])];
+    const floors = await measureFloors(redis.url, 2000);
+    const ratio = http.p50 / (sqlite.p50 + floors.noopPost.p50);
+    printTable(`GET /stats/providers at ${RUNS} gg runs (p50 of ${iterations}; ${machineLine()})`, [{
+      http: ms(http.p50), 'raw sqlite aggregate': ms(sqlite.p50), 'no-op floor': ms(floors.noopPost.p50), ratio: ratio.toFixed(2),
+      verdict: ratio <= TARGET_RATIO ? 'PASS' : 'FAIL',
+    }]);
+  } finally {
+    await backend.close();
+    await redis.stop();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await benchStatsProviders();

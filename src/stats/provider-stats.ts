@@ -1,0 +1,143 @@
+import type { Database } from '../db/open-database.js';
+
+export interface SliceStats {
+  runs: number;
+  calls: number | null;
+  totalTokens: number | null;
+  cost: number | null;
+  rejected: number | null;
+  turns: number | null;
+  working: number | null;
+  errors: Record<string, number>;
+  stalls: number | null;
+  cacheMisses: number | null;
+}
+
+interface SliceRow {
+  provider: string | null;
+  model_id: string | null;
+  runs: number;
+  /** Runs whose first slice of this provider is in this group: summed across models, the provider's runs. */
+  provider_runs: number;
+  calls: number | null;
+  total_tokens: number | null;
+  cost: number | null;
+  rejected: number | null;
+  turns: number | null;
+  working: number | null;
+  stalls: number | null;
+  cache_misses: number | null;
+}
+
+// Each run counts once per group through the first-of flags set at store time, so no group counts distinct runs.
+const SUMS = `SUM(first_of_pair) AS runs, SUM(first_of_provider) AS provider_runs, SUM(calls) AS calls, SUM(total_tokens) AS total_tokens, SUM(cost) AS cost,
+  SUM(rejected) AS rejected, SUM(turns) AS turns, SUM(working) AS working, SUM(stalls) AS stalls, SUM(cache_misses) AS cache_misses`;
+
+const key = (provider: string | null, modelId: string | null) => `${provider ?? '\u0000'}\u0001${modelId ?? '\u0000'}`;
+
+function statsOf(row: SliceRow, errors: Record<string, number>): SliceStats {
+  return {
+    runs: row.runs,
+    calls: row.calls,
+    totalTokens: row.total_tokens,
+    cost: row.cost === null ? null : Math.round(row.cost * 1e9) / 1e9,
+    rejected: row.rejected,
+    turns: row.turns,
+    working: row.working,
+    errors,
+    stalls: row.stalls,
+    cacheMisses: row.cache_misses,
+  };
+}
+
+const FIGURES = ['calls', 'total_tokens', 'cost', 'rejected', 'turns', 'working', 'stalls', 'cache_misses'] as const;
+
+/** Per-provider totals from the per-model rows; a figure no row carried stays null. */
+function foldProviders(rows: readonly SliceRow[]): Map<string | null, SliceRow> {
+  const totals = new Map<string | null, SliceRow>();
+  for (const row of rows) {
+    const held = totals.get(row.provider);
+    if (!held) {
+      totals.set(row.provider, { ...row, model_id: null, runs: row.provider_runs });
+      continue;
+    }
+    held.runs += row.provider_runs;
+    for (const figure of FIGURES) {
+      const value = row[figure];
+      if (value !== null) held[figure] = (held[figure] ?? 0) + value;
+    }
+  }
+  return totals;
+}
+
+/** Calls descending, the null provider (or model) last. */
+const byCalls = <T extends { calls: number | null }>(a: { name: string | null; stats: T }, b: { name: string | null; stats: T }) =>
+  Number(a.name === null) - Number(b.name === null) || (b.stats.calls ?? 0) - (a.stats.calls ?? 0) || String(a.name).localeCompare(String(b.name));
+
+/**
+ * `GET /stats/providers`: per-provider health over stored gg runs, folded from the slices
+ * lifted at store time (one aggregate per table, no record decoded), and probe evidence per
+ * provider per probed model, kept apart. A figure no record carried stays null.
+ */
+export function providerStats(db: Database) {
+  const scanned = db.prepare<[], number>("SELECT COUNT(*) FROM runs WHERE harness = 'gg'").pluck();
+  const withData = db.prepare<[], number>('SELECT COUNT(*) FROM run_gg_stats WHERE has_provider_data = 1').pluck();
+  const perModel = db.prepare<[], SliceRow>(`SELECT provider, model_id, ${SUMS} FROM run_provider_slices GROUP BY provider, model_id`);
+  const errors = db.prepare<[], { provider: string | null; model_id: string | null; error_type: string; n: number }>(
+    'SELECT provider, model_id, error_type, SUM(n) AS n FROM run_provider_slice_errors GROUP BY provider, model_id, error_type',
+  );
+  const probes = db.prepare<[], { provider: string | null; model_slug: string; items: number; passes: number; errored: number }>(
+    `SELECT i.provider, p.model_slug, COUNT(*) AS items, SUM(i.pass) AS passes, SUM(i.error IS NOT NULL) AS errored
+       FROM model_probe_items i JOIN model_probes p ON p.id = i.probe_id GROUP BY i.provider, p.model_slug`,
+  );
+
+  /** The SQLite aggregates the read needs, unfolded (what the benchmark compares the read against). */
+  const aggregate = () => ({
+    runsScanned: scanned.get()!,
+    runsWithProviderData: withData.get()!,
+    perModel: perModel.all(),
+    errors: errors.all(),
+    probes: probes.all(),
+  });
+
+  const read = () => {
+    const raw = aggregate();
+    const errorsOf = new Map<string, Record<string, number>>();
+    const providerErrors = new Map<string | null, Record<string, number>>();
+    for (const row of raw.errors) {
+      const k = key(row.provider, row.model_id);
+      (errorsOf.get(k) ?? errorsOf.set(k, {}).get(k)!)[row.error_type] = row.n;
+      const totals = providerErrors.get(row.provider) ?? providerErrors.set(row.provider, {}).get(row.provider)!;
+      totals[row.error_type] = (totals[row.error_type] ?? 0) + row.n;
+    }
+    const models = new Map<string | null, Array<{ name: string | null; stats: SliceStats }>>();
+    for (const row of raw.perModel) {
+      const list = models.get(row.provider) ?? models.set(row.provider, []).get(row.provider)!;
+      list.push({ name: row.model_id, stats: statsOf(row, errorsOf.get(key(row.provider, row.model_id)) ?? {}) });
+    }
+    const providers = [...foldProviders(raw.perModel).values()]
+      .map((row) => ({ name: row.provider, stats: statsOf(row, providerErrors.get(row.provider) ?? {}) }))
+      .sort(byCalls)
+      .map(({ name, stats }) => ({
+        provider: name,
+        models: (models.get(name) ?? []).sort(byCalls).map((m) => ({ modelId: m.name, stats: m.stats })),
+        totals: stats,
+      }));
+
+    const probeEvidence = new Map<string | null, Array<{ modelSlug: string; items: number; passes: number; errored: number }>>();
+    for (const row of raw.probes) {
+      const list = probeEvidence.get(row.provider) ?? probeEvidence.set(row.provider, []).get(row.provider)!;
+      list.push({ modelSlug: row.model_slug, items: row.items, passes: row.passes, errored: row.errored });
+    }
+    const items = (list: Array<{ items: number }>) => list.reduce((sum, m) => sum + m.items, 0);
+    return {
+      runsScanned: raw.runsScanned,
+      runsWithProviderData: raw.runsWithProviderData,
+      providers,
+      probes: [...probeEvidence.entries()]
+        .sort(([a, am], [b, bm]) => Number(a === null) - Number(b === null) || items(bm) - items(am) || String(a).localeCompare(String(b)))
+        .map(([provider, list]) => ({ provider, models: list.sort((x, y) => y.items - x.items || x.modelSlug.localeCompare(y.modelSlug)) })),
+    };
+  };
+  return { read, aggregate };
+}
