@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Dependency-free bootstrap behind `npm start`, `npm test`, `npm run worker|bench|build|auth|schemas`.
+// Dependency-free bootstrap behind `npm start`, `npm test`, `npm run worker|bench|chaos|build|auth|schemas`.
 // It makes a fresh clone on a fresh Debian machine runnable: installs npm dependencies when
 // missing, makes sure redis-server and Chromium exist (apt-get when root, otherwise one
 // message saying what to install), compiles the TypeScript, then runs the command.
@@ -11,10 +11,12 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const [command = 'start', ...rest] = process.argv.slice(2);
 const COMMANDS = {
-  start: { system: ['redis', 'chromium'], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/src/api/server.js', ...rest]] },
-  auth: { system: [], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/src/auth/server.js', ...rest]] },
-  worker: { system: ['chromium'], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/src/worker.js', ...rest]] },
+  // The services get an IPC channel to this process: they stop by themselves when it is gone.
+  start: { system: ['redis', 'chromium'], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/src/supervisor.js', ...rest]], ipc: true },
+  auth: { system: [], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/src/auth/server.js', ...rest]], ipc: true },
+  worker: { system: ['chromium'], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/src/worker.js', ...rest]], ipc: true },
   bench: { system: ['redis', 'chromium'], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/bench/run-all.js', ...rest]] },
+  chaos: { system: ['redis', 'chromium'], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/chaos/run-all.js', ...rest]] },
   test: { system: ['redis', 'chromium'], tsconfig: 'tsconfig.json', run: ['node', ['node_modules/vitest/vitest.mjs', 'run', ...rest]] },
   build: { system: [], tsconfig: 'tsconfig.build.json', run: null },
   schemas: { system: [], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/src/ops/write-schemas-main.js', ...rest]] },
@@ -29,7 +31,7 @@ if (major < 20 || (major === 20 && minor < 3)) fail(`Node ${process.versions.nod
 ensureNodeModules();
 ensureSystemPackages(spec.system);
 build(spec.tsconfig);
-if (spec.run) run(...spec.run);
+if (spec.run) run(...spec.run, spec.ipc);
 
 function ensureNodeModules() {
   const marker = join(root, 'node_modules', '.package-lock.json');
@@ -76,8 +78,8 @@ function copyAssets(from, to) {
   }
 }
 
-function run(program, args) {
-  const child = spawn(program, args, { cwd: root, stdio: 'inherit' });
+function run(program, args, ipc = false) {
+  const child = spawn(program, args, { cwd: root, stdio: ipc ? ['inherit', 'inherit', 'inherit', 'ipc'] : 'inherit' });
   // The child handles SIGINT/SIGTERM itself (graceful shutdown); forward what we receive.
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

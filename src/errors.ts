@@ -16,7 +16,8 @@ export type ErrorCode =
   | 'store_not_ready'
   | 'catalog_unavailable'
   | 'router_key_missing'
-  | 'upstream_unavailable';
+  | 'upstream_unavailable'
+  | 'queue_unavailable';
 
 const STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
@@ -32,6 +33,7 @@ const STATUS: Record<ErrorCode, number> = {
   store_not_ready: 503,
   catalog_unavailable: 503,
   router_key_missing: 503,
+  queue_unavailable: 503,
 };
 
 export class HttpError extends Error {
@@ -60,6 +62,9 @@ export const authUnavailable = (cause: unknown) =>
   new HttpError('auth_unavailable', 'The auth service could not be reached.', { cause });
 export const upstreamUnavailable = (message: string, cause?: unknown) =>
   new HttpError('upstream_unavailable', message, { cause });
+/** Redis, which holds the job queue, the live streams and the console channel, cannot be reached. */
+export const queueUnavailable = (cause?: unknown) =>
+  new HttpError('queue_unavailable', 'The job queue (Redis) is unavailable right now; retry in a few seconds.', { cause });
 export const routerKeyMissing = () =>
   new HttpError('router_key_missing', 'ROUTER_API_KEY is not configured on this deployment.');
 

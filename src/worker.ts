@@ -1,22 +1,27 @@
 /**
- * `npm run worker`: a process that runs the background queue workers (ingest, render,
- * publish, probes as each area registers them) against the deployment's Redis, so a
- * deployment adds machines by starting more of these. It serves no HTTP and needs REDIS_URL
- * (or, on the API's own box, the managed redis-server's socket under DATA_DIR/redis).
+ * `npm run worker`: a process that runs the background queue workers (ingest, publish,
+ * snapshot, billed-rate refresh) beside the API. It serves no HTTP. It shares the API's
+ * machine and DATA_DIR (the store is SQLite on that disk), and its Redis: REDIS_URL, or the
+ * managed redis-server's socket under DATA_DIR/redis.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { pino } from 'pino';
 import { configOrExit } from './runtime/config-or-exit.js';
 import { startBackgroundWorkers } from './queue/background-workers.js';
 import { BACKGROUND_PROCESSORS } from './queue/background-processors.js';
 import { openDatabase } from './db/open-database.js';
-import { redisOptionsFromUrl } from './redis/managed-redis.js';
+import { redactRedisUrl, redisOptionsFromUrl } from './redis/managed-redis.js';
+import { installProcessPolicy } from './runtime/process-policy.js';
+import { exitWithParent } from './runtime/node-child.js';
 import { serveProcessMetrics } from './metrics/serve-process-metrics.js';
 
 
 async function main() {
   const config = configOrExit();
+  const log = pino({ level: config.logLevel, base: { process: 'worker' } });
+  installProcessPolicy(log);
   const managedSocket = join(config.dataDir, 'redis', 'redis.sock');
   const redisUrl = config.redisUrl ?? (existsSync(managedSocket) ? `redis+unix://${managedSocket}` : null);
   if (!redisUrl) {
@@ -29,17 +34,15 @@ async function main() {
     await probe.connect();
     await probe.ping();
   } catch (error) {
-    console.error(`Redis at ${redisUrl} could not be reached: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`Redis at ${redactRedisUrl(redisUrl)} could not be reached: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   } finally {
     probe.disconnect();
   }
   // Background jobs write the same store the API reads: this process shares DATA_DIR with it.
   const db = openDatabase(join(config.dataDir, 'backend.sqlite'));
-  const workers = await startBackgroundWorkers(BACKGROUND_PROCESSORS, { config: { ...config, redisUrl }, db }, (queue, error) =>
-    console.error(`background worker for ${queue} failed:`, error.message),
-  );
-  console.log(`Worker running queues ${workers.queues.join(', ')} on ${redisUrl} (prefix ${config.redisPrefix}, data in ${config.dataDir})`);
+  const workers = await startBackgroundWorkers(BACKGROUND_PROCESSORS, { config: { ...config, redisUrl }, db, log });
+  console.log(`Worker running queues ${workers.queues.join(', ')} on ${redactRedisUrl(redisUrl)} (prefix ${config.redisPrefix}, data in ${config.dataDir})`);
   const metrics = config.metricsPort === null ? null : await serveProcessMetrics(config.host, config.metricsPort);
   if (metrics) console.log(`Metrics at http://${config.host}:${config.metricsPort}/metrics`);
 
@@ -55,6 +58,7 @@ async function main() {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  exitWithParent((reason) => void shutdown(`its launcher stopped (${reason})`));
 }
 
 main().catch((error: unknown) => {

@@ -19,11 +19,9 @@ export interface TokenVerifierOptions {
   cacheMs: number;
   timeoutMs?: number;
   maxCached?: number;
-  /** The clock the cache bound is measured on (ms); tests pass their own. */
-  now?: () => number;
 }
 
-export function tokenVerifier({ authUrl, cacheMs, timeoutMs = 3 * SECOND, maxCached = 10_000, now: clock = Date.now }: TokenVerifierOptions): TokenVerifier {
+export function tokenVerifier({ authUrl, cacheMs, timeoutMs = 3 * SECOND, maxCached = 10_000 }: TokenVerifierOptions): TokenVerifier {
   // Keyed by a hash so the cache never holds usable tokens.
   const cache = new Map<string, { account: Account; until: number }>();
 
@@ -51,7 +49,7 @@ export function tokenVerifier({ authUrl, cacheMs, timeoutMs = 3 * SECOND, maxCac
     async verify(token) {
       if (cacheMs <= 0) return ask(token);
       const key = createHash('sha256').update(token).digest('base64url');
-      const now = clock();
+      const now = Date.now();
       const hit = cache.get(key);
       if (hit && hit.until > now) return hit.account;
       const account = await ask(token);

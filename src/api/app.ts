@@ -23,6 +23,7 @@ import runJobs, { type RunJobsOptions } from './plugins/run-jobs.js';
 import runs from './plugins/runs.js';
 import scheduleOwners from './plugins/schedule-owners.js';
 import store from './plugins/store.js';
+import streams from './plugins/streams.js';
 import coverageRoutes from './routes/coverage/index.js';
 import ggRoutes from './routes/gg/index.js';
 import harnessConfigRoutes from './routes/harness-config/index.js';
@@ -58,6 +59,7 @@ async function app(instance: FastifyInstance, { config, db, jobs = {} }: AppOpti
   await instance.register(crossOrigin, { origins: config.corsOrigins });
   await instance.register(openapi);
   await instance.register(store, { config, db });
+  await instance.register(streams);
   const tokenHashes = jobsTable(db);
   await instance.register(authenticate, {
     verifier: tokenVerifier({ authUrl: config.authUrl, cacheMs: config.authCacheMs }),

@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { hijackReply } from './hijack-reply.js';
 
@@ -11,27 +12,55 @@ export const NDJSON_HEADERS = {
   'x-accel-buffering': 'no',
 } as const;
 
+/** How long a streaming response may wait for its client to take what was written (ms). */
+export const STREAM_DRAIN_TIMEOUT_MS = 30_000;
+
+/**
+ * Writes `text` and, when the socket pushes back, waits until it drains: true once it did,
+ * false when the client went away or did not read within `timeoutMs` (the caller ends it).
+ */
+export async function writeDrained(res: Writable, text: string, timeoutMs: number): Promise<boolean> {
+  if (res.destroyed || res.writableEnded) return false;
+  if (res.write(text)) return true;
+  return new Promise<boolean>((done) => {
+    const finish = (drained: boolean) => {
+      clearTimeout(timer);
+      res.off('drain', onDrain);
+      res.off('close', onClose);
+      done(drained);
+    };
+    const onDrain = () => finish(true);
+    const onClose = () => finish(false);
+    const timer = setTimeout(() => finish(false), timeoutMs);
+    res.on('drain', onDrain);
+    res.on('close', onClose);
+  });
+}
+
 /**
  * Answers 200 and writes one JSON object per line as `lines` yields them, each flushed at
- * once; `null` writes a bare newline (a heartbeat). Stops reading when the client goes away.
+ * once and each waiting for the socket to drain; `null` writes a bare newline (a heartbeat).
+ * Stops when the client goes away, does not read within STREAM_DRAIN_TIMEOUT_MS, or
+ * `signal` aborts (see `app.streams.track`, which aborts it at shutdown).
  */
-export async function streamNdjson(reply: FastifyReply, lines: AsyncGenerator<object | null>): Promise<void> {
+export async function streamNdjson(reply: FastifyReply, lines: AsyncGenerator<object | null>, signal: AbortSignal): Promise<void> {
   const out = hijackReply(reply);
   out.writeHead(200, NDJSON_HEADERS);
-  let gone = false;
-  out.on('close', () => {
-    gone = true;
-  });
+  let stalled = false;
   try {
     for await (const line of lines) {
-      if (gone) break;
-      out.write(line === null ? '\n' : `${JSON.stringify(line)}\n`);
+      if (signal.aborted) break;
+      if (!(await writeDrained(out, line === null ? '\n' : `${JSON.stringify(line)}\n`, STREAM_DRAIN_TIMEOUT_MS))) {
+        stalled = !out.destroyed;
+        break;
+      }
     }
   } catch (error) {
     // The status line is gone already; the stream simply ends.
-    reply.log.warn({ err: error }, 'NDJSON stream failed');
+    if (!signal.aborted) reply.log.warn({ err: error }, 'NDJSON stream failed');
   } finally {
     await lines.return(undefined);
-    out.end();
+    if (stalled) out.destroy();
+    else out.end();
   }
 }

@@ -1,66 +1,62 @@
 /**
- * `npm start`: the only place that listens. Starts what the deployment does not
- * provide (a managed redis-server, the bundled auth service), serves the API, and
- * shuts everything down on SIGTERM/SIGINT (a second signal exits at once).
+ * The API process: the only place that listens. `npm start` runs it under the supervisor
+ * (src/supervisor.ts), which hands it REDIS_URL and AUTH_URL; a deployment that provides
+ * both may run it alone. Shuts down on SIGTERM/SIGINT, or when its supervisor disappears,
+ * within SHUTDOWN_LIMIT_MS whatever Redis does (a second signal exits at once).
  */
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
+import { pino } from 'pino';
 import { configOrExit } from '../runtime/config-or-exit.js';
 import { openDatabase } from '../db/open-database.js';
-import { startManagedRedis } from '../redis/managed-redis.js';
-import { startAuthChild } from '../runtime/auth-child.js';
+import { announceReady, exitWithParent } from '../runtime/node-child.js';
+import { installProcessPolicy } from '../runtime/process-policy.js';
+import { SECOND } from '../time.js';
 import { buildApp } from './app.js';
 
-type Cleanup = () => Promise<void> | void;
+/** The longest a shutdown may take before the process exits anyway. */
+const SHUTDOWN_LIMIT_MS = 10 * SECOND;
 
 async function main() {
   const config = configOrExit();
+  const { redisUrl, authUrl } = config;
+  if (!redisUrl || !authUrl) {
+    console.error('REDIS_URL and AUTH_URL must both be set to run the API process alone; `npm start` starts Redis and the auth service for it.');
+    process.exit(2);
+  }
   mkdirSync(config.dataDir, { recursive: true });
-  const cleanups: Cleanup[] = [];
+  installProcessPolicy(pino({ level: config.logLevel === 'silent' ? 'error' : config.logLevel, base: { process: 'api' } }));
+  const db = openDatabase(join(config.dataDir, 'backend.sqlite'));
+  const app = await buildApp({ config: { ...config, redisUrl, authUrl }, db });
+
   let closing = false;
-  const shutdown = async (signal: string) => {
+  const shutdown = async (reason: string) => {
     if (closing) {
-      console.error(`${signal} again: exiting now.`);
+      console.error(`${reason} again: exiting now.`);
       process.exit(1);
     }
     closing = true;
-    console.log(`${signal}: finishing in-flight requests and shutting down...`);
-    for (const cleanup of cleanups.reverse()) {
-      try {
-        await cleanup();
-      } catch (error) {
-        console.error('shutdown step failed:', error);
-      }
+    console.log(`${reason}: finishing in-flight requests and shutting down...`);
+    setTimeout(() => {
+      console.error(`shutdown took longer than ${SHUTDOWN_LIMIT_MS / SECOND} s; exiting now.`);
+      process.exit(1);
+    }, SHUTDOWN_LIMIT_MS).unref();
+    try {
+      await app.close();
+    } catch (error) {
+      console.error('shutdown step failed:', error);
     }
+    db.close();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  exitWithParent((reason) => void shutdown(`the supervisor stopped (${reason})`));
 
-  let redisUrl = config.redisUrl;
-  if (!redisUrl) {
-    const redis = await startManagedRedis({ dir: join(config.dataDir, 'redis') });
-    cleanups.push(() => redis.stop());
-    redisUrl = redis.url;
-    console.log(`Managed redis-server at ${redis.url} (data in ${join(config.dataDir, 'redis')})`);
-  }
-
-  let authUrl = config.authUrl;
-  if (!authUrl) {
-    const auth = await startAuthChild(process.env, config.authPort);
-    cleanups.push(() => auth.stop());
-    authUrl = auth.url;
-    console.log(`Auth service at ${auth.url} (accounts in ${join(config.dataDir, 'auth.sqlite')})`);
-  }
-
-  const db = openDatabase(join(config.dataDir, 'backend.sqlite'));
-  cleanups.push(() => void db.close());
-  const app = await buildApp({ config: { ...config, redisUrl, authUrl }, db });
-  cleanups.push(() => app.close());
   await app.listen({ host: config.host, port: config.port });
   console.log(`Serving http://${config.host}:${config.port} (data in ${config.dataDir}, catalog ${config.catalogDir})`);
+  announceReady(`http://${config.host}:${config.port}`);
 }
-
 
 main().catch((error: unknown) => {
   console.error('The service could not start:', error instanceof Error ? error.message : error);

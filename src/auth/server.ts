@@ -6,18 +6,22 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { configOrExit } from '../runtime/config-or-exit.js';
 import { openDatabase } from '../db/open-database.js';
+import { pino } from 'pino';
+import { announceReady, exitWithParent } from '../runtime/node-child.js';
+import { installProcessPolicy } from '../runtime/process-policy.js';
 import { buildAuthApp } from './app.js';
 
 export const AUTH_MIGRATIONS = fileURLToPath(new URL('./migrations/', import.meta.url));
 
 async function main() {
   const config = configOrExit();
+  installProcessPolicy(pino({ level: config.logLevel === 'silent' ? 'error' : config.logLevel, base: { process: 'auth' } }));
   const db = openDatabase(join(config.dataDir, 'auth.sqlite'), AUTH_MIGRATIONS);
   const app = await buildAuthApp({ db, tokenLifetimeMs: config.authTokenLifetimeMs, corsOrigins: config.corsOrigins, logLevel: config.logLevel });
   const host = process.env.AUTH_HOST ?? '127.0.0.1';
   await app.listen({ host, port: config.authPort });
-  // The parent (npm start) waits for this line before it serves.
-  process.send?.({ ready: true, url: `http://${host}:${config.authPort}` });
+  // The supervisor (npm start) waits for this before it starts the API.
+  announceReady(`http://${host}:${config.authPort}`);
 
   let closing = false;
   const shutdown = async () => {
@@ -29,6 +33,7 @@ async function main() {
   };
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
+  exitWithParent(() => void shutdown());
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await main();

@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import type { BackgroundProcessor } from '../queue/background-workers.js';
 import { BACKGROUND_QUEUES } from '../queue/queue-keys.js';
 import { redisOptionsFromUrl } from '../redis/managed-redis.js';
+import { closeQueues, reportOutages } from '../redis/redis-connections.js';
 import { createSnapshotQueue } from '../snapshot/snapshot-queue.js';
 import { SECOND } from '../time.js';
 import { ingestDeps } from './ingest-deps.js';
@@ -34,12 +35,13 @@ export const ingestProcessor: BackgroundProcessor = {
   concurrency: 1,
   globalConcurrency: 1,
   options: { lockDuration: 30 * SECOND, stalledInterval: 5 * SECOND, maxStalledCount: 0 },
-  start({ config, db, connection }) {
+  start({ config, db, connection, log }) {
     const snapshotQueue = createSnapshotQueue(connection, config.redisPrefix);
     const deps = ingestDeps(config, db, snapshotQueue);
     const progress = new Redis(redisOptionsFromUrl(config.redisUrl));
+    reportOutages(progress, 'ingest-progress', log);
     const ingestQueue = createIngestQueue({ connection, prefix: config.redisPrefix });
-    ingestQueue.add(SWEEP_STAGING_JOB, {}).catch((error: Error) => console.error('could not queue the staging sweep:', error.message));
+    ingestQueue.add(SWEEP_STAGING_JOB, {}).catch((error: Error) => log.warn({ err: error }, 'could not queue the staging sweep'));
     return {
       async processor(job): Promise<IngestReport | { removed: string[] }> {
         if (job.name === SWEEP_STAGING_JOB) return { removed: await deps.store.sweepStaging() };
@@ -68,8 +70,7 @@ export const ingestProcessor: BackgroundProcessor = {
       },
       async close() {
         await deps.close();
-        await ingestQueue.close();
-        await snapshotQueue.close();
+        await closeQueues(ingestQueue, snapshotQueue);
         progress.disconnect();
       },
     };

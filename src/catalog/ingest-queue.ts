@@ -1,5 +1,6 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import type { StreamReader } from '../redis/stream-tail.js';
 import { BACKGROUND_QUEUES } from '../queue/queue-keys.js';
 import { HOUR, SECOND } from '../time.js';
 import type { IngestEvent, IngestReport, IngestRequest } from './ingest-scan.js';
@@ -37,15 +38,16 @@ export async function writeIngestProgress(redis: Redis, prefix: string, jobId: s
 
 /**
  * Queues a scan and yields its progress entries as they are written, ending after the
- * closing `report` or `error`. `reader` must be a connection of its own: it blocks.
+ * closing `report` or `error`, or when `signal` aborts (the client left, the server closes).
  */
-export async function* followIngest(queue: Queue<IngestRequest, IngestReport>, reader: Redis, prefix: string, request: IngestRequest): AsyncGenerator<ProgressEntry> {
+export async function* followIngest(queue: Queue<IngestRequest, IngestReport>, reader: StreamReader, prefix: string, request: IngestRequest, signal?: AbortSignal): AsyncGenerator<ProgressEntry> {
   const job = await queue.add('scan', request);
   const key = progressKey(prefix, job.id!);
   let lastId = '0-0';
-  for (;;) {
-    const reply = (await reader.xread('BLOCK', 15 * SECOND, 'STREAMS', key, lastId)) as Array<[string, Array<[string, string[]]>]> | null;
-    if (!reply) {
+  while (!signal?.aborted) {
+    const entries = await reader.read(key, lastId, 15 * SECOND, signal);
+    if (signal?.aborted) return;
+    if (entries.length === 0) {
       const state = await job.getState();
       if (state === 'failed' || state === 'unknown') {
         const reason = state === 'failed' ? (await queue.getJob(job.id!))?.failedReason : undefined;
@@ -54,7 +56,7 @@ export async function* followIngest(queue: Queue<IngestRequest, IngestReport>, r
       }
       continue;
     }
-    for (const [id, fields] of reply[0]![1]) {
+    for (const [id, fields] of entries) {
       lastId = id;
       const entry = JSON.parse(fields[1]!) as ProgressEntry;
       yield entry;

@@ -1,4 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
+import { quitConnection } from '../redis/redis-connections.js';
+
+/** A failed SUBSCRIBE is tried this many times, this far apart (ms), before a console stream is refused. */
+const SUBSCRIBE_ATTEMPTS = 4;
+const SUBSCRIBE_RETRY_MS = 250;
 
 export type ConsoleTopic = 'runs' | 'notifications';
 /** `control` carries topic changes for a stream another process holds. */
@@ -87,11 +93,21 @@ export class ConsoleEventBus {
     return true;
   }
 
-  /** Resolves once this process receives the channel's messages. */
+  /**
+   * Resolves once this process receives the channel's messages. A SUBSCRIBE that fails
+   * (Redis away) is tried again a few times within about a second, then rejects, and the
+   * next call starts afresh: a failure is never cached.
+   */
   async listen(listener: ConsoleListener): Promise<() => void> {
     this.listeners.add(listener);
-    this.subscribed ??= this.subscriber.subscribe(this.channel);
-    await this.subscribed;
+    try {
+      this.subscribed ??= this.subscribeWithRetry();
+      await this.subscribed;
+    } catch (error) {
+      this.listeners.delete(listener);
+      this.subscribed = null;
+      throw error;
+    }
     return () => {
       this.listeners.delete(listener);
       if (this.listeners.size === 0 && this.subscribed) {
@@ -101,8 +117,19 @@ export class ConsoleEventBus {
     };
   }
 
+  private async subscribeWithRetry(): Promise<unknown> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.subscriber.subscribe(this.channel);
+      } catch (error) {
+        if (attempt >= SUBSCRIBE_ATTEMPTS) throw error;
+        await sleep(SUBSCRIBE_RETRY_MS);
+      }
+    }
+  }
+
   async close(): Promise<void> {
     this.listeners.clear();
-    await this.subscriber.quit().catch(() => this.subscriber.disconnect());
+    await quitConnection(this.subscriber);
   }
 }

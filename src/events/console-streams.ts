@@ -13,18 +13,37 @@ export class ConsoleStreams {
   private readonly streams = new Map<string, ConsoleStream>();
   private unlisten: Promise<() => void> | null = null;
 
-  constructor(private readonly bus: ConsoleEventBus, private readonly options: ConsoleStreamOptions, private readonly registryKey: string) {}
+  constructor(
+    private readonly bus: ConsoleEventBus,
+    private readonly options: ConsoleStreamOptions,
+    private readonly registryKey: string,
+    private readonly onError: (error: unknown) => void = () => {},
+  ) {}
 
-  /** Opens a stream once this process is subscribed, so its first frame precedes anything it could miss. */
-  async open(res: ServerResponse): Promise<ConsoleStream> {
-    this.unlisten ??= this.bus.listen((topic, json) => {
+  /**
+   * Subscribes this process to the console channel (once, shared by every stream); rejects
+   * when Redis cannot be had, before the caller commits to a response, and a later call
+   * tries again.
+   */
+  async subscribe(): Promise<void> {
+    const listening = (this.unlisten ??= this.bus.listen((topic, json) => {
       if (topic === 'control') return this.applyForwarded(json);
       for (const stream of this.streams.values()) {
         if (topic === 'gap') stream.resync();
         else stream.deliver(topic, json);
       }
-    });
-    await this.unlisten;
+    }));
+    try {
+      await listening;
+    } catch (error) {
+      if (this.unlisten === listening) this.unlisten = null;
+      throw error;
+    }
+  }
+
+  /** Opens a stream once this process is subscribed, so its first frame precedes anything it could miss. */
+  async open(res: ServerResponse): Promise<ConsoleStream> {
+    await this.subscribe();
     const stream: ConsoleStream = new ConsoleStream(res, this.options, () => {
       this.streams.delete(stream.id);
       this.bus.unregisterStream(stream.id, this.registryKey);
@@ -34,7 +53,8 @@ export class ConsoleStreams {
       }
     });
     this.streams.set(stream.id, stream);
-    await this.bus.registerStream(stream.id, this.registryKey);
+    // Without the registration only topic changes sent through another API process miss it.
+    await this.bus.registerStream(stream.id, this.registryKey).catch(this.onError);
     return stream;
   }
 

@@ -1,3 +1,4 @@
+import { payloadTooLarge } from '../errors.js';
 import { isTerminal } from '../queue/run-queue.js';
 import type { JobsContext } from './jobs-context.js';
 
@@ -9,5 +10,15 @@ import type { JobsContext } from './jobs-context.js';
 export async function relayJobEvents(ctx: JobsContext, id: string, events: unknown[]): Promise<void> {
   const job = ctx.jobs.get(id);
   if (!job || isTerminal(job.state)) return;
-  await ctx.queue.appendLive(id, events.map((event) => JSON.stringify(event)));
+  const lines = events.map((event) => JSON.stringify(event));
+  lines.forEach((line, index) => {
+    const bytes = Buffer.byteLength(line);
+    if (bytes > LIVE_EVENT_MAX_BYTES) {
+      throw payloadTooLarge(`body[${index}] is ${bytes} bytes as JSON; one relayed event may be at most ${LIVE_EVENT_MAX_BYTES} bytes.`);
+    }
+  });
+  await ctx.queue.appendLive(id, lines);
 }
+
+/** Largest relayed event, as JSON text (bytes): a live follower's memory is bounded by pages of these. */
+export const LIVE_EVENT_MAX_BYTES = 256 * 1024;

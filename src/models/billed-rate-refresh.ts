@@ -20,13 +20,14 @@ export async function scheduleBilledRateRefresh(connection: ConnectionOptions, p
 
 export const billedRateRefreshProcessor: BackgroundProcessor = {
   queue: BACKGROUND_QUEUES.billedRates,
-  start({ config, db }) {
+  start({ config, db, log }) {
     const store = modelCatalogStore(db);
     const client = createRouterClient({ baseUrl: config.routerBaseUrl, apiKey: config.routerApiKey ?? undefined });
     return {
       async processor() {
         const failures: string[] = [];
         const result = await refreshBilledRates(store, client, (slug, error) => failures.push(`${slug}: ${error instanceof Error ? error.message : String(error)}`));
+        if (failures.length > 0) log.warn({ failures }, `billed-rate refresh: ${failures.length} model(s) failed`);
         return { ...result, failures };
       },
     };

@@ -5,6 +5,7 @@ import { createRouterClient } from '../models/router-client.js';
 import type { BackgroundProcessor } from '../queue/background-workers.js';
 import { BACKGROUND_QUEUES, runQueueKeys } from '../queue/queue-keys.js';
 import { redisOptionsFromUrl } from '../redis/managed-redis.js';
+import { reportOutages } from '../redis/redis-connections.js';
 import { createClassifyPool } from './classify-pool.js';
 import { probeStore, type Probe } from './probe-store.js';
 import { runProbe } from './run-probe.js';
@@ -44,9 +45,10 @@ export const probeProcessor: BackgroundProcessor = {
   queue: BACKGROUND_QUEUES.probes,
   // Probes of different models run side by side; each keeps its own calls bounded.
   concurrency: 4,
-  start({ config, db }) {
+  start({ config, db, log }) {
     const store = probeStore(db);
     const redis = new Redis(redisOptionsFromUrl(config.redisUrl));
+    reportOutages(redis, 'probes', log);
     const channel = runQueueKeys(config.redisPrefix).consoleChannel;
     const pool = createClassifyPool();
     const shutdown = new AbortController();

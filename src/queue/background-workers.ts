@@ -3,6 +3,19 @@ import type { Config } from '../config.js';
 import { backgroundJobDuration, backgroundJobs } from '../metrics/process-metrics.js';
 import type { Database } from '../db/open-database.js';
 import { bullConnection } from '../redis/managed-redis.js';
+import { reportOutages, settlesWithin } from '../redis/redis-connections.js';
+import { SECOND } from '../time.js';
+
+/** The logger a background processor writes to: the app's (pino) in the API process, the worker's own in `npm run worker`. */
+export interface WorkerLog {
+  info(object: object, message: string): void;
+  warn(object: object, message: string): void;
+  error(object: object, message: string): void;
+}
+
+/** How long closing waits for running jobs before it lets them go (ms); BullMQ hands a stalled job to another worker. */
+export const WORKER_CLOSE_GRACE_MS = 5 * SECOND;
+const REACHABLE_WITHIN_MS = 500;
 
 /** What a background processor may use, in whichever process runs it. */
 export interface WorkerContext {
@@ -10,6 +23,7 @@ export interface WorkerContext {
   /** The deployment's SQLite store: worker processes share DATA_DIR with the API. */
   db: Database;
   connection: ConnectionOptions;
+  log: WorkerLog;
 }
 
 /** One background queue's processor, built per process from the context. */
@@ -40,13 +54,14 @@ export interface BackgroundWorkers {
 /**
  * Starts one BullMQ Worker per processor under the deployment's prefix. Every process that
  * calls this (the API process with RUN_WORKERS, each `npm run worker`) competes for the same
- * queues' jobs through BullMQ, which is how a deployment adds machines. Workers block on
- * Redis, so each opens its own connections.
+ * queues' jobs through BullMQ. Workers block on Redis, so each opens its own connections,
+ * which wait out a Redis outage and resume by themselves; each outage is logged once.
+ * Closing waits at most `graceMs` for running jobs.
  */
 export async function startBackgroundWorkers(
   processors: readonly BackgroundProcessor[],
   context: Omit<WorkerContext, 'connection'>,
-  onError: (queue: string, error: Error) => void,
+  graceMs = WORKER_CLOSE_GRACE_MS,
 ): Promise<BackgroundWorkers> {
   const connection = bullConnection(context.config.redisUrl);
   const started: Array<{ worker: Worker; stop?: () => void; close?: () => Promise<void> }> = [];
@@ -60,7 +75,7 @@ export async function startBackgroundWorkers(
       prefix: context.config.redisPrefix,
       concurrency: entry.concurrency ?? 1,
     });
-    worker.on('error', (error) => onError(entry.queue, error));
+    reportOutages(worker, `worker:${entry.queue}`, context.log);
     const observe = (outcome: 'completed' | 'failed', job: Job | undefined) => {
       backgroundJobs.inc({ queue: entry.queue, outcome });
       if (job?.processedOn && job.finishedOn) backgroundJobDuration.observe({ queue: entry.queue }, (job.finishedOn - job.processedOn) / 1000);
@@ -68,7 +83,8 @@ export async function startBackgroundWorkers(
     worker.on('completed', (job) => observe('completed', job));
     worker.on('failed', (job, error) => {
       observe('failed', job);
-      if (job && onFailed) onFailed(job, error).catch((failure: Error) => onError(entry.queue, failure));
+      context.log.warn({ queue: entry.queue, jobId: job?.id, err: error }, 'background job failed');
+      if (job && onFailed) onFailed(job, error).catch((failure: Error) => context.log.error({ queue: entry.queue, err: failure }, 'background job failure handler failed'));
     });
     started.push({ worker, ...(stop ? { stop } : {}), ...(close ? { close } : {}) });
   }
@@ -76,8 +92,18 @@ export async function startBackgroundWorkers(
   return {
     queues: processors.map((entry) => entry.queue),
     async close() {
+      // Running jobs that can stop early are asked to (probes); the rest get the grace period.
       for (const { stop } of started) stop?.();
-      await Promise.all(started.map(({ worker }) => worker.close()));
+      // A running job cannot record its end without Redis: with Redis gone there is nothing to wait for.
+      const reachable = await settlesWithin(async () => {
+        if ((await started[0]?.worker.client)?.status !== 'ready') throw new Error('Redis is away');
+      }, REACHABLE_WITHIN_MS);
+      const finished = settlesWithin(() => Promise.all(started.map(({ worker }) => worker.close())), reachable ? graceMs : 0);
+      if (!(await finished)) {
+        context.log.warn({ graceMs }, 'background jobs still running at close; leaving them to be retried elsewhere');
+        // Their connections go; the jobs' locks lapse and BullMQ treats them as stalled.
+        for (const { worker } of started) void worker.disconnect().catch(() => {});
+      }
       await Promise.all(started.map(({ close }) => close?.()));
     },
   };

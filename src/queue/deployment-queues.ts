@@ -1,5 +1,6 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { closeWithin, reportOutages, type RedisLog } from '../redis/redis-connections.js';
 import { BACKGROUND_QUEUES, RUN_QUEUE } from './queue-keys.js';
 
 /** Every BullMQ queue a deployment runs, run jobs first. */
@@ -37,8 +38,9 @@ export interface DeploymentQueues {
  * here processes jobs: the processors are the background workers and, for run jobs, the
  * dispatchers claiming over HTTP.
  */
-export function openDeploymentQueues(redis: Redis, prefix: string): DeploymentQueues {
+export function openDeploymentQueues(redis: Redis, prefix: string, log: RedisLog = { warn() {}, info() {} }): DeploymentQueues {
   const queues = new Map(DEPLOYMENT_QUEUES.map((name) => [name, new Queue(name, { connection: redis, prefix })] as const));
+  for (const [name, queue] of queues) reportOutages(queue, `queue:${name}`, log);
   return {
     queues,
     counts: () =>
@@ -72,7 +74,8 @@ export function openDeploymentQueues(redis: Redis, prefix: string): DeploymentQu
     },
     async close() {
       // The connection is the caller's; closing a Queue on a shared connection leaves it open.
-      await Promise.all([...queues.values()].map((queue) => queue.close()));
+      // Bounded: with Redis gone a close would wait for it.
+      await Promise.all([...queues.values()].map((queue) => closeWithin(() => queue.close(), () => {})));
     },
   };
 }

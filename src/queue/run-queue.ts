@@ -2,6 +2,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { toError } from '../errors.js';
 import { DAY } from '../time.js';
+import { closeWithin, quitConnection, reportOutages, type RedisLog } from '../redis/redis-connections.js';
 import { loadLuaScript } from './load-lua-script.js';
 import { RUN_QUEUE, runQueueKeys, type RunQueueKeys } from './queue-keys.js';
 
@@ -60,14 +61,22 @@ export interface RunQueueOptions {
   keepFinished?: number;
   /** How long a finished run's Redis state and live backlog stay (default 1 day, ms). */
   finishedTtlMs?: number;
-  /** Approximate cap of a run's live backlog stream, in entries (default 10,000). */
+  /** Cap of a run's live backlog stream, in entries (default 10,000). */
   liveCap?: number;
+  /** Cap of a run's live backlog, in bytes of event text (default LIVE_BACKLOG_MAX_BYTES); the oldest events go first. */
+  liveCapBytes?: number;
   /** Most jobs one claim may move to pending before answering (default 256). */
   maxHoldsPerClaim?: number;
+  /** Where BullMQ's connection reports an outage (default: nowhere). */
+  log?: RedisLog;
 }
 
-type ScriptName = 'claimNextJob' | 'reportJobStatus' | 'cancelJobs' | 'setHarnessCap';
+/** Default byte cap of one run's live backlog (16 MiB of event text). */
+export const LIVE_BACKLOG_MAX_BYTES = 16 * 1024 * 1024;
+
+type ScriptName = 'claimNextJob' | 'reportJobStatus' | 'cancelJobs' | 'setHarnessCap' | 'appendLive';
 const SCRIPTS: Record<ScriptName, string> = {
+  appendLive: 'append-live.lua',
   claimNextJob: 'claim-next-job.lua',
   reportJobStatus: 'report-job-status.lua',
   cancelJobs: 'cancel-jobs.lua',
@@ -91,6 +100,7 @@ export class RunQueue {
   private readonly keepFinished: number;
   private readonly finishedTtlSeconds: number;
   private readonly liveCap: number;
+  private readonly liveCapBytes: number;
   private readonly maxHoldsPerClaim: number;
   private readonly contextKeys: string[];
 
@@ -100,12 +110,14 @@ export class RunQueue {
     this.keepFinished = options.keepFinished ?? 1000;
     this.finishedTtlSeconds = Math.ceil((options.finishedTtlMs ?? DAY) / 1000);
     this.liveCap = options.liveCap ?? 10_000;
+    this.liveCapBytes = options.liveCapBytes ?? LIVE_BACKLOG_MAX_BYTES;
     this.maxHoldsPerClaim = options.maxHoldsPerClaim ?? 256;
     // BullMQ defines some forty scripts on the connection it is given, and ioredis copies every
     // script of a connection into each auto-pipeline batch it builds. On its own connection
     // they stay off the one that carries every claim, report and console event.
     this.bullConnection = options.redis.duplicate();
     this.bull = new Queue(RUN_QUEUE, { connection: this.bullConnection, prefix: options.prefix });
+    reportOutages(this.bull, 'run-queue', options.log ?? { warn() {}, info() {} });
     const k = this.keys;
     this.contextKeys = [k.wait, k.active, k.completed, k.failed, k.bullEvents, k.caps, k.pendingGroups, k.orphans];
     const scripts = {} as Record<ScriptName, ScriptCaller>;
@@ -227,13 +239,10 @@ export class RunQueue {
   }
 
   /** Appends driver-relayed event lines to a run's live backlog (capped). */
+  /** Appends relayed event lines to the run's live backlog, dropping its oldest events past the entry and byte caps. */
   async appendLive(id: string, lines: string[]): Promise<void> {
     if (lines.length === 0) return;
-    const pipeline = this.redis.pipeline();
-    for (const line of lines) pipeline.xadd(this.keys.live(id), 'MAXLEN', '~', this.liveCap, '*', 'e', line);
-    const results = await pipeline.exec();
-    const failure = results?.find(([error]) => error);
-    if (failure) throw toError(failure[0], 'run live append');
+    await this.call('appendLive', [id, this.liveCapBytes, ...lines]);
   }
 
   /** Every event line relayed so far (the record store keeps them with the record). */
@@ -245,8 +254,8 @@ export class RunQueue {
   }
 
   async close(): Promise<void> {
-    await this.bull.close();
-    await this.bullConnection.quit().catch(() => this.bullConnection.disconnect());
+    await closeWithin(() => this.bull.close(), () => this.bull.disconnect());
+    await quitConnection(this.bullConnection);
   }
 }
 

@@ -10,6 +10,11 @@ import { SECOND } from '../time.js';
 export interface ManagedRedis {
   /** `redis+unix:///path/to.sock` or `redis://127.0.0.1:port`, accepted by `redisOptionsFromUrl`. */
   url: string;
+  pid: number;
+  /** TCP port when the socket path is too long for a unix socket, else 0; pass it back to restart on the same address. */
+  port: number;
+  /** Resolves when the server exits, for whatever reason. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stop(): Promise<void>;
 }
 
@@ -21,7 +26,11 @@ export interface ManagedRedisOptions {
   /** How long to wait for the server to answer PING (default 10 s). */
   startTimeoutMs?: number;
   redisServerPath?: string;
+  /** TCP port to listen on when the socket path is too long (default: a free one). */
+  port?: number;
 }
+
+const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(path));
 
 // sockaddr_un.sun_path holds 108 bytes; leave room for the terminator.
 const MAX_UNIX_SOCKET_PATH = 100;
@@ -31,8 +40,13 @@ export async function startManagedRedis(options: ManagedRedisOptions): Promise<M
   mkdirSync(dir, { recursive: true });
   const socketPath = join(dir, 'redis.sock');
   const useSocket = socketPath.length <= MAX_UNIX_SOCKET_PATH;
-  const port = useSocket ? 0 : await freeLoopbackPort();
-  if (useSocket && existsSync(socketPath)) rmSync(socketPath);
+  const port = useSocket ? 0 : (options.port || (await freeLoopbackPort()));
+  const url = useSocket ? `redis+unix://${socketPath}` : `redis://127.0.0.1:${port}`;
+  if (useSocket && existsSync(socketPath)) {
+    // A live server on this folder (one no pid file knew of): a second would share its files.
+    if (await answersPing(url)) throw new Error(`a redis-server already serves ${socketPath}; stop it before starting another on ${dir}`);
+    rmSync(socketPath);
+  }
 
   const persistent = options.persistent ?? true;
   const args = [
@@ -48,11 +62,16 @@ export async function startManagedRedis(options: ManagedRedisOptions): Promise<M
     '--loglevel', 'warning',
     ...(useSocket ? ['--unixsocket', socketPath, '--unixsocketperm', '700'] : []),
   ];
-  const url = useSocket ? `redis+unix://${socketPath}` : `redis://127.0.0.1:${port}`;
-  const child = spawn(options.redisServerPath ?? 'redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const server = options.redisServerPath ?? 'redis-server';
+  // setpriv (util-linux) execs redis-server with PR_SET_PDEATHSIG: the kernel sends it SIGTERM
+  // when this process dies, however it dies, so a crash never leaves an orphaned server.
+  const child = SETPRIV
+    ? spawn(SETPRIV, ['--pdeathsig', 'TERM', '--', server, ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
+    : spawn(server, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.once('exit', (code, signal) => done({ code, signal })));
+  const exited = ended.then(({ code }) => code);
   const spawnError = new Promise<Error>((done) => child.once('error', done));
 
   const deadline = Date.now() + (options.startTimeoutMs ?? 10 * SECOND);
@@ -69,7 +88,7 @@ export async function startManagedRedis(options: ManagedRedisOptions): Promise<M
       throw new Error(`redis-server did not answer within ${options.startTimeoutMs ?? 10 * SECOND} ms: ${stderr.trim()}`);
     }
   }
-  return { url, stop: () => stopChild(child, exited) };
+  return { url, pid: child.pid!, port, exited: ended, stop: () => stopChild(child, exited) };
 }
 
 async function stopChild(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
@@ -124,7 +143,26 @@ export function redisOptionsFromUrl(url: string): { path?: string; host?: string
   };
 }
 
-/** BullMQ connection options: its blocking commands need `maxRetriesPerRequest: null`. */
+/** The URL with its password (if any) replaced by `***`, for logs and messages. */
+export function redactRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (!parsed.password) return url;
+    parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+  }
+}
+
+/** Reconnect forever, never more than a second apart, so a process resumes soon after Redis is back. */
+export const reconnectDelay = (attempt: number) => Math.min(attempt * 100, SECOND);
+
+/**
+ * BullMQ worker connection options: its blocking commands need `maxRetriesPerRequest: null`
+ * (wait out an outage rather than fail), and the capped reconnect delay resumes the
+ * workers within a second of Redis coming back (BullMQ's own default backs off to 20 s).
+ */
 export function bullConnection(url: string) {
-  return { ...redisOptionsFromUrl(url), maxRetriesPerRequest: null };
+  return { ...redisOptionsFromUrl(url), maxRetriesPerRequest: null, retryStrategy: reconnectDelay };
 }

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { StreamReader } from '../redis/stream-tail.js';
 import { DAY, SECOND } from '../time.js';
 
 /** Publish live stream lines (open-points.md, Console stream). */
@@ -22,13 +23,22 @@ export function publishLiveWriter(redis: Redis, prefix: string, publishJobId: st
   };
 }
 
+/** Where a publish follower reads: a command connection, the shared tail, and its end signal. */
+export interface PublishFollowSource {
+  redis: Redis;
+  tail: StreamReader;
+  /** Aborts when the client goes away or the server shuts down: the follower ends. */
+  signal: AbortSignal;
+}
+
 /**
  * Replays a publish job's lines, then follows them until the result line. Yields `null`
  * for each idle heartbeat interval; `settled` answers the result from the job row when the
- * stream has expired or was never written (a job that died before its first line).
+ * stream has expired or was never written (a job that died before its first line). Ends
+ * without a result when `signal` aborts, so a dead publisher's job never holds shutdown.
  */
 export async function* followPublishLive(
-  reader: Redis,
+  { redis, tail, signal }: PublishFollowSource,
   prefix: string,
   publishJobId: string,
   settled: () => PublishLine | null,
@@ -36,14 +46,15 @@ export async function* followPublishLive(
 ): AsyncGenerator<PublishLine | null> {
   const key = publishLiveKey(prefix, publishJobId);
   let lastId = '0-0';
-  const early = (await reader.exists(key)) === 0 ? settled() : null;
+  const early = (await redis.exists(key)) === 0 ? settled() : null;
   if (early) {
     yield early;
     return;
   }
-  for (;;) {
-    const reply = (await reader.xread('COUNT', 100, 'BLOCK', heartbeatMs, 'STREAMS', key, lastId)) as Array<[string, Array<[string, string[]]>]> | null;
-    if (!reply) {
+  while (!signal.aborted) {
+    const entries = await tail.read(key, lastId, heartbeatMs, signal);
+    if (signal.aborted) return;
+    if (entries.length === 0) {
       const result = settled();
       if (result) {
         yield result;
@@ -52,7 +63,7 @@ export async function* followPublishLive(
       yield null;
       continue;
     }
-    for (const [id, fields] of reply[0]![1]) {
+    for (const [id, fields] of entries) {
       lastId = id;
       const line = JSON.parse(fields[1]!) as PublishLine;
       yield line;

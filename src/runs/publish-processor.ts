@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import type { BackgroundProcessor } from '../queue/background-workers.js';
 import { BACKGROUND_QUEUES } from '../queue/queue-keys.js';
 import { redisOptionsFromUrl } from '../redis/managed-redis.js';
+import { closeQueues, reportOutages } from '../redis/redis-connections.js';
 import { createSnapshotQueue, requestSnapshotRefresh } from '../snapshot/snapshot-queue.js';
 import { artifactService } from './artifact-service.js';
 import { redisNotificationPublisher } from './notification-publisher.js';
@@ -14,8 +15,9 @@ import { runRows } from './run-rows.js';
 export const publishProcessor: BackgroundProcessor = {
   queue: BACKGROUND_QUEUES.publish,
   concurrency: 4,
-  start({ config, db, connection }) {
+  start({ config, db, connection, log }) {
     const redis = new Redis(redisOptionsFromUrl(config.redisUrl));
+    reportOutages(redis, 'publish', log);
     const snapshotQueue = createSnapshotQueue(connection, config.redisPrefix);
     const deps = {
       rows: runRows(db),
@@ -24,12 +26,12 @@ export const publishProcessor: BackgroundProcessor = {
       notifications: redisNotificationPublisher(redis, config.redisPrefix),
       requestSnapshot: () => requestSnapshotRefresh(snapshotQueue),
       writeLine: (publishJobId: string) => publishLiveWriter(redis, config.redisPrefix, publishJobId),
-      onError: (error: unknown, context: string) => console.warn(`publish: ${context} failed:`, error instanceof Error ? error.message : error),
+      onError: (error: unknown, context: string) => log.warn({ err: error }, `publish: ${context} failed`),
     };
     return {
       processor: (job) => runPublishJob(deps, job.data as PublishPayload),
       async close() {
-        await snapshotQueue.close();
+        await closeQueues(snapshotQueue);
         redis.disconnect();
       },
     };

@@ -10,7 +10,7 @@ import { snapshotWriter } from './write-snapshot.js';
 /** Regenerates the public snapshot; refresh requests made meanwhile coalesce into one job. */
 export const snapshotProcessor: BackgroundProcessor = {
   queue: BACKGROUND_QUEUES.snapshot,
-  start({ config, db }) {
+  start({ config, db, log }) {
     const rows = runRows(db);
     const index = catalogIndex(db);
     const writer = snapshotWriter({
@@ -20,7 +20,7 @@ export const snapshotProcessor: BackgroundProcessor = {
       mediaDir: runMediaDir(config.dataDir),
       dir: config.snapshotDir,
       deployHook: config.snapshotDeployHook,
-      onWarning: (message) => console.warn(`snapshot: ${message}`),
+      onWarning: (message) => log.warn({}, `snapshot: ${message}`),
     });
     return { processor: () => writer.refresh() };
   },

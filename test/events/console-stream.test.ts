@@ -6,6 +6,7 @@ import { redisOptionsFromUrl } from '../../src/redis/managed-redis.js';
 import { openConsole, seedCatalog } from '../helpers/jobs-fixtures.js';
 import { jobsHttp } from '../helpers/jobs-http.js';
 import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
+import { until } from '../helpers/until.js';
 
 const MODEL = 'openai/gpt-5';
 const launch = { testCase: 'carom', version: 'v1.1.0', variant: 'base', harness: 'codex', model: MODEL };
@@ -47,8 +48,7 @@ describe('GET /notifications', () => {
     const streamId = await client.streamId;
     expect((await http.put(`/notifications/${streamId}/topics`, undefined, { runs: 'yes' })).status).toBe(400);
     client.close();
-    await new Promise((done) => setTimeout(done, 50));
-    expect((await http.put(`/notifications/${streamId}/topics`, undefined, { runs: true })).status).toBe(404);
+    await until(async () => (await http.put(`/notifications/${streamId}/topics`, undefined, { runs: true })).status === 404, 5000, 'the closed stream to be forgotten');
   });
 
   it('sends a payload-less heartbeat while idle, and a comment keep-alive', async () => {
@@ -56,8 +56,7 @@ describe('GET /notifications', () => {
     try {
       const heartbeat = await client.next((frame) => frame.event === 'heartbeat', 2000);
       expect(heartbeat.data).toBe('');
-      await new Promise((done) => setTimeout(done, 200));
-      expect(client.comments.length).toBeGreaterThan(0);
+      await until(() => client.comments.length > 0, 2000, 'a keep-alive comment');
     } finally {
       client.close();
     }
@@ -67,19 +66,19 @@ describe('GET /notifications', () => {
     const { port } = new URL(base);
     const socket = createConnection({ host: '127.0.0.1', port: Number(port) });
     await new Promise((done) => socket.once('connect', done));
+    // Earlier tests' consoles are gone first, so the count below is this one's.
+    await until(() => backend.app.consoleStreams.size === 0, 5000, 'earlier consoles to close');
     socket.write(`GET /notifications HTTP/1.1\r\nHost: localhost\r\n\r\n`);
     socket.pause();
-    await new Promise((done) => setTimeout(done, 100));
+    await until(() => backend.app.consoleStreams.size === 1, 5000, 'the stalled console to be connected');
     // A stalled console: far more than the socket buffers and the 20-frame buffer hold.
     const payload = 'x'.repeat(16 * 1024);
     // Listeners run in order, so once this one has seen every frame the stream's has too.
     let received = 0;
     const stopCounting = await backend.app.runJobs.bus.listen((topic) => void (topic === 'notifications' && received++));
     for (let i = 0; i < 1500; i++) backend.app.runJobs.bus.publishNotification({ kind: 'run-completed', jobId: `j${i}`, message: payload });
-    const arrival = Date.now() + 20_000;
-    while (received < 1500 && Date.now() < arrival) await new Promise((done) => setTimeout(done, 50));
+    await until(() => received === 1500, 20_000, 'every notification to reach this process');
     stopCounting();
-    expect(received).toBe(1500);
 
     const frames: EventSourceMessage[] = [];
     const parser = createParser({ onEvent: (frame) => frames.push(frame) });
@@ -96,23 +95,19 @@ describe('GET /notifications', () => {
       parser.feed(text.replace(/(^|\r\n)[0-9a-f]+\r\n/g, '$1'));
     });
     socket.resume();
-    const deadline = Date.now() + 5000;
-    while (!frames.some((frame) => frame.event === 'resync') && Date.now() < deadline) await new Promise((done) => setTimeout(done, 50));
-    // Frames still buffered follow the resync; read until the stream is quiet.
-    for (let count = -1; count !== frames.length;) {
-      count = frames.length;
-      await new Promise((done) => setTimeout(done, 100));
-    }
+    const resyncs = () => frames.filter((frame) => frame.event === 'resync');
+    const dropped = () => resyncs().reduce((sum, frame) => sum + (JSON.parse(frame.data) as { dropped: number }).dropped, 0);
+    const notifications = () => frames.filter((frame) => frame.event === 'notification').length;
+    // Frames still buffered follow the resync: read until every notification is delivered or counted as dropped.
+    await until(() => notifications() + dropped() >= 1500, 10_000, 'every notification delivered or counted');
     socket.destroy();
-    const resyncs = frames.filter((frame) => frame.event === 'resync');
-    expect(resyncs.length).toBeGreaterThan(0);
-    const dropped = resyncs.reduce((sum, frame) => sum + (JSON.parse(frame.data) as { dropped: number }).dropped, 0);
-    expect(dropped).toBeGreaterThan(0);
-    const delivered = frames.filter((frame) => frame.event === 'notification').length;
+    expect(resyncs().length).toBeGreaterThan(0);
+    expect(dropped()).toBeGreaterThan(0);
+    const delivered = notifications();
     expect(delivered).toBeLessThan(1500);
     // Every notification not delivered is counted; heartbeats queued while stalled may add a few.
-    expect(dropped).toBeGreaterThanOrEqual(1500 - delivered);
-    expect(dropped).toBeLessThanOrEqual(1500 - delivered + 10);
+    expect(dropped()).toBeGreaterThanOrEqual(1500 - delivered);
+    expect(dropped()).toBeLessThanOrEqual(1500 - delivered + 10);
   });
 });
 

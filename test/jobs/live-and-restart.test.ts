@@ -7,6 +7,7 @@ import { REAPED } from '../../src/jobs/reconcile-jobs.js';
 import { startManagedRedis } from '../../src/redis/managed-redis.js';
 import { openConsole, seedCatalog } from '../helpers/jobs-fixtures.js';
 import { jobsHttp } from '../helpers/jobs-http.js';
+import { openLive } from '../helpers/ndjson-client.js';
 import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 
 const SERVICE = 'dispatch-secret';
@@ -33,32 +34,6 @@ async function restart(backend: TestBackend, overrides: { reapOrphanedJobs?: boo
   cleanups.push(() => app.close());
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
   return { app, base, http: jobsHttp(base) };
-}
-
-/** Reads an NDJSON response line by line; `lines` includes the bare heartbeat lines as ''. */
-async function openLive(url: string) {
-  const response = await fetch(url);
-  const lines: string[] = [];
-  let ended = false;
-  const done = (async () => {
-    let rest = '';
-    const decoder = new TextDecoder();
-    for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-      rest += decoder.decode(chunk, { stream: true });
-      const parts = rest.split('\n');
-      rest = parts.pop()!;
-      lines.push(...parts);
-    }
-    ended = true;
-  })();
-  const until = async (check: () => boolean, timeoutMs = 3000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!check()) {
-      if (Date.now() > deadline) throw new Error(`timed out; lines: ${JSON.stringify(lines)}`);
-      await new Promise((wake) => setTimeout(wake, 20));
-    }
-  };
-  return { response, lines, done, until, get ended() { return ended; } };
 }
 
 describe('GET /jobs/{id}/live', () => {

@@ -1,45 +1,37 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { Redis } from 'ioredis';
 import { catalogIndex, type CatalogIndex } from '../../catalog/catalog-index.js';
 import { createIngestQueue, followIngest, type ProgressEntry } from '../../catalog/ingest-queue.js';
 import type { IngestRequest } from '../../catalog/ingest-scan.js';
 import { storedVersions, type StoredVersions } from '../../catalog/stored-versions.js';
-import { bullConnection, redisOptionsFromUrl } from '../../redis/managed-redis.js';
+import { closeQueues, queueProducerConnection, reportOutages } from '../../redis/redis-connections.js';
 import { createSnapshotQueue } from '../../snapshot/snapshot-queue.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     catalog: { index: CatalogIndex; versions: StoredVersions };
-    ingest: { follow(request: IngestRequest): AsyncGenerator<ProgressEntry> };
+    ingest: { follow(request: IngestRequest, signal?: AbortSignal): AsyncGenerator<ProgressEntry> };
   }
 }
 
 /** The definition store's index and reader, and the ingest queue (its processor is a background worker). */
 async function catalog(app: FastifyInstance) {
   const { config, db } = app;
-  const connection = bullConnection(config.redisUrl);
+  const connection = queueProducerConnection(config.redisUrl);
   const prefix = config.redisPrefix;
   const snapshotQueue = createSnapshotQueue(connection, prefix);
   const ingestQueue = createIngestQueue({ connection, prefix });
+  reportOutages(snapshotQueue, 'snapshot-queue', app.log);
+  reportOutages(ingestQueue, 'ingest-queue', app.log);
   const index = catalogIndex(db);
 
   app.decorate('catalog', { index, versions: storedVersions(index) });
   app.decorate('ingest', {
-    async *follow(request: IngestRequest) {
-      // XREAD BLOCK holds its connection: one per follower.
-      const reader = new Redis(redisOptionsFromUrl(config.redisUrl));
-      try {
-        yield* followIngest(ingestQueue, reader, prefix, request);
-      } finally {
-        reader.disconnect();
-      }
-    },
+    follow: (request: IngestRequest, signal?: AbortSignal) => followIngest(ingestQueue, app.streams.tail, prefix, request, signal),
   });
   app.addHook('onClose', async () => {
-    await ingestQueue.close();
-    await snapshotQueue.close();
+    await closeQueues(ingestQueue, snapshotQueue);
   });
 }
 
-export default fp(catalog, { name: 'catalog', fastify: '5.x', dependencies: ['store'] });
+export default fp(catalog, { name: 'catalog', fastify: '5.x', dependencies: ['store', 'streams'] });

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { HttpError, type ErrorCode } from '../../errors.js';
+import { HttpError, queueUnavailable, type ErrorCode } from '../../errors.js';
+import { isRedisUnavailable } from '../../redis/redis-connections.js';
 
 const CODE_FOR_STATUS: Partial<Record<number, ErrorCode>> = {
   401: 'unauthorized',
@@ -14,8 +15,11 @@ const CODE_FOR_STATUS: Partial<Record<number, ErrorCode>> = {
  * with the request id and answered without internals.
  */
 async function errorEnvelope(app: FastifyInstance) {
-  app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
+  app.setErrorHandler((thrown: FastifyError | HttpError, request, reply) => {
+    // A Redis outage is the client's to retry, not a server fault: 503 at once, never a hang or a 500.
+    const error = !(thrown instanceof HttpError) && isRedisUnavailable(thrown) ? queueUnavailable(thrown) : thrown;
     if (error instanceof HttpError) {
+      if (error.code === 'queue_unavailable') reply.header('retry-after', '1');
       if (error.statusCode >= 500) request.log.warn({ err: error, cause: error.cause }, error.message);
       return reply.code(error.statusCode).send({ error: { code: error.code, message: error.message } });
     }

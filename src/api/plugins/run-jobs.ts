@@ -1,7 +1,6 @@
-import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { ggConfigsTable } from '../../db/gg-configs-table.js';
 import { harnessConfigTable } from '../../db/harness-config-table.js';
 import { jobsTable } from '../../db/jobs-table.js';
@@ -16,8 +15,9 @@ import { launchModelAdmission } from '../../models/admit-launch-model.js';
 import { reapOrphanedJobs, reconcileJobs } from '../../jobs/reconcile-jobs.js';
 import type { RunRecordSink } from '../../jobs/run-record-sink.js';
 import { RunQueue } from '../../queue/run-queue.js';
-import { redisOptionsFromUrl } from '../../redis/managed-redis.js';
+import { failFastConnection, quitConnection } from '../../redis/redis-connections.js';
 import { SECOND } from '../../time.js';
+import { STREAM_DRAIN_TIMEOUT_MS } from '../ndjson-stream.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -26,7 +26,7 @@ declare module 'fastify' {
     harnessConfig: HarnessConfigTable;
     /** Live job streams follow with a blocking read on a duplicate of this connection. */
     jobsRedis: Redis;
-    liveStreams: { heartbeatMs: number; open: Set<ServerResponse> };
+    liveStreams: { heartbeatMs: number; drainTimeoutMs: number };
   }
 }
 
@@ -41,6 +41,8 @@ export interface RunJobsOptions {
   heartbeatMs?: number;
   /** Frames a console stream holds for a slow client before it resyncs it (default 1000). */
   consoleBufferFrames?: number;
+  /** A job live follower whose socket does not drain within this long is disconnected (default 30 s, ms). */
+  liveDrainTimeoutMs?: number;
 }
 
 /**
@@ -51,25 +53,26 @@ export interface RunJobsOptions {
 async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
   const { config, db } = app;
   if (!config.redisUrl) throw new Error('REDIS_URL must be resolved (the managed redis-server\'s address) before the app is built.');
-  const redis = new Redis({ ...redisOptionsFromUrl(config.redisUrl), enableAutoPipelining: true });
-  const queue = new RunQueue({ redis, prefix: config.redisPrefix });
-  // Named, so `CLIENT LIST` tells an operator which connection carries the console channel.
-  const subscriber = redis.duplicate({ connectionName: queue.keys.consoleChannel });
   const log = app.log.child({ area: 'jobs' });
+  const redis = await failFastConnection(config.redisUrl, 'jobs', log, { enableAutoPipelining: true });
+  const queue = new RunQueue({ redis, prefix: config.redisPrefix, log });
+  // Named, so `CLIENT LIST` tells an operator which connection carries the console channel.
+  const subscriber = await failFastConnection(config.redisUrl, 'console-channel', log, { connectionName: queue.keys.consoleChannel });
   const bus = new ConsoleEventBus(redis, subscriber, queue.keys.consoleChannel, (error) => log.warn({ err: error }, 'console event not published'));
   const heartbeatMs = options.heartbeatMs ?? 15 * SECOND;
-  const streams = new ConsoleStreams(bus, { heartbeatMs, maxBuffered: options.consoleBufferFrames ?? 1000 }, queue.keys.consoleStreams);
-  const live = { heartbeatMs, open: new Set<ServerResponse>() };
+  const streams = new ConsoleStreams(bus, { heartbeatMs, maxBuffered: options.consoleBufferFrames ?? 1000 }, queue.keys.consoleStreams, (error) =>
+    log.warn({ err: error }, 'console stream not registered'),
+  );
+  const live = { heartbeatMs, drainTimeoutMs: options.liveDrainTimeoutMs ?? STREAM_DRAIN_TIMEOUT_MS };
 
   app.addHook('preClose', async () => {
     // Open streams would hold the server open; end them so shutdown finishes.
     streams.closeAll();
-    for (const res of live.open) res.end();
   });
   app.addHook('onClose', async () => {
     await bus.close();
     await queue.close();
-    await redis.quit().catch(() => redis.disconnect());
+    await quitConnection(redis);
   });
 
   bus.start();

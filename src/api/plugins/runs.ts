@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { Redis } from 'ioredis';
 import { jobsTable } from '../../db/jobs-table.js';
 import { observeBilledRate } from '../../models/observe-billed-rate.js';
-import { bullConnection, redisOptionsFromUrl } from '../../redis/managed-redis.js';
+import { closeQueues, failFastConnection, queueProducerConnection, reportOutages } from '../../redis/redis-connections.js';
 import { artifactService, type ArtifactService } from '../../runs/artifact-service.js';
 import { cabinetStats } from '../../runs/cabinet-stats.js';
 import { runListing, type RunListing } from '../../runs/list-runs.js';
@@ -40,7 +39,7 @@ declare module 'fastify' {
       mediaDir: string;
       uploadShowcase: ShowcaseUploads;
       requestSnapshot(): Promise<void>;
-      followPublish(publishJobId: string): AsyncGenerator<PublishLine | null>;
+      followPublish(publishJobId: string, signal: AbortSignal): AsyncGenerator<PublishLine | null>;
     };
   }
 }
@@ -56,11 +55,13 @@ export interface RunsPluginOptions {
  */
 async function runs(app: FastifyInstance, options: RunsPluginOptions) {
   const { config, db } = app;
-  const connection = bullConnection(config.redisUrl);
+  const connection = queueProducerConnection(config.redisUrl);
   const prefix = config.redisPrefix;
   const snapshotQueue = createSnapshotQueue(connection, prefix);
   const publishQueue = createPublishQueue(connection, prefix);
-  const redis = new Redis(redisOptionsFromUrl(config.redisUrl));
+  reportOutages(snapshotQueue, 'snapshot-queue', app.log);
+  reportOutages(publishQueue, 'publish-queue', app.log);
+  const redis = await failFastConnection(config.redisUrl, 'runs', app.log);
   const rows = runRows(db);
   const grades = runGrades({ db, rows, index: app.catalog.index, versions: app.catalog.versions });
   const jobs = publishJobs(db);
@@ -95,24 +96,16 @@ async function runs(app: FastifyInstance, options: RunsPluginOptions) {
     mediaDir,
     uploadShowcase: showcaseUploads({ db, jobs: jobsTable(db), mediaDir, maxBytes: config.showcaseUploadMaxBytes, requestSnapshot }),
     requestSnapshot,
-    async *followPublish(publishJobId: string) {
-      // XREAD BLOCK holds its connection: one per follower.
-      const reader = new Redis(redisOptionsFromUrl(config.redisUrl));
-      try {
-        yield* followPublishLive(reader, prefix, publishJobId, () => {
-          const job = jobs.get(publishJobId);
-          return job ? jobs.resultOf(job) : { type: 'result', state: 'failed', detail: 'The publish job no longer exists.' };
-        });
-      } finally {
-        reader.disconnect();
-      }
-    },
+    followPublish: (publishJobId: string, signal: AbortSignal) =>
+      followPublishLive({ redis, tail: app.streams.tail, signal }, prefix, publishJobId, () => {
+        const job = jobs.get(publishJobId);
+        return job ? jobs.resultOf(job) : { type: 'result', state: 'failed', detail: 'The publish job no longer exists.' };
+      }),
   });
   app.addHook('onClose', async () => {
-    await publishQueue.close();
-    await snapshotQueue.close();
+    await closeQueues(publishQueue, snapshotQueue);
     redis.disconnect();
   });
 }
 
-export default fp(runs, { name: 'runs', fastify: '5.x', dependencies: ['store', 'catalog', 'models'] });
+export default fp(runs, { name: 'runs', fastify: '5.x', dependencies: ['store', 'catalog', 'models', 'streams'] });

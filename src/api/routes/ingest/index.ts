@@ -14,7 +14,9 @@ const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
       request.body ??= {};
     },
   }, async (request, reply) => {
-    const progress = app.ingest.follow(request.body ?? {});
+    // Tracked from the start: shutdown or a client that leaves ends the follow, JSON answer or NDJSON.
+    const signal = app.streams.track(reply.raw);
+    const progress = app.ingest.follow(request.body ?? {}, signal);
     // The first entry decides the status: a request naming unknown cases is refused before any 200.
     const first = (await progress.next()).value as ProgressEntry;
     if (first.event === 'error') {
@@ -27,11 +29,12 @@ const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
       let entry: ProgressEntry = first;
       for await (entry of progress) if (entry.event === 'report' || entry.event === 'error') break;
       if (entry.event === 'report') return entry.report;
+      if (signal.aborted) throw new HttpError('queue_unavailable', 'The server is shutting down; retry the ingest once it is back.');
       throw new HttpError('internal', `The ingest scan failed: ${entry.event === 'error' ? entry.message : 'no report'}`);
     }
 
     // Each line is flushed as its version finishes; a late failure is a closing error line.
-    return streamNdjson(reply, progressLines(first, progress));
+    return streamNdjson(reply, progressLines(first, progress), signal);
   });
 };
 

@@ -75,7 +75,7 @@ const jobsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/jobs/:id/events', {
     config: { auth: 'job' },
     bodyLimit: 8 * 1024 * 1024,
-    schema: { params: JobIdParams, body: RelayedEvents, response: { 204: NoContent, ...errorResponses(400, 401, 404) } },
+    schema: { params: JobIdParams, body: RelayedEvents, response: { 204: NoContent, ...errorResponses(400, 401, 404, 413) } },
   }, async (request, reply) => {
     await relayJobEvents(ctx, request.params.id, request.body);
     return reply.code(204).send(null);
@@ -97,13 +97,9 @@ const jobsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: JobIdParams, response: { 200: Type.String({ description: 'NDJSON: one relayed event per line' }), ...errorResponses(404) } },
   }, async (request, reply) => {
     if (!ctx.jobs.get(request.params.id)) throw notFound(`No job ${request.params.id}.`);
+    const signal = app.streams.track(reply.raw);
     hijackReply(reply);
-    app.liveStreams.open.add(reply.raw);
-    try {
-      await followJobLive(ctx, app.jobsRedis, request.params.id, reply.raw, app.liveStreams.heartbeatMs);
-    } finally {
-      app.liveStreams.open.delete(reply.raw);
-    }
+    await followJobLive(ctx, app.streams.redis, app.streams.tail, request.params.id, reply.raw, { ...app.liveStreams, signal });
   });
 };
 

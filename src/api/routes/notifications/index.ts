@@ -7,8 +7,10 @@ import { StreamParams, StreamTopicsBody } from '../../schemas/notifications.js';
 
 const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/notifications', {
-    schema: { response: { 200: Type.String({ description: 'text/event-stream of named frames' }), ...errorResponses() } },
+    schema: { response: { 200: Type.String({ description: 'text/event-stream of named frames' }), ...errorResponses(503) } },
   }, async (_request, reply) => {
+    // Subscribed before the socket is taken over, so a Redis outage still answers 503 in the envelope.
+    await app.consoleStreams.subscribe();
     await app.consoleStreams.open(hijackReply(reply));
   });
 

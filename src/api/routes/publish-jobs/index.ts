@@ -11,7 +11,8 @@ const publishJobRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { params: PublishJobParams, response: { 200: Type.String({ description: 'NDJSON publish lines' }), ...errorResponses(404) } },
   }, async (request, reply) => {
     if (!app.runs.publishJobs.get(request.params.id)) throw notFound(`No publish job ${request.params.id}.`);
-    return streamNdjson(reply, app.runs.followPublish(request.params.id));
+    const signal = app.streams.track(reply.raw);
+    return streamNdjson(reply, app.runs.followPublish(request.params.id, signal), signal);
   });
 };
 

@@ -1,0 +1,78 @@
+/**
+ * Clients that open `GET /jobs/{id}/live` on a job with a full backlog and never read: the
+ * API's memory stays bounded (a page per follower, not the backlog) and the server cuts
+ * each one off once it has not drained for 30 s.
+ */
+import { execFileSync } from 'node:child_process';
+import { connect, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { printFigures, rssMiB, SERVICE_TOKEN, startChaosService, enqueue } from './lib/chaos-service.js';
+
+const CLIENTS = 20;
+const BACKLOG_MIB = 16;
+
+export default async function neverReadingLive(): Promise<void> {
+  const chaos = await startChaosService();
+  try {
+    const [jobId] = await enqueue(chaos, 1);
+    const { jobToken } = (await chaos.call('POST', '/jobs/next', SERVICE_TOKEN)).body as { jobToken: string };
+    const event = { text: 'z'.repeat(200_000) };
+    for (let sent = 0; sent < BACKLOG_MIB * 1024 * 1024; sent += 8 * 200_000) {
+      const answer = await chaos.call('POST', `/jobs/${jobId}/events`, jobToken, Array.from({ length: 8 }, () => event));
+      if (answer.status !== 204) throw new Error(`relay refused: ${answer.status}`);
+    }
+    const api = chaos.service.pid('api')!;
+    // The harness's own keep-alive connections, open before the clients: not theirs to count.
+    const ownConnections = serverConnections(Number(new URL(chaos.service.url).port));
+    const baseline = rssMiB(api);
+    const port = Number(new URL(chaos.service.url).port);
+    const sockets: Socket[] = [];
+    for (let i = 0; i < CLIENTS; i++) {
+      const socket = connect({ host: '127.0.0.1', port });
+      socket.on('error', () => {});
+      await new Promise((ready) => socket.once('connect', ready));
+      socket.pause();
+      socket.write(`GET /jobs/${jobId}/live HTTP/1.1\r\nhost: localhost\r\n\r\n`);
+      sockets.push(socket);
+    }
+    let peak = baseline;
+    const began = Date.now();
+    let allCutAt = 0;
+    // A paused client notices the close only after reading what its kernel buffers hold, so
+    // count from the server's side: its established connections on the API port.
+    const timeline: string[] = [];
+    while (Date.now() - began < 90_000) {
+      peak = Math.max(peak, rssMiB(api));
+      await sleep(200);
+      const open = Math.max(0, serverConnections(port) - ownConnections);
+      if (timeline.length < Math.floor((Date.now() - began) / 10_000)) timeline.push(`${timeline.length + 1}0s:${open}`);
+      if (open === 0) {
+        allCutAt = Date.now();
+        break;
+      }
+    }
+    const cutOff = CLIENTS - Math.max(0, serverConnections(port) - ownConnections);
+    const answered = (await chaos.call('GET', '/healthz')).status;
+    for (const socket of sockets) socket.destroy();
+    printFigures({
+      'never-reading clients': CLIENTS,
+      'backlog per job (MiB)': BACKLOG_MIB,
+      'API RSS before (MiB)': baseline.toFixed(0),
+      'API peak RSS (MiB)': peak.toFixed(0),
+      'growth (MiB)': (peak - baseline).toFixed(0),
+      'growth if every client held the backlog (MiB)': CLIENTS * BACKLOG_MIB,
+      'clients cut off by the server': cutOff,
+      'seconds until all were cut off': allCutAt ? ((allCutAt - began) / 1000).toFixed(1) : 'not all',
+      'API still answering': answered === 200,
+      'connections still open, every 10 s': timeline.join(' '),
+    });
+  } finally {
+    await chaos.close();
+  }
+}
+
+/** The server side's established TCP connections on `port` (`ss`, from iproute2). */
+function serverConnections(port: number): number {
+  const out = execFileSync('ss', ['-Htn', 'state', 'established', `( sport = :${port} )`], { encoding: 'utf8' });
+  return out.split('\n').filter(Boolean).length;
+}

@@ -1,0 +1,29 @@
+/**
+ * `npm run chaos [scenario]`: the fault scenarios, each against a real `npm start`
+ * (supervisor, managed Redis, auth service, API) on its own ports and temporary DATA_DIR,
+ * each printing its figures. Minutes long; `npm test` keeps the fast versions.
+ */
+import apiKillClaimStorm from './api-kill-claim-storm.js';
+import authKill from './auth-kill.js';
+import { machineLine } from './lib/chaos-service.js';
+import neverReadingLive from './never-reading-live.js';
+import redisKillUnderLoad from './redis-kill-under-load.js';
+
+const only = process.argv[2];
+const scenarios: Array<[string, () => Promise<void>]> = [
+  ['api-kill-claim-storm', apiKillClaimStorm],
+  ['redis-kill-under-load', redisKillUnderLoad],
+  ['auth-kill', authKill],
+  ['never-reading-live', neverReadingLive],
+];
+if (only && !scenarios.some(([name]) => name === only)) {
+  console.error(`Unknown scenario "${only}". Use one of: ${scenarios.map(([name]) => name).join(', ')}.`);
+  process.exit(2);
+}
+for (const [name, run] of scenarios) {
+  if (only && only !== name) continue;
+  console.log(`\n=== ${name} ===\n${machineLine()}`);
+  const began = Date.now();
+  await run();
+  console.log(`  (${((Date.now() - began) / 1000).toFixed(0)} s)`);
+}

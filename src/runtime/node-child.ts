@@ -1,0 +1,69 @@
+import { fork } from 'node:child_process';
+import { SECOND } from '../time.js';
+import type { RunningChild } from './supervised-child.js';
+
+export interface NodeChildOptions {
+  /** For messages: "the auth service", "the API". */
+  label: string;
+  env: NodeJS.ProcessEnv;
+  /** How long it may take to say it serves (ms, default 30 s). */
+  readyTimeoutMs?: number;
+  /** How long a stop waits after SIGTERM before SIGKILL (ms, default 15 s). */
+  stopGraceMs?: number;
+}
+
+/** What a child entry point sends its parent once it serves (see `announceReady`). */
+interface ReadyMessage {
+  ready: true;
+  url: string;
+}
+
+/**
+ * Forks a Node entry point with an IPC channel and resolves once it reports that it serves.
+ * The channel is also how the child notices its parent is gone (`exitWithParent`).
+ */
+export async function startNodeChild(entry: string, options: NodeChildOptions): Promise<RunningChild & { url: string }> {
+  const child = fork(entry, [], { env: options.env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.once('exit', (code, signal) => done({ code, signal })));
+  const timeoutMs = options.readyTimeoutMs ?? 30 * SECOND;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const url = await Promise.race([
+      new Promise<string>((done) => child.on('message', (message: Partial<ReadyMessage>) => message.ready && done(message.url ?? ''))),
+      exited.then(({ code, signal }) => {
+        throw new Error(`${options.label} exited (${signal ?? `code ${code}`}) before it served`);
+      }),
+      new Promise<never>((_, fail) => {
+        timer = setTimeout(() => fail(new Error(`${options.label} did not start within ${timeoutMs / SECOND} s`)), timeoutMs);
+      }),
+    ]);
+    return { url, pid: child.pid!, exited, stop: () => stopForked(child, exited, options.stopGraceMs ?? 15 * SECOND) };
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function stopForked(child: ReturnType<typeof fork>, exited: Promise<unknown>, graceMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** For a child entry point: tells the parent it serves (no-op when started without one). */
+export function announceReady(url: string): void {
+  process.send?.({ ready: true, url } satisfies ReadyMessage);
+}
+
+/**
+ * For a child entry point: runs `shutdown` when the parent's IPC channel closes, which the
+ * kernel does when the parent dies, even by SIGKILL. No-op without a channel.
+ */
+export function exitWithParent(shutdown: (reason: string) => void): void {
+  if (!process.send) return;
+  process.on('disconnect', () => shutdown('its parent process is gone'));
+}
