@@ -61,7 +61,7 @@ async function fill(app: Awaited<ReturnType<typeof buildApp>>, count: number): P
   for (let i = 0; i < count; i += 1000) {
     const results = await enqueueRuns(app.runJobs, 'bench-account', Array.from({ length: Math.min(1000, count - i) }, () => launch));
     for (const result of results) {
-      if (!('jobId' in result)) throw new Error(`enqueue refused: ${result.error.message}`);
+      if (!('jobId' in result)) throw new Error(`enqueue refused (${result.code}): ${result.error}`);
       ids.push(result.jobId);
     }
   }

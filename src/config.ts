@@ -54,11 +54,15 @@ export interface Config {
   /** Run the background queue workers (every queue in BACKGROUND_PROCESSORS) inside the API process. */
   runWorkers: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Origins whose pages may call this service and the auth service from a browser (`*`: any). */
+  corsOrigins: CorsOrigins;
   /** Port on which `npm run worker` serves its Prometheus metrics on `host` (null: not served). */
   metricsPort: number | null;
   /** Mount the BullMQ dashboard at /admin/queues, behind HTTP Basic auth checked by the auth service. */
   queueDashboard: boolean;
 }
+
+export type CorsOrigins = '*' | string[];
 
 export type Env = Record<string, string | undefined>;
 
@@ -112,6 +116,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     runtimeGraceMs: read.number('RUNTIME_GRACE_SECONDS', 600, { min: 0, max: 7 * 24 * 3600 }) * 1000,
     runWorkers: read.boolean('RUN_WORKERS', true),
     logLevel: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
+    corsOrigins: read.origins('CORS_ORIGINS'),
     metricsPort: read.optionalNumber('METRICS_PORT', { min: 1, max: 65535 }),
     queueDashboard: read.boolean('QUEUE_DASHBOARD', false),
   };
@@ -194,6 +199,18 @@ class EnvReader {
     return (allowed as readonly string[]).includes(value) ? (value as T) : this.fail(name, value, `one of ${allowed.join(', ')}`, fallback);
   }
 
+  /** `*` (the default) or a comma-separated list of origins such as `https://console.example`. */
+  origins(name: string): CorsOrigins {
+    const value = this.raw(name);
+    if (value === undefined || value === '*') return '*';
+    const origins = value.split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
+    const bad = origins.find((origin) => !isOrigin(origin));
+    if (bad !== undefined || origins.length === 0) {
+      return this.fail(name, value, `* or comma-separated origins like https://console.example (${bad === undefined ? 'none given' : `${JSON.stringify(bad)} is not one`})`, '*');
+    }
+    return origins;
+  }
+
   url(name: string, protocols: string[]): string | null {
     const value = this.raw(name);
     if (value === undefined) return null;
@@ -204,6 +221,16 @@ class EnvReader {
     } catch {
       return this.fail(name, value, `a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`, null);
     }
+  }
+}
+
+/** A bare origin: http(s) scheme, host and optional port, nothing after it. */
+function isOrigin(value: string): boolean {
+  try {
+    const parsed = new URL(value);
+    return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.origin === value;
+  } catch {
+    return false;
   }
 }
 

@@ -19,7 +19,17 @@ describe('loadConfig', () => {
       snapshotDir: '/srv/app/data/snapshot',
       allowExperimental: false,
       logLevel: 'info',
+      corsOrigins: '*',
     });
+  });
+
+  it('reads CORS_ORIGINS as * or a list of bare origins, refusing anything else by name', () => {
+    expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toBe('*');
+    expect(loadConfig({ CORS_ORIGINS: ' https://console.example , http://localhost:5173' }).corsOrigins)
+      .toEqual(['https://console.example', 'http://localhost:5173']);
+    for (const bad of ['https://console.example/', 'console.example', 'ftp://x.example', ' , ']) {
+      expect(() => loadConfig({ CORS_ORIGINS: bad }), bad).toThrow(/CORS_ORIGINS=.* is not valid: expected \* or comma-separated origins/);
+    }
   });
 
   it('reads and normalises values', () => {

@@ -10,6 +10,7 @@ import authenticate from './plugins/authenticate.js';
 import backgroundWorkers from './plugins/background-workers.js';
 import catalog from './plugins/catalog.js';
 import coverage from './plugins/coverage.js';
+import crossOrigin from './plugins/cross-origin.js';
 import errorEnvelope, { envelopeServerOptions } from './plugins/error-envelope.js';
 import jsonBody from './plugins/json-body.js';
 import ladders from './plugins/ladders.js';
@@ -60,6 +61,7 @@ export interface AppOptions {
 async function app(instance: FastifyInstance, { config, db, jobs = {} }: AppOptions) {
   await instance.register(errorEnvelope);
   await instance.register(jsonBody);
+  await instance.register(crossOrigin, { origins: config.corsOrigins });
   await instance.register(openapi);
   await instance.register(store, { config, db });
   await instance.register(streams);

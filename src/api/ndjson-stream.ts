@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
+import { hijackReply } from './hijack-reply.js';
 
 export const NDJSON = 'application/x-ndjson';
 
@@ -43,8 +44,7 @@ export async function writeDrained(res: Writable, text: string, timeoutMs: numbe
  * `signal` aborts (see `app.streams.track`, which aborts it at shutdown).
  */
 export async function streamNdjson(reply: FastifyReply, lines: AsyncGenerator<object | null>, signal: AbortSignal): Promise<void> {
-  reply.hijack();
-  const out = reply.raw;
+  const out = hijackReply(reply);
   out.writeHead(200, NDJSON_HEADERS);
   let stalled = false;
   try {

@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import { bearerToken } from '../api/plugins/authenticate.js';
+import crossOrigin from '../api/plugins/cross-origin.js';
 import errorEnvelope, { envelopeServerOptions } from '../api/plugins/error-envelope.js';
 import jsonBody from '../api/plugins/json-body.js';
 import { requestValidators } from '../api/request-validators.js';
 import { errorResponses, NoContent } from '../api/schemas/common.js';
+import type { CorsOrigins } from '../config.js';
 import type { Database } from '../db/open-database.js';
 import { conflict, tooManyRequests, unauthorized } from '../errors.js';
 import { HOUR, SECOND } from '../time.js';
@@ -16,6 +18,8 @@ import { AccountOut, LoginBody, RegisterBody, Session } from './schemas.js';
 
 export interface AuthAppOptions {
   db: Database;
+  /** Origins whose pages may call from a browser (`*`: any, the default). */
+  corsOrigins?: CorsOrigins;
   /** Null: tokens never expire. */
   tokenLifetimeMs: number | null;
   /** Failed-login budgets; the defaults of login-throttle.ts unless given. */
@@ -82,6 +86,7 @@ export async function buildAuthApp(options: AuthAppOptions & { logLevel?: string
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
   await app.register(errorEnvelope);
   await app.register(jsonBody);
+  await app.register(crossOrigin, { origins: options.corsOrigins ?? '*' });
   const { db, tokenLifetimeMs, loginLimits } = options;
   await app.register(authRoutes, { db, tokenLifetimeMs, ...(loginLimits ? { loginLimits } : {}) });
   return app;

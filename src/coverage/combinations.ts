@@ -8,9 +8,9 @@
 import { HARNESS_SLUGS } from '../api/schemas/jobs.js';
 import type { CombinationInT } from '../api/schemas/coverage.js';
 import type { GgConfig } from '../db/gg-configs-table.js';
-import { badRequest } from '../errors.js';
+import { badRequest, HttpError } from '../errors.js';
+import { bindGgModels, ggRootModel } from '../jobs/bind-gg-models.js';
 import type { GgLaunch } from '../jobs/enqueue-runs.js';
-import { ggRootModel } from '../jobs/launch-gg-run.js';
 
 /** A member as stored: a gg member keeps `harness: 'gg'`, an empty model and its slot models. */
 export interface StoredCombination {
@@ -80,12 +80,15 @@ export function resolveCombination(member: StoredCombination, configOf: (rowId: 
   }
   const rowId = ggConfigRowId(member.ggConfigId) ?? member.ggConfigId;
   const config = configOf(rowId);
-  // The member's bindings override the configuration's, slot by slot.
-  const slotModels = { ...(config?.slotModels ?? {}), ...member.ggSlotModels };
+  // The member's bindings override the configuration's, slot by slot, and both the set's own.
+  const merged = { ...(config?.slotModels ?? {}), ...member.ggSlotModels };
+  const bound = config ? boundModels(config.capabilitySet, merged) : { slotModels: merged, problem: null };
+  const slotModels = bound.slotModels;
   const model = ggRootModel(slotModels) ?? '';
   let unlaunchable: string | null = null;
   if (!config) unlaunchable = `gg configuration ${member.ggConfigId} no longer exists.`;
   else if (model === '') unlaunchable = `gg configuration ${member.ggConfigId} binds no model to any launch slot.`;
+  else if (bound.problem) unlaunchable = `gg configuration ${member.ggConfigId}: ${bound.problem}`;
   return {
     harness: 'gg',
     model,
@@ -109,3 +112,13 @@ export const combinationView = (combo: ResolvedCombination) => ({
   ggConfigName: combo.ggConfigName,
   ggSlotModels: combo.ggSlotModels,
 });
+
+/** A configuration's bindings as a launch would make them, or why a launch would refuse them. */
+function boundModels(capabilitySet: Record<string, unknown>, slotModels: Record<string, string>): { slotModels: Record<string, string>; problem: string | null } {
+  try {
+    return { slotModels: bindGgModels(capabilitySet, slotModels), problem: null };
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    return { slotModels, problem: error.message };
+  }
+}

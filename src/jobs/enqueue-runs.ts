@@ -7,6 +7,7 @@ import { badRequest, HttpError, notFound, unprocessable } from '../errors.js';
 import { runEventJson, runSubjectJson } from '../events/run-events.js';
 import { jamGroup } from '../queue/queue-keys.js';
 import type { QueuedRun } from '../queue/run-queue.js';
+import { bindGgModels } from './bind-gg-models.js';
 import type { JobsContext } from './jobs-context.js';
 
 export interface LaunchOptions {
@@ -31,7 +32,8 @@ export interface PreparedLaunch {
   maxRuntimeSeconds: number;
 }
 
-export type EnqueueResult = { jobId: string } | { error: { code: string; message: string } };
+/** A batch row: the enqueued job, or why the entry was refused (`error` is the message, as the console reads it). */
+export type EnqueueResult = { jobId: string } | { error: string; code: string };
 
 const launchShape = TypeCompiler.Compile(LaunchBody);
 const HARNESSES = new Set<string>(LAUNCHABLE_HARNESSES);
@@ -56,7 +58,7 @@ export async function enqueueRuns(ctx: JobsContext, accountId: string, entries: 
       accepted.push({ index, launch: await prepareLaunch(ctx, accountId, body, options, admissions) });
     } catch (error) {
       if (!(error instanceof HttpError) || error.statusCode >= 500) throw error;
-      results[index] = { error: { code: error.code, message: error.message } };
+      results[index] = { error: error.message, code: error.code };
     }
   }
   const ids = await enqueuePrepared(ctx, accepted.map((item) => item.launch), options.origin ?? null);
@@ -170,13 +172,18 @@ export async function enqueuePrepared(ctx: JobsContext, launches: PreparedLaunch
   return runs.map((run) => run.id);
 }
 
-/** A gg launch through `POST /jobs`: a saved preset of the account's, or an inline capability set. */
+/**
+ * A gg launch through `POST /jobs`: a saved preset of the account's, or an inline capability
+ * set. The launch names its listed model itself; the models the set binds (and the preset's
+ * slotModels over them) are bound too, so the model rule sees each of them.
+ */
 function resolveGg(ctx: JobsContext, accountId: string, body: LaunchBodyT): GgLaunch {
   if (body.presetId) {
     const config = ctx.ggConfigs.get(accountId, body.presetId);
     if (!config) throw badRequest(`presetId "${body.presetId}" names no gg configuration of this account.`);
-    return { configId: config.id, preset: config.name, capabilitySet: config.capabilitySet, slotModels: config.slotModels };
+    const slotModels = bindGgModels(config.capabilitySet, config.slotModels, { listedModel: true });
+    return { configId: config.id, preset: config.name, capabilitySet: config.capabilitySet, slotModels };
   }
   if (!body.ggCapabilitySet) throw badRequest('A gg launch needs presetId (a saved gg configuration) or ggCapabilitySet.');
-  return { configId: null, preset: null, capabilitySet: body.ggCapabilitySet, slotModels: {} };
+  return { configId: null, preset: null, capabilitySet: body.ggCapabilitySet, slotModels: bindGgModels(body.ggCapabilitySet, {}, { listedModel: true }) };
 }

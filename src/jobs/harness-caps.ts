@@ -1,25 +1,27 @@
 import { LAUNCHABLE_HARNESSES } from '../api/schemas/jobs.js';
 import type { harnessConfigTable } from '../db/harness-config-table.js';
 import { notFound } from '../errors.js';
+import { HARNESS_NAMES } from './harness-names.js';
 import { announceWaiting, type JobsContext } from './jobs-context.js';
 
 export type HarnessConfigTable = ReturnType<typeof harnessConfigTable>;
 
-/** `GET /harness-config`: every launchable harness with its cap (null: uncapped). */
+/** `GET /harness-config`: every launchable harness with its display name and cap (null: uncapped). */
 export function listHarnessConfig(table: HarnessConfigTable) {
   const caps = table.caps();
-  return { harnesses: LAUNCHABLE_HARNESSES.map((slug) => ({ slug, maxParallelism: caps.get(slug) ?? null })) };
+  return { harnesses: LAUNCHABLE_HARNESSES.map((slug) => ({ slug, name: HARNESS_NAMES[slug], maxParallelism: caps.get(slug) ?? null })) };
 }
 
 /**
- * `PUT /harness-config/{slug}`: stores the cap, then applies it in Redis, which releases the
- * held jobs a raised or removed cap admits (oldest first, each announced as `queued`). The
- * revision SQLite gives the write lets Redis refuse an older write that arrives after a
- * newer one, so concurrent PUTs leave SQLite and Redis agreeing on the last.
+ * `PUT` (or `POST`) `/harness-config/{slug}`: stores the cap, then applies it in Redis, which
+ * releases the held jobs a raised or removed cap admits (oldest first, each announced as
+ * `queued`). The revision SQLite gives the write lets Redis refuse an older write that
+ * arrives after a newer one, so concurrent writes leave SQLite and Redis agreeing on the
+ * last. Answers the whole list, as the console redraws its table from it.
  */
 export async function setHarnessCap(ctx: JobsContext, table: HarnessConfigTable, slug: string, maxParallelism: number | null) {
   if (!(LAUNCHABLE_HARNESSES as readonly string[]).includes(slug)) throw notFound(`No harness "${slug}".`);
   const revision = table.set(slug, maxParallelism);
   announceWaiting(ctx, await ctx.queue.setCap(slug, maxParallelism, revision), 'queued');
-  return { slug, maxParallelism };
+  return listHarnessConfig(table);
 }

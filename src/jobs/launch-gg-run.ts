@@ -1,14 +1,8 @@
 import type { GgRunBodyT } from '../api/schemas/gg.js';
 import { badRequest } from '../errors.js';
+import { bindGgModels, ggRootModel } from './bind-gg-models.js';
 import { enqueuePrepared, prepareLaunch, type GgLaunch, type LaunchOptions } from './enqueue-runs.js';
 import type { JobsContext } from './jobs-context.js';
-
-/** The model a gg run is listed under: the `root` slot's, else the first slot in name order. */
-export function ggRootModel(slotModels: Record<string, string>): string | null {
-  if (slotModels.root) return slotModels.root;
-  const first = Object.keys(slotModels).sort()[0];
-  return first === undefined ? null : slotModels[first]!;
-}
 
 /** `POST /gg/runs`: a gg-native launch from a saved preset or an inline capability set. */
 export async function launchGgRun(ctx: JobsContext, accountId: string, body: GgRunBodyT, options: LaunchOptions = {}): Promise<string> {
@@ -19,12 +13,14 @@ export async function launchGgRun(ctx: JobsContext, accountId: string, body: GgR
   if (body.presetId) {
     const config = ctx.ggConfigs.get(accountId, body.presetId);
     if (!config) throw badRequest(`presetId "${body.presetId}" names no gg configuration of this account.`);
-    gg = { configId: config.id, preset: config.name, capabilitySet: config.capabilitySet, slotModels: body.slotModels ?? config.slotModels };
+    // The launch's slotModels replace the saved ones by name; both replace the set's own bindings.
+    const slotModels = bindGgModels(config.capabilitySet, { ...config.slotModels, ...body.slotModels });
+    gg = { configId: config.id, preset: config.name, capabilitySet: config.capabilitySet, slotModels };
   } else {
-    gg = { configId: null, preset: null, capabilitySet: body.capabilitySet!, slotModels: body.slotModels ?? {} };
+    gg = { configId: null, preset: null, capabilitySet: body.capabilitySet!, slotModels: bindGgModels(body.capabilitySet!, body.slotModels ?? {}) };
   }
-  const model = ggRootModel(gg.slotModels);
-  if (!model) throw badRequest('slotModels must bind a model to at least one launch slot (the root agent runs on it).');
+  // bindGgModels refused a launch that binds no model, so there is a root model.
+  const model = ggRootModel(gg.slotModels)!;
   const launch = {
     testCase: body.testCase,
     version: body.version,

@@ -25,24 +25,24 @@ const splitList = (value: string | undefined) =>
 
 /**
  * `GET /runs`. A summary page answers JSON text spliced from pre-serialized cards; a full
- * page answers detail objects. Numbered offset pages need `fields=summary`; the cursor
- * ignores filters and sort.
+ * page answers detail objects. `offset` (with `fields=summary`) selects a numbered page
+ * `{ runs, total }`; without it a page is the cursor's (the first when `before` is absent),
+ * `{ runs, nextBefore }`, which ignores filters and sort.
  */
 export async function listRuns(deps: ReadDeps, query: ListRunsQuery): Promise<{ json: string } | { runs: RunDetail[]; nextBefore: string | null }> {
   const state = query.state ?? 'published';
   const limit = Math.min(query.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
   const summary = query.fields === 'summary';
-  const offsetMode = summary && query.before === undefined;
-  if (query.offset !== undefined && !offsetMode) {
-    throw badRequest(summary ? 'querystring.offset cannot be combined with before: pick one pagination mode.' : 'querystring.offset needs fields=summary: numbered pages exist only for summary cards.');
-  }
+  if (query.offset !== undefined && !summary) throw badRequest('querystring.offset needs fields=summary: numbered pages exist only for summary cards.');
+  if (query.offset !== undefined && query.before !== undefined) throw badRequest('querystring.offset cannot be combined with before: pick one pagination mode.');
+  const offsetMode = query.offset !== undefined;
   if ((state === 'any' || state === 'publishable') && !offsetMode) {
-    throw badRequest(`querystring.state=${state} exists only on numbered summary pages (fields=summary without before).`);
+    throw badRequest(`querystring.state=${state} exists only on numbered summary pages (fields=summary with offset).`);
   }
 
   if (offsetMode) {
     const filters: ListFilters = { ...query, versions: splitList(query.versions), testCases: splitList(query.testCases) };
-    const page = deps.listing.offset(state, filters, query.offset ?? 0, limit);
+    const page = deps.listing.offset(state, filters, query.offset!, limit);
     const rows = await deps.grades.freshen(page.rows);
     return { json: `{"runs":[${rows.map(summaryCardJson).join(',')}],"total":${page.total}}` };
   }

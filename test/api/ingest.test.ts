@@ -7,7 +7,7 @@ import { RESOLVED_RECORD_FORMAT } from '../../src/catalog/record-format.js';
 import { storeMeta } from '../../src/db/store-meta.js';
 import { bullConnection } from '../../src/redis/managed-redis.js';
 import { SNAPSHOT_QUEUE } from '../../src/snapshot/snapshot-queue.js';
-import { CAROM, COIN_SPIN, copyFixtureCatalog, FLOE } from '../helpers/fixture-catalog.js';
+import { BEACON_V1, copyExampleCatalog, CRABBER, LOW_TIDE, REGATTA } from '../helpers/example-catalog.js';
 import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 
 let backend: TestBackend;
@@ -15,7 +15,8 @@ let catalog: string;
 let baseUrl: string;
 
 beforeAll(async () => {
-  catalog = copyFixtureCatalog();
+  // Four versions of the examples, one of each kind this file exercises.
+  catalog = copyExampleCatalog([LOW_TIDE, BEACON_V1, CRABBER, REGATTA]);
   backend = await startTestBackend({ CATALOG_DIR: catalog });
   baseUrl = await backend.app.listen({ host: '127.0.0.1', port: 0 });
 });
@@ -29,22 +30,22 @@ const ingest = async (body?: object) => {
 const bySlug = (lines: Line[]) => Object.fromEntries(lines.map((line) => [line.slug, line]));
 
 describe('POST /ingest', () => {
-  it('ingests the fixture catalog unchanged, renders its mockups and turns /readyz ready', async () => {
+  it('ingests the catalog, renders its mockups and turns /readyz ready', async () => {
     expect((await backend.app.inject('/readyz')).statusCode).toBe(503);
     const { status, json } = await ingest();
     expect(status).toBe(200);
     expect(json).toMatchObject({ total: 4, ingested: 4, skipped: 0, failed: 0, pruned: [] });
     expect(bySlug(json.testCaseVersions)).toMatchObject({
-      pong: { version: 'v1.1.0', ingested: true, renderedReferences: 5 },
-      floe: { version: 'v3.0.0', ingested: true },
-      'coin-spin': { ingested: true },
-      'grace-period': { ingested: true },
+      'skiff-race': { version: 'v1.1.0', ingested: true, renderedReferences: 5 },
+      crabber: { version: 'v2.0.0', ingested: true, renderedReferences: 1 },
+      beacon: { version: 'v1.0.0', ingested: true, renderedReferences: 2 },
+      'low-tide': { ingested: true },
     });
     expect((await backend.app.inject('/readyz')).json()).toEqual({ status: 'ready', storeReady: true });
   });
 
   it('serves rendered references as real images of the mockup', async () => {
-    const response = await fetch(`${baseUrl}/test-cases/pong/versions/v1.1.0/references/base/title.png`);
+    const response = await fetch(`${baseUrl}/test-cases/skiff-race/versions/v1.1.0/references/base/title.png`);
     expect(response.headers.get('content-type')).toBe('image/png');
     const png = Buffer.from(await response.arrayBuffer());
     const image = sharp(png);
@@ -60,17 +61,17 @@ describe('POST /ingest', () => {
   });
 
   it('streams NDJSON progress with the identical scan when Accept asks for it', async () => {
-    appendFileSync(join(catalog, FLOE, 'changelog.md'), '\nA line added by the test.\n');
+    appendFileSync(join(catalog, CRABBER, 'changelog.md'), '\nA line added by the test.\n');
     const response = await fetch(`${baseUrl}/ingest`, { method: 'POST', headers: { accept: 'application/x-ndjson' } });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/x-ndjson');
     const lines = (await response.text()).trim().split('\n').map((line) => JSON.parse(line));
     expect(lines[0]).toEqual({ event: 'start', total: 4 });
     expect(lines.slice(1, 5).map((line) => [line.event, line.index, line.slug, line.ingested])).toEqual([
-      ['version', 0, 'grace-period', false],
-      ['version', 1, 'coin-spin', false],
-      ['version', 2, 'pong', false],
-      ['version', 3, 'floe', true],
+      ['version', 0, 'low-tide', false],
+      ['version', 1, 'beacon', false],
+      ['version', 2, 'crabber', true],
+      ['version', 3, 'skiff-race', false],
     ]);
     expect(lines[5]).toEqual({ event: 'done', total: 4, ingested: 1, skipped: 3, failed: 0, pruned: [] });
     expect(lines).toHaveLength(6);
@@ -83,33 +84,35 @@ describe('POST /ingest', () => {
     const reused = (await ingest({ catalogVersion: 'c1' })).json;
     expect(reused).toMatchObject({ total: 4, ingested: 0, skipped: 4 });
     // A partial scan ignores the token and leaves the marker alone.
-    expect((await ingest({ catalogVersion: 'c2', testCases: ['floe'] })).json).toMatchObject({ total: 1 });
+    expect((await ingest({ catalogVersion: 'c2', testCases: ['crabber'] })).json).toMatchObject({ total: 1 });
     expect(meta.get('catalog_version')).toBe('c1');
   });
 
   it('selects by slug, folder name or id@version, and answers 404 for a selector naming nothing', async () => {
-    expect((await ingest({ testCases: ['carom'], force: true })).json.testCaseVersions).toEqual([
-      { slug: 'pong', version: 'v1.1.0', ingested: true, renderedReferences: 5 },
+    // `regatta` is the folder; the manifest declares the slug `skiff-race`.
+    expect((await ingest({ testCases: ['regatta'], force: true })).json.testCaseVersions).toEqual([
+      { slug: 'skiff-race', version: 'v1.1.0', ingested: true, renderedReferences: 5 },
     ]);
-    expect((await ingest({ testCases: ['pong@v1.1.0', 'floe'] })).json.total).toBe(2);
-    const unknown = await ingest({ testCases: ['pong@v9.9.9', 'ghost'] });
+    expect((await ingest({ testCases: ['skiff-race@v1.1.0', 'crabber'] })).json.total).toBe(2);
+    const unknown = await ingest({ testCases: ['skiff-race@v9.9.9', 'ghost'] });
     expect(unknown.status).toBe(404);
-    expect(unknown.json.error.message).toBe('testCases names nothing in the catalog: pong@v9.9.9, ghost.');
+    expect(unknown.json.error.message).toBe('testCases names nothing in the catalog: skiff-race@v9.9.9, ghost.');
     expect((await ingest({ testCases: [] })).status).toBe(400);
   });
 
   it('keeps the previous copy of a version that fails, reports the file, and goes on', async () => {
-    const manifest = join(catalog, CAROM, 'test-case.toml');
+    const manifest = join(catalog, REGATTA, 'test-case.toml');
     const original = readFileSync(manifest, 'utf8');
     writeFileSync(manifest, `${original}\n[[reference]\nbroken =\n`);
     try {
       const { status, json } = await ingest({ force: true });
       expect(status).toBe(200);
-      const pong = json.testCaseVersions.find((line: Line) => line.version === 'v1.1.0' && line.slug !== 'floe');
-      expect(pong.ingested).toBe(false);
-      expect(pong.error).toContain(`${CAROM}/test-case.toml`);
+      // The manifest no longer parses, so the line names the folder's version, not a slug.
+      const broken = json.testCaseVersions.find((line: Line) => line.version === 'v1.1.0');
+      expect(broken.ingested).toBe(false);
+      expect(broken.error).toContain(`${REGATTA}/test-case.toml`);
       expect(json).toMatchObject({ failed: 1, ingested: 3 });
-      const stillServed = await backend.app.inject('/test-cases/pong/versions/v1.1.0');
+      const stillServed = await backend.app.inject('/test-cases/skiff-race/versions/v1.1.0');
       expect(stillServed.statusCode).toBe(200);
     } finally {
       writeFileSync(manifest, original);
@@ -117,17 +120,17 @@ describe('POST /ingest', () => {
   });
 
   it("lists the URLs a version's mockups were refused", async () => {
-    const mockup = join(catalog, CAROM, 'reference', 'gameplay.html');
+    const mockup = join(catalog, REGATTA, 'reference', 'gameplay.html');
     const original = readFileSync(mockup, 'utf8');
     writeFileSync(
       mockup,
       original.replace('</head>', '<link rel="stylesheet" href="https://fonts.example.com/display.css"><link rel="stylesheet" href="../../secrets.css"></head>'),
     );
     try {
-      const [pong] = (await ingest({ testCases: ['carom'] })).json.testCaseVersions;
-      expect(pong).toMatchObject({ ingested: true, renderedReferences: 5 });
+      const [regatta] = (await ingest({ testCases: ['regatta'] })).json.testCaseVersions;
+      expect(regatta).toMatchObject({ ingested: true, renderedReferences: 5 });
       // Outside the version folder: reported relative to the mockup, as written.
-      expect(pong.blockedUrls).toEqual([
+      expect(regatta.blockedUrls).toEqual([
         { view: 'gameplay', file: 'reference/gameplay.html', url: '../../secrets.css' },
         { view: 'gameplay', file: 'reference/gameplay.html', url: 'https://fonts.example.com/display.css' },
       ]);
@@ -135,8 +138,8 @@ describe('POST /ingest', () => {
       writeFileSync(mockup, original);
     }
     // Clean again: the line carries no blockedUrls at all.
-    expect((await ingest({ testCases: ['carom'] })).json.testCaseVersions[0]).toEqual({
-      slug: 'pong', version: 'v1.1.0', ingested: true, renderedReferences: 5,
+    expect((await ingest({ testCases: ['regatta'] })).json.testCaseVersions[0]).toEqual({
+      slug: 'skiff-race', version: 'v1.1.0', ingested: true, renderedReferences: 5,
     });
   });
 
@@ -144,26 +147,26 @@ describe('POST /ingest', () => {
     const now = new Date().toISOString();
     backend.db.prepare(
       `INSERT INTO runs (id, record, record_format, state, test_case_slug, test_case_version, variant, harness, model_id, created_at, updated_at)
-       VALUES ('jam-run', '{}', 1, 'completed', 'grace-period', 'v1.0.0', 'base', 'claude', 'acme/m', ?, ?)`,
+       VALUES ('jam-run', '{}', 1, 'completed', 'low-tide', 'v1.0.0', 'base', 'claude', 'acme/m', ?, ?)`,
     ).run(now, now);
-    const saved = join(catalog, '..', 'coin-spin-saved');
+    const saved = join(catalog, '..', 'beacon-saved');
     const savedJams = join(catalog, '..', 'game-jams-saved');
-    renameSync(join(catalog, COIN_SPIN), saved);
+    renameSync(join(catalog, BEACON_V1), saved);
     renameSync(join(catalog, 'game-jams'), savedJams);
     try {
       const { json } = await ingest();
-      expect(json.pruned).toEqual([{ slug: 'coin-spin', version: 'v1.0.0' }]);
-      expect((await backend.app.inject('/test-cases/coin-spin/versions')).statusCode).toBe(404);
-      expect((await backend.app.inject('/test-cases/grace-period/versions/v1.0.0')).statusCode).toBe(200);
+      expect(json.pruned).toEqual([{ slug: 'beacon', version: 'v1.0.0' }]);
+      expect((await backend.app.inject('/test-cases/beacon/versions')).statusCode).toBe(404);
+      expect((await backend.app.inject('/test-cases/low-tide/versions/v1.0.0')).statusCode).toBe(200);
     } finally {
-      renameSync(saved, join(catalog, COIN_SPIN));
+      renameSync(saved, join(catalog, BEACON_V1));
       renameSync(savedJams, join(catalog, 'game-jams'));
     }
   });
 
   it('promotes a scan over a store of another record format to a forced whole-catalog scan', async () => {
     storeMeta(backend.db).set('record_format', '999');
-    const { json } = await ingest({ testCases: ['floe'] });
+    const { json } = await ingest({ testCases: ['crabber'] });
     expect(json.total).toBe(4);
     expect(json.ingested).toBe(4);
     expect(storeMeta(backend.db).get('record_format')).toBe(String(RESOLVED_RECORD_FORMAT));
@@ -178,8 +181,8 @@ describe('POST /ingest', () => {
       await ingest();
       expect((await queue.getJobCounts('waiting', 'active')).waiting).toBe(0);
       expect(existsSync(index)).toBe(false);
-      await ingest({ force: true, testCases: ['floe'] });
-      await ingest({ force: true, testCases: ['floe'] });
+      await ingest({ force: true, testCases: ['crabber'] });
+      await ingest({ force: true, testCases: ['crabber'] });
       for (let i = 0; i < 200 && !existsSync(index); i++) await new Promise((done) => setTimeout(done, 25));
       expect(JSON.parse(readFileSync(index, 'utf8'))).toEqual({ schemaVersion: 1, runs: [] });
     } finally {

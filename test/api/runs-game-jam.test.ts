@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURE_CATALOG } from '../helpers/fixture-catalog.js';
+import { EXAMPLE_CATALOG } from '../helpers/example-catalog.js';
 import { runRecord } from '../helpers/run-record-builder.js';
-import { ingestFixtureCatalog, seedRun } from '../helpers/runs-test-helpers.js';
+import { ingestCatalog, seedRun } from '../helpers/runs-test-helpers.js';
 import { bearer, startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 
 let backend: TestBackend;
@@ -9,14 +9,15 @@ let alice: string;
 let bob: string;
 
 const CATEGORIES = ['playability', 'fun', 'theme', 'presentation', 'audio', 'polish', 'creativity'];
-const jam = (id: string) => runRecord({ id, slug: 'grace-period', version: 'v1.0.0', testType: 'game-jam' });
+const jam = (id: string) => runRecord({ id, slug: 'low-tide', version: 'v1.0.0', testType: 'game-jam' });
 
 beforeAll(async () => {
-  backend = await startTestBackend({ CATALOG_DIR: FIXTURE_CATALOG });
-  await ingestFixtureCatalog(backend);
+  backend = await startTestBackend({ CATALOG_DIR: EXAMPLE_CATALOG });
+  await ingestCatalog(backend, ['low-tide', 'foghorn', 'skiff-race']);
   ({ token: alice } = await backend.auth.register('alice'));
   ({ token: bob } = await backend.auth.register('bob'));
   for (const id of ['jam', 'jam-pair', 'jam-unreviewed']) await seedRun(backend, jam(id));
+  await seedRun(backend, runRecord({ id: 'declared', slug: 'foghorn', version: 'v1.0.0', testType: 'game-jam' }));
   await seedRun(backend, runRecord({ id: 'binary' }));
 });
 afterAll(() => backend.close());
@@ -39,10 +40,10 @@ describe('game jam reviews: 422 cases', () => {
     ['a review without the overall mark', 'jam', { writeup: 'x', checklist: grades('great', 'great').slice(0, -1) }, '"overall" ungraded'],
     ['an aesthetic tier', 'jam', { writeup: 'x', aesthetic: 'good', checklist: grades('great', 'great') }, 'aesthetic is not accepted'],
     ['a graded status on a binary item', 'binary', {
-      writeup: 'x', ratings: [{ domain: 'single-player', rating: 'great' }, { domain: 'versus', rating: 'great' }], checklist: [{ id: 'spin-decay', status: 'great' }],
-    }, '"spin-decay" the status "great"; a verdict is pass or fail'],
+      writeup: 'x', ratings: [{ domain: 'solo', rating: 'great' }, { domain: 'duel', rating: 'great' }], checklist: [{ id: 'carrying-way', status: 'great' }],
+    }, '"carrying-way" the status "great"; a verdict is pass or fail'],
     ['the overall mark on a binary checklist', 'binary', {
-      writeup: 'x', ratings: [{ domain: 'single-player', rating: 'great' }, { domain: 'versus', rating: 'great' }], checklist: [{ id: 'overall', status: 'great' }],
+      writeup: 'x', ratings: [{ domain: 'solo', rating: 'great' }, { domain: 'duel', rating: 'great' }], checklist: [{ id: 'overall', status: 'great' }],
     }, '"overall", which is not a declared verdict id'],
   ])('refuses %s, naming the item', async (_name, id, payload, message) => {
     const response = await review(alice, id, payload);
@@ -53,7 +54,7 @@ describe('game jam reviews: 422 cases', () => {
 
 describe('game jam grades', () => {
   it('serves the generic graded checklist on the resolved version', async () => {
-    const version = (await backend.app.inject('/test-cases/grace-period/versions/v1.0.0')).json();
+    const version = (await backend.app.inject('/test-cases/low-tide/versions/v1.0.0')).json();
     expect(version.commonReviewItems.map((item: { id: string; graded: boolean }) => [item.id, item.graded])).toEqual(CATEGORIES.map((id) => [id, true]));
   });
 
@@ -80,6 +81,17 @@ describe('game jam grades', () => {
     // 8 and 0 average 4: nearest neutral (5).
     expect(detail.score.overallGrade).toBe('neutral');
     expect((await card('jam-pair')).score).toEqual(detail.score);
+  });
+
+  it('weights the categories a jam declares itself, and refuses the generic ones on it', async () => {
+    const declared = [{ id: 'heard', status: 'incredible' }, { id: 'fun', status: 'great' }, { id: 'theme', status: 'great' }, { id: 'playable', status: 'great' }, { id: 'polish', status: 'broken' }];
+    const generic = await review(alice, 'declared', { writeup: 'x', checklist: grades('great', 'great') });
+    expect(generic.statusCode).toBe(422);
+    expect(generic.json().error.message).toContain('"playability"');
+    const response = await review(alice, 'declared', { writeup: 'Played it blindfolded.', checklist: [...declared, { id: 'overall', status: 'great' }] });
+    expect(response.statusCode, response.body).toBe(200);
+    // heard 10 x 3, fun and theme 8 x 2, playable 8 x 1, polish 0 x 1: 70 of the weights' 9 x 10.
+    expect((await backend.app.inject('/runs/declared')).json().score).toEqual({ earned: 70, total: 90, reviews: 1, overallGrade: 'great' });
   });
 
   it('has no score and no overall grade while unreviewed', async () => {

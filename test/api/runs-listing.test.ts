@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verdictIdsOf } from '../../src/catalog/read-review-items.js';
 import { reviewItemsOf } from '../../src/runs/grade-run.js';
-import { FIXTURE_CATALOG } from '../helpers/fixture-catalog.js';
+import { EXAMPLE_CATALOG } from '../helpers/example-catalog.js';
 import { runRecord } from '../helpers/run-record-builder.js';
-import { allPass, ingestFixtureCatalog, publishAndWait, seedRun } from '../helpers/runs-test-helpers.js';
+import { allPass, ingestCatalog, publishAndWait, seedRun } from '../helpers/runs-test-helpers.js';
 import { bearer, startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 
 let backend: TestBackend;
@@ -15,28 +15,29 @@ const at = (hoursAgo: number) => new Date(now - hoursAgo * HOUR).toISOString();
 // The seeded set; finish times step forward a..i so "newest first" is i..a.
 const seeds = {
   a: runRecord({ id: 'run-a', model: 'm/one', runTimeSeconds: 100, tokens: { uncachedInput: 100 }, cost: 1, finishedAt: at(9) }),
-  b: runRecord({ id: 'run-b', model: 'm/two', variant: 'multi', harness: 'codex', runTimeSeconds: 300, tokens: { uncachedInput: 300 }, cost: 3, finishedAt: at(8) }),
-  c: runRecord({ id: 'run-c', slug: 'floe', version: 'v3.0.0', model: 'm/two', engine: 'simple-2d', runTimeSeconds: 200, tokens: { uncachedInput: 200 }, cost: 2, finishedAt: at(7) }),
-  d: runRecord({ id: 'run-d', slug: 'floe', version: 'v3.0.0', model: 'm/one', state: 'timed_out', runTimeSeconds: 50, finishedAt: at(6) }),
-  e: runRecord({ id: 'run-e', variant: 'gyre', harness: 'gg', model: 'm/one', state: 'infrastructure', ggConfigId: 'saved:7', ggConfigName: 'Night crew', finishedAt: at(5) }),
+  b: runRecord({ id: 'run-b', model: 'm/two', variant: 'fleet', harness: 'codex', runTimeSeconds: 300, tokens: { uncachedInput: 300 }, cost: 3, finishedAt: at(8) }),
+  c: runRecord({ id: 'run-c', slug: 'crabber', version: 'v2.0.0', model: 'm/two', engine: 'simple-2d', runTimeSeconds: 200, tokens: { uncachedInput: 200 }, cost: 2, finishedAt: at(7) }),
+  d: runRecord({ id: 'run-d', slug: 'crabber', version: 'v2.0.0', model: 'm/one', state: 'timed_out', runTimeSeconds: 50, finishedAt: at(6) }),
+  e: runRecord({ id: 'run-e', variant: 'gusts', harness: 'gg', model: 'm/one', state: 'infrastructure', ggConfigId: 'saved:7', ggConfigName: 'Night crew', finishedAt: at(5) }),
   f: runRecord({ id: 'run-f', model: 'm/one', state: 'canceled', finishedAt: at(4) }),
-  g: runRecord({ id: 'run-g', slug: 'coin-spin', version: 'v1.0.0', testType: 'asset-generation', model: 'm/three', tokens: { uncachedInput: null }, cost: null, finishedAt: at(3) }),
+  // run-g's case was never ingested here: it lists under its slug.
+  g: runRecord({ id: 'run-g', slug: 'pennant', version: 'v1.0.0', testType: 'asset-generation', model: 'm/three', tokens: { uncachedInput: null }, cost: null, finishedAt: at(3) }),
   i: runRecord({ id: 'run-i', version: 'v1.0.0', model: 'm/two', finishedAt: at(2) }),
 };
 const unreadable = runRecord({ id: 'run-h', finishedAt: at(1) });
 delete (unreadable.subject as Record<string, unknown>).modelId;
 
 beforeAll(async () => {
-  backend = await startTestBackend({ CATALOG_DIR: FIXTURE_CATALOG });
-  await ingestFixtureCatalog(backend);
+  backend = await startTestBackend({ CATALOG_DIR: EXAMPLE_CATALOG });
+  await ingestCatalog(backend, ['skiff-race', 'crabber']);
   ({ token } = await backend.auth.register('alice'));
-  const floe = (await backend.app.catalog.versions.get('floe', 'v3.0.0'))!.stored.resolved;
-  seeds.c = { ...seeds.c, validation: runRecord({ verdicts: allPass(reviewItemsOf(floe, 'base').flatMap(verdictIdsOf)) }).validation };
+  const crabber = (await backend.app.catalog.versions.get('crabber', 'v2.0.0'))!.stored.resolved;
+  seeds.c = { ...seeds.c, validation: runRecord({ verdicts: allPass(reviewItemsOf(crabber, 'base').flatMap(verdictIdsOf)) }).validation };
   for (const record of Object.values(seeds)) await seedRun(backend, record, ['{"type":"started"}', 'not json', '{"type":"finished"}']);
   await seedRun(backend, unreadable);
   const review = (id: string, payload: object) =>
     backend.app.inject({ method: 'POST', url: `/runs/${id}/reviews`, headers: bearer(token), payload: { writeup: 'Played it.', ...payload } });
-  expect((await review('run-a', { ratings: [{ domain: 'single-player', rating: 'great' }, { domain: 'versus', rating: 'passable' }] })).statusCode).toBe(200);
+  expect((await review('run-a', { ratings: [{ domain: 'solo', rating: 'great' }, { domain: 'duel', rating: 'passable' }] })).statusCode).toBe(200);
   expect((await review('run-c', { aesthetic: 'good' })).statusCode).toBe(200);
   await publishAndWait(backend, token, 'run-a');
   await publishAndWait(backend, token, 'run-c');
@@ -44,8 +45,9 @@ beforeAll(async () => {
 afterAll(() => backend.close());
 
 const ids = (body: { runs: { id: string }[] }) => body.runs.map((run) => run.id.replace('run-', '')).join('');
+/** A numbered summary page (offset 0 unless the query names one). */
 const summary = async (query: string) => {
-  const response = await backend.app.inject(`/runs?fields=summary&${query}`);
+  const response = await backend.app.inject(`/runs?fields=summary&${query}${query.includes('offset=') ? '' : '&offset=0'}`);
   expect(response.statusCode, response.body).toBe(200);
   return response.json() as { runs: Record<string, unknown>[] & { id: string }[]; total: number };
 };
@@ -74,25 +76,25 @@ describe('GET /runs offset filters', () => {
   it.each([
     ['model=m/one', 'feda'],
     ['harness=gg', 'e'],
-    ['testCase=pong&variant=multi', 'b'],
-    ['version=v3.0.0', 'dc'],
+    ['testCase=skiff-race&variant=fleet', 'b'],
+    ['version=v2.0.0', 'dc'],
     ['engine=simple-2d', 'c'],
     ['engine=none', 'igfedba'],
-    ['versions=v3.0.0,v1.0.0', 'igdc'],
-    ['testCases=floe,coin-spin', 'gdc'],
-    ['testCases=floe,coin-spin&testCase=floe', 'dc'],
+    ['versions=v2.0.0,v1.0.0', 'igdc'],
+    ['testCases=crabber,pennant', 'gdc'],
+    ['testCases=crabber,pennant&testCase=crabber', 'dc'],
     ['ggConfigId=saved:7', 'e'],
     ['ggConfigId=saved:8', ''],
     ['aesthetic=good', 'c'],
     ['aesthetic=slop', ''],
     ['q=night', 'e'],
-    ['q=COIN', 'g'],
+    ['q=PENN', 'g'],
     ['q=codex', 'b'],
     ['q=%25', ''],
     ['state=review&latestVersions=true', 'gcba'],
     ['state=review&latestVersions=true&versions=v1.0.0', 'ig'],
     ['state=review&latestVersions=true&version=v1.0.0', 'ig'],
-    ['state=unpublished&latestVersions=true&testCase=pong', 'feb'],
+    ['state=unpublished&latestVersions=true&testCase=skiff-race', 'feb'],
   ])('%s', async (query, expected) => {
     const body = await summary(query.startsWith('state=') ? query : `state=any&${query}`);
     expect(ids(body)).toBe(expected);
@@ -100,7 +102,7 @@ describe('GET /runs offset filters', () => {
   });
 
   it('refuses an unknown engine slug with 400', async () => {
-    const response = await backend.app.inject('/runs?fields=summary&state=any&engine=unreal');
+    const response = await backend.app.inject('/runs?fields=summary&state=any&offset=0&engine=unreal');
     expect(response.statusCode).toBe(400);
     expect(response.json().error.message).toContain('engine');
   });
@@ -113,10 +115,10 @@ describe('GET /runs sorting and paging', () => {
     ['sort=cost&dir=desc', 'bcifedag'],
     ['sort=cost&dir=asc', 'adeficbg'],
     ['sort=rating&dir=desc', 'caigfedb'],
-    ['sort=testCase&dir=asc', 'abeficdg'],
+    ['sort=testCase&dir=asc', 'cdabefig'],
     ['sort=model&dir=asc', 'adfgbcie'],
     ['sort=harness&dir=asc', 'acdfgibe'],
-    ['sort=variant&dir=desc', 'beigfdca'],
+    ['sort=variant&dir=desc', 'ebigfdca'],
     ['sort=testType&dir=asc', 'gabcdefi'],
     ['sort=date&dir=asc', 'abcdefgi'],
   ])('%s breaks ties by run id', async (query, expected) => {
@@ -129,7 +131,7 @@ describe('GET /runs sorting and paging', () => {
     const body = await summary('state=any&offset=3&limit=3');
     expect(ids(body)).toBe('edc');
     expect(body.total).toBe(8);
-    expect((await backend.app.inject('/runs?fields=summary&state=any&limit=1000')).statusCode).toBe(200);
+    expect((await backend.app.inject('/runs?fields=summary&state=any&offset=0&limit=1000')).statusCode).toBe(200);
   });
 
   it('walks a cursor to the end, ignoring filters, with full runs when fields is omitted', async () => {
@@ -148,7 +150,7 @@ describe('GET /runs sorting and paging', () => {
   });
 
   it('refuses offset without summary, any/publishable outside numbered pages, and a forged cursor', async () => {
-    for (const url of ['/runs?offset=0', '/runs?state=any', '/runs?fields=summary&state=publishable&before=x', '/runs?before=garbage']) {
+    for (const url of ['/runs?offset=0', '/runs?state=any', '/runs?fields=summary&state=any', '/runs?fields=summary&state=publishable&before=x', '/runs?before=garbage']) {
       const response = await backend.app.inject(url);
       expect(response.statusCode, url).toBe(400);
       expect(response.json().error.code).toBe('bad_request');
@@ -169,13 +171,13 @@ describe('run detail, cards and events', () => {
       });
     }
     const byId = Object.fromEntries(cards.map((card) => [card.id, card]));
-    expect(byId['run-c']).toMatchObject({ rating: 'flawless', aesthetic: 'good', validatorRated: true, caseName: 'Floe', reviewCount: 1, published: true });
-    expect(byId['run-a']).toMatchObject({ caseName: 'Carom' });
+    expect(byId['run-c']).toMatchObject({ rating: 'flawless', aesthetic: 'good', validatorRated: true, caseName: 'Crabber', reviewCount: 1, published: true });
+    expect(byId['run-a']).toMatchObject({ caseName: 'Regatta' });
     expect(byId['run-c']!.score).toMatchObject({ reviews: 1 });
-    expect(byId['run-a']).toMatchObject({ rating: 'passable', validatorRated: false, state: 'completed', subject: { testCaseSlug: 'pong', modelId: 'm/one' } });
+    expect(byId['run-a']).toMatchObject({ rating: 'passable', validatorRated: false, state: 'completed', subject: { testCaseSlug: 'skiff-race', modelId: 'm/one' } });
     expect(byId['run-d']).toMatchObject({ rating: null, score: null, state: 'timed-out' });
     // run-i's version was never ingested: no score, and the case name comes from the latest ingested manifest.
-    expect(byId['run-i']).toMatchObject({ rating: null, score: null, caseName: 'Carom' });
+    expect(byId['run-i']).toMatchObject({ rating: null, score: null, caseName: 'Regatta' });
   });
 
   it('serves the recorded events as a bare array, dropping lines that were not JSON', async () => {
@@ -195,7 +197,7 @@ describe('unreadable runs', () => {
     expect((await backend.app.inject('/runs/run-h')).statusCode).toBe(404);
     const listed = (await backend.app.inject('/runs/unreadable')).json();
     expect(listed.total).toBe(1);
-    expect(listed.runs[0]).toMatchObject({ id: 'run-h', testCaseSlug: 'pong', harnessSlug: 'claude', modelId: '', published: false, reviewCount: 0 });
+    expect(listed.runs[0]).toMatchObject({ id: 'run-h', testCaseSlug: 'skiff-race', harnessSlug: 'claude', modelId: '', published: false, reviewCount: 0 });
     expect(listed.runs[0].decodeError).toContain('modelId');
     expect((await backend.app.inject('/stats/cabinet')).json().runs).toBe(9);
 

@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeArtifactService } from '../fakes/fake-artifact-service.js';
 import { listenOnLoopback } from '../fakes/loopback-server.js';
-import { FIXTURE_CATALOG } from '../helpers/fixture-catalog.js';
+import { EXAMPLE_CATALOG } from '../helpers/example-catalog.js';
 import { openConsole } from '../helpers/jobs-fixtures.js';
 import { runRecord } from '../helpers/run-record-builder.js';
-import { ingestFixtureCatalog, publishAndWait, seedRun } from '../helpers/runs-test-helpers.js';
+import { ingestCatalog, publishAndWait, seedRun } from '../helpers/runs-test-helpers.js';
 import { bearer, startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 
 let backend: TestBackend;
@@ -17,13 +17,13 @@ let artifacts: Awaited<ReturnType<typeof startFakeArtifactService>>;
 beforeAll(async () => {
   artifacts = await startFakeArtifactService();
   backend = await startTestBackend({
-    CATALOG_DIR: FIXTURE_CATALOG,
+    CATALOG_DIR: EXAMPLE_CATALOG,
     ARTIFACTS_URL: artifacts.origin,
     ARTIFACTS_SERVICE_TOKEN: 'svc-secret',
     SNAPSHOT_DEPLOY_HOOK: `${artifacts.origin}/hook`,
   });
   baseUrl = await backend.app.listen({ host: '127.0.0.1', port: 0 });
-  await ingestFixtureCatalog(backend);
+  await ingestCatalog(backend, ['skiff-race']);
   ({ token } = await backend.auth.register('alice'));
 });
 afterAll(async () => {
@@ -49,7 +49,7 @@ describe('a run from a stored record through review, publish and snapshot', () =
       method: 'POST',
       url: '/runs/journey/reviews',
       headers: bearer(token),
-      payload: { ratings: [{ domain: 'single-player', rating: 'great' }, { domain: 'versus', rating: 'great' }], writeup: 'Good.' },
+      payload: { ratings: [{ domain: 'solo', rating: 'great' }, { domain: 'duel', rating: 'great' }], writeup: 'Good.' },
     });
     expect(reviewed.statusCode).toBe(200);
     const { publishJobId, liveUrl } = await publishAndWait(backend, token, 'journey');
@@ -69,7 +69,7 @@ describe('a run from a stored record through review, publish and snapshot', () =
     expect(refreshed.json()).toEqual({ refreshed: true, runs: 1, hookFired: true });
     const index = JSON.parse(readFileSync(join(backend.config.snapshotDir, 'runs.json'), 'utf8'));
     expect(index.runs.map((run: { id: string }) => run.id)).toEqual(['journey']);
-    expect(index.runs[0]).toMatchObject({ rating: detail.rating, score: detail.score, caseName: 'Carom' });
+    expect(index.runs[0]).toMatchObject({ rating: detail.rating, score: detail.score, caseName: 'Regatta' });
     expect(JSON.parse(readFileSync(join(backend.config.snapshotDir, 'runs', 'journey.json'), 'utf8'))).toMatchObject({ id: 'journey', published: true });
     expect(artifacts.calls.some((call) => call.path === '/hook')).toBe(true);
   });
@@ -109,7 +109,7 @@ describe('a run from a stored record through review, publish and snapshot', () =
       const lines = await liveLines(first.liveUrl);
       expect(lines.at(-1)).toMatchObject({ type: 'result', state: 'failed', detail: expect.stringContaining('HTTP 500') });
       const frame = await consoleStream.next((candidate) => candidate.event === 'notification');
-      expect(JSON.parse(frame.data)).toMatchObject({ kind: 'publish-failed', jobId: first.publishJobId, outcome: 'failed', recordId: 'flaky', testCaseSlug: 'pong', modelId: 'anthropic/claude-x' });
+      expect(JSON.parse(frame.data)).toMatchObject({ kind: 'publish-failed', jobId: first.publishJobId, outcome: 'failed', recordId: 'flaky', testCaseSlug: 'skiff-race', modelId: 'anthropic/claude-x' });
       expect((await backend.app.inject('/runs/flaky')).json().published).toBe(false);
 
       artifacts.state.releaseStatus = 200;
@@ -165,7 +165,7 @@ describe('artifact prune against a service that is down', () => {
   it('still deletes the run', async () => {
     const down = await listenOnLoopback(() => undefined);
     await down.stopListening();
-    const other = await startTestBackend({ CATALOG_DIR: FIXTURE_CATALOG, ARTIFACTS_URL: down.origin, ARTIFACTS_SERVICE_TOKEN: 't' });
+    const other = await startTestBackend({ CATALOG_DIR: EXAMPLE_CATALOG, ARTIFACTS_URL: down.origin, ARTIFACTS_SERVICE_TOKEN: 't' });
     try {
       const { token: t } = await other.auth.register('bob');
       await seedRun(other, runRecord({ id: 'lonely' }));

@@ -1,15 +1,15 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURE_CATALOG } from '../helpers/fixture-catalog.js';
+import { EXAMPLE_CATALOG } from '../helpers/example-catalog.js';
 import { jobsHttp } from '../helpers/jobs-http.js';
 import { runRecord } from '../helpers/run-record-builder.js';
-import { ingestFixtureCatalog, publishAndWait } from '../helpers/runs-test-helpers.js';
+import { ingestCatalog, publishAndWait } from '../helpers/runs-test-helpers.js';
 import { bearer, startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 
 const SERVICE = 'dispatch-secret';
 const MAX_BYTES = 1049; // SHOWCASE_UPLOAD_MAX_MIB=0.001
-const launch = { testCase: 'pong', version: 'v1.1.0', variant: 'base', harness: 'codex', model: 'openai/gpt-5' };
+const launch = { testCase: 'skiff-race', version: 'v1.1.0', variant: 'base', harness: 'codex', model: 'openai/gpt-5' };
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
 
 let backend: TestBackend;
@@ -18,8 +18,8 @@ let http: ReturnType<typeof jobsHttp>;
 let operator: string;
 
 beforeAll(async () => {
-  backend = await startTestBackend({ CATALOG_DIR: FIXTURE_CATALOG, SERVICE_TOKEN: SERVICE, SHOWCASE_UPLOAD_MAX_MIB: '0.001' }, { pricedModels: [launch.model] });
-  await ingestFixtureCatalog(backend);
+  backend = await startTestBackend({ CATALOG_DIR: EXAMPLE_CATALOG, SERVICE_TOKEN: SERVICE, SHOWCASE_UPLOAD_MAX_MIB: '0.001' }, { pricedModels: [launch.model] });
+  await ingestCatalog(backend, ['skiff-race']);
   base = await backend.app.listen({ host: '127.0.0.1', port: 0 });
   http = jobsHttp(base);
   operator = (await backend.auth.register('operator')).token;

@@ -1,31 +1,25 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { bullConnection } from '../../src/redis/managed-redis.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { snapshotServePrefix } from '../../src/snapshot/serve-snapshot.js';
-import { createSnapshotQueue } from '../../src/snapshot/snapshot-queue.js';
-import { FIXTURE_CATALOG } from '../helpers/fixture-catalog.js';
+import { EXAMPLE_CATALOG } from '../helpers/example-catalog.js';
 import { runRecord } from '../helpers/run-record-builder.js';
-import { ingestFixtureCatalog, publishAndWait, seedRun } from '../helpers/runs-test-helpers.js';
+import { ingestCatalog, publishAndWait, seedRun, waitForSnapshotQueueIdle } from '../helpers/runs-test-helpers.js';
 import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 
 let backend: TestBackend;
 let base: string;
 
 beforeAll(async () => {
-  backend = await startTestBackend({ CATALOG_DIR: FIXTURE_CATALOG, SNAPSHOT_URL: 'http://gallery.example.invalid/public/' });
-  await ingestFixtureCatalog(backend);
+  backend = await startTestBackend({ CATALOG_DIR: EXAMPLE_CATALOG, SNAPSHOT_URL: 'http://gallery.example.invalid/public/' });
+  await ingestCatalog(backend, ['skiff-race']);
   base = await backend.app.listen({ host: '127.0.0.1', port: 0 });
   const { token } = await backend.auth.register('alice');
   await seedRun(backend, runRecord({ id: 'shown', state: 'hung' }));
-  const { liveUrl } = await publishAndWait(backend, token, 'shown');
-  // The publish asks the snapshot worker for a refresh before its live stream ends; let that
-  // refresh finish, so none replaces the files written below.
-  await (await fetch(`${base}${liveUrl}`)).text();
-  const snapshots = createSnapshotQueue(bullConnection(backend.config.redisUrl), backend.config.redisPrefix);
-  await vi.waitFor(async () => expect(await snapshots.count()).toBe(0), { timeout: 30_000, interval: 20 });
-  await vi.waitFor(async () => expect(await snapshots.getActiveCount()).toBe(0), { timeout: 30_000, interval: 20 });
-  await snapshots.close();
+  await publishAndWait(backend, token, 'shown');
+  // The publish queued a refresh of its own; let it finish so it cannot replace the folder
+  // after the files below are planted in it.
+  await waitForSnapshotQueueIdle(backend);
   await backend.app.inject({ method: 'POST', url: '/snapshot/refresh' });
   // Media a driver uploaded, as the snapshot carries it.
   mkdirSync(join(backend.config.snapshotDir, 'media/shown/showcase'), { recursive: true });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { buildCatalogEntry } from '../../src/catalog/catalog-entry.js';
 import { compareVersions } from '../../src/catalog/compare-versions.js';
 import { readVersion } from '../../src/catalog/read-version.js';
-import { CAROM, FIXTURE, FLOE, minimalCase, tempDir, writeVersion } from './catalog-test-helpers.js';
+import { CRABBER, EXAMPLE_CATALOG, minimalCase, REGATTA, tempDir, writeVersion } from './catalog-test-helpers.js';
 
 // `showcase`: declared in the variant file, found by the `showcase/<variant>/` convention, or none.
 async function miniVersions(specs: { version: string; name: string; experimental?: boolean; showcase?: 'declared' | 'convention' }[]) {
@@ -69,13 +69,20 @@ describe('buildCatalogEntry', () => {
     expect(buildCatalogEntry(records, { includeExperimental: true })!.showcase).toBeNull();
   });
 
-  it('builds the fixture\'s entries: floe with its showcase, pong without', async () => {
-    const floe = (await readVersion(FIXTURE, join(FIXTURE, FLOE))).record;
-    const pong = (await readVersion(FIXTURE, join(FIXTURE, CAROM))).record;
-    expect(buildCatalogEntry([floe], { includeExperimental: false })!.showcase).toEqual({
-      version: 'v3.0.0', variant: 'base', media: [{ file: 'title.png', name: 'The title screen', kind: 'image' }],
+  it('builds the examples\' entries: crabber with its showcase, regatta without', async () => {
+    const crabber = (await readVersion(EXAMPLE_CATALOG, join(EXAMPLE_CATALOG, CRABBER))).record;
+    const regatta = (await readVersion(EXAMPLE_CATALOG, join(EXAMPLE_CATALOG, REGATTA))).record;
+    expect(buildCatalogEntry([crabber], { includeExperimental: false })!.showcase).toEqual({
+      version: 'v2.0.0',
+      variant: 'base',
+      media: [
+        { file: 'title.png', name: 'The title screen', kind: 'image' },
+        { file: 'hauling.png', name: 'Hauling a full pot with a gull closing in', kind: 'image' },
+      ],
     });
-    expect(buildCatalogEntry([pong], { includeExperimental: false })).toMatchObject({ slug: 'pong', name: 'Carom', showcase: null, tags: ['arcade', '2d', 'paddle', 'physics'] });
+    expect(buildCatalogEntry([regatta], { includeExperimental: false })).toMatchObject({
+      slug: 'skiff-race', name: 'Regatta', showcase: null, tags: ['arcade', '2d', 'sailing', 'versus', 'example'],
+    });
   });
 });
 

@@ -1,15 +1,10 @@
 import { chmod, cp, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach } from 'vitest';
+import { EXAMPLE_CATALOG } from '../helpers/example-catalog.js';
 
-/** The shared fixture catalog, read in place and never written. */
-export const FIXTURE = resolve(__dirname, '../../../shared/fixtures/catalog');
-
-export const CAROM = 'test-cases/end-to-end/easy/carom/v1.1.0';
-export const FLOE = 'test-cases/end-to-end/easy/floe/v3.0.0';
-export const COIN_SPIN = 'test-cases/asset-generation/easy/coin-spin/v1.0.0';
-export const GRACE_PERIOD = 'game-jams/grace-period/v1.0.0';
+export { BEACON, CRABBER, EXAMPLE_CATALOG, FOGHORN, LOW_TIDE, REGATTA } from '../helpers/example-catalog.js';
 
 const made: string[] = [];
 
@@ -32,15 +27,15 @@ export async function writeFiles(root: string, files: Record<string, string>): P
   }
 }
 
-/** A writable checkout holding copies of the given fixture version folders. */
-export async function copyOfFixture(...versionDirs: string[]): Promise<string> {
+/** A writable checkout holding copies of the given example catalog version folders (or of `from`'s). */
+export async function copyOfCatalog(versionDirs: string[], from = EXAMPLE_CATALOG): Promise<string> {
   const root = await tempDir('checkout-');
-  for (const dir of versionDirs) await cp(join(FIXTURE, dir), join(root, dir), { recursive: true });
+  for (const dir of versionDirs) await cp(join(from, dir), join(root, dir), { recursive: true });
   await makeWritable(root);
   return root;
 }
 
-// The fixture is read-only on disk; its copies must not be, or edits and cleanup fail.
+// A checkout may be read-only on disk; its copies must not be, or edits and cleanup fail.
 async function makeWritable(dir: string): Promise<void> {
   await chmod(dir, 0o755);
   for (const entry of await readdir(dir, { withFileTypes: true })) {

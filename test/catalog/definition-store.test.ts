@@ -11,9 +11,9 @@ import { openDatabase } from '../../src/db/open-database.js';
 import { storeMeta } from '../../src/db/store-meta.js';
 import { findChromium } from '../../src/render/find-chromium.js';
 import { createRenderPool } from '../../src/render/render-pool.js';
-import { CAROM, copyOfFixture, FIXTURE, FLOE, minimalCase, tempDir, writeVersion } from './catalog-test-helpers.js';
+import { copyOfCatalog, CRABBER, EXAMPLE_CATALOG, minimalCase, REGATTA, tempDir, writeVersion } from './catalog-test-helpers.js';
 
-async function stageFixture(store: DefinitionStore, relDir: string, checkoutRoot = FIXTURE) {
+async function stageVersion(store: DefinitionStore, relDir: string, checkoutRoot = EXAMPLE_CATALOG) {
   const sourceDir = join(checkoutRoot, relDir);
   const read = await readVersion(checkoutRoot, sourceDir);
   return store.stage({
@@ -28,46 +28,47 @@ async function stageFixture(store: DefinitionStore, relDir: string, checkoutRoot
 describe('DefinitionStore', () => {
   it('stages a copy with resolved.json and render targets, then commits it under a fresh name', async () => {
     const store = new DefinitionStore(await tempDir('store-'));
-    const staged = await stageFixture(store, CAROM);
-    expect(staged.dir).toMatch(/pong\/v1\.1\.0\/\.staging-[0-9a-f]{8}$/);
+    const staged = await stageVersion(store, REGATTA);
+    expect(staged.dir).toMatch(/skiff-race\/v1\.1\.0\/\.staging-[0-9a-f]{8}$/);
     expect(staged.renderTargets[2]).toEqual({
       view: 'title',
       scope: 'base',
-      source: 'reference/menu-base.html',
-      htmlFile: join(staged.dir, 'source/reference/menu-base.html'),
+      source: 'reference/title-base.html',
+      htmlFile: join(staged.dir, 'source/reference/title-base.html'),
       outFile: join(staged.dir, 'references/base/title.png'),
       viewport: null,
     });
     // The renderer writes its PNGs before the commit makes the directory visible.
     for (const target of staged.renderTargets) await writeFile(target.outFile, 'png');
     const dir = await staged.commit();
-    expect(dir).toMatch(/pong\/v1\.1\.0\/[0-9a-f]{16}-[0-9a-f]{8}$/);
+    expect(dir).toMatch(/skiff-race\/v1\.1\.0\/[0-9a-f]{16}-[0-9a-f]{8}$/);
     const layout = storeLayout(dir);
-    expect(await readFile(join(layout.sourceDir, 'specs/flow.md'), 'utf8')).toBe(await readFile(join(FIXTURE, CAROM, 'specs/flow.md'), 'utf8'));
-    expect(await readFile(layout.referenceFile('gyre', 'title.png'), 'utf8')).toBe('png');
+    expect(await readFile(join(layout.sourceDir, 'specs/race.md'), 'utf8')).toBe(await readFile(join(EXAMPLE_CATALOG, REGATTA, 'specs/race.md'), 'utf8'));
+    expect(await readFile(layout.referenceFile('gusts', 'title.png'), 'utf8')).toBe('png');
     const stored = await readStoredVersion(dir);
-    expect(stored).toMatchObject({ recordFormat: RESOLVED_RECORD_FORMAT, slug: 'pong', version: 'v1.1.0' });
-    expect(stored.resolved.variants.map((variant) => variant.slug)).toEqual(['base', 'multi', 'gyre']);
-    expect(stored.contentHash).toBe(await contentHash(join(FIXTURE, CAROM), FIXTURE));
+    expect(stored).toMatchObject({ recordFormat: RESOLVED_RECORD_FORMAT, slug: 'skiff-race', version: 'v1.1.0' });
+    expect(stored.resolved.variants.map((variant) => variant.slug)).toEqual(['base', 'fleet', 'gusts']);
+    expect(stored.contentHash).toBe(await contentHash(join(EXAMPLE_CATALOG, REGATTA), EXAMPLE_CATALOG));
   });
 
-  it('copies the whole folder: ~700 floe files, byte for byte', async () => {
+  it('copies the whole folder byte for byte, binaries and nested validation files included', async () => {
     const store = new DefinitionStore(await tempDir('store-'));
-    const dir = await (await stageFixture(store, FLOE)).commit();
+    const dir = await (await stageVersion(store, CRABBER)).commit();
     const copied = await contentHash(storeLayout(dir).sourceDir, storeLayout(dir).sourceDir);
-    expect(copied).toBe(await contentHash(join(FIXTURE, FLOE), FIXTURE));
+    expect(copied).toBe(await contentHash(join(EXAMPLE_CATALOG, CRABBER), EXAMPLE_CATALOG));
+    expect(await readFile(join(storeLayout(dir).sourceDir, 'assets/crab/3.png'))).toEqual(await readFile(join(EXAMPLE_CATALOG, CRABBER, 'assets/crab/3.png')));
   });
 
   it('keeps the previous directory intact when a write fails midway, and leaves no staging behind', async () => {
     const store = new DefinitionStore(await tempDir('store-'));
-    const root = await copyOfFixture(CAROM);
-    const previous = await (await stageFixture(store, CAROM, root)).commit();
+    const root = await copyOfCatalog([REGATTA]);
+    const previous = await (await stageVersion(store, REGATTA, root)).commit();
     const before = await contentHash(previous, previous);
 
     // A symlink out of the checkout is refused while copying: the write aborts.
-    await symlink('/etc/hostname', join(root, CAROM, 'specs/zz-leak.md'));
-    await expect(stageFixture(store, CAROM, root)).rejects.toThrow(/zz-leak\.md: is a symlink that leaves the checkout/);
-    expect(await readdir(store.versionRoot('pong', 'v1.1.0'))).toEqual([previous.split('/').at(-1)]);
+    await symlink('/etc/hostname', join(root, REGATTA, 'specs/zz-leak.md'));
+    await expect(stageVersion(store, REGATTA, root)).rejects.toThrow(/zz-leak\.md: is a symlink that leaves the checkout/);
+    expect(await readdir(store.versionRoot('skiff-race', 'v1.1.0'))).toEqual([previous.split('/').at(-1)]);
     expect(await contentHash(previous, previous)).toBe(before);
   });
 
@@ -111,7 +112,7 @@ describe('DefinitionStore', () => {
       contentHash: await contentHash(dir, root), fingerprint: await statFingerprint(dir, root),
     });
     const old = await store.writeVersion(await input());
-    await stageFixture(store, 'test-cases/mini/v1.0.0', root); // never committed: a crashed scan
+    await stageVersion(store, 'test-cases/mini/v1.0.0', root); // never committed: a crashed scan
     const current = await store.writeVersion(await input());
     expect(old).not.toBe(current);
     expect(await readdir(store.versionRoot('mini', 'v1.0.0'))).toHaveLength(3);

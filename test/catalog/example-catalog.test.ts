@@ -18,10 +18,13 @@ import { tempDir } from './catalog-test-helpers.js';
  */
 const ROOT = resolve(__dirname, '../../examples/catalog');
 
-const BEACON_V1_0 = 'test-cases/end-to-end/easy/beacon/v1.0.0';
+const BEACON_V1 = 'test-cases/end-to-end/easy/beacon/v1.0.0';
 const BEACON_V1_1 = 'test-cases/end-to-end/easy/beacon/v1.1.0';
 const TUGLINE = 'test-cases/end-to-end/medium/tugline/v1.0.0';
 const LOW_TIDE = 'game-jams/low-tide/v1.0.0';
+const FOGHORN = 'game-jams/foghorn/v1.0.0';
+const REGATTA = 'test-cases/end-to-end/easy/regatta/v1.1.0';
+const CRABBER = 'test-cases/end-to-end/easy/crabber/v2.0.0';
 const BUOY = 'test-cases/asset-generation/easy/buoy/v1.0.0';
 const GULL = 'test-cases/asset-generation/easy/gull/v1.0.0';
 
@@ -40,11 +43,14 @@ describe('the example catalog', () => {
   it('holds exactly the expected versions, with no problems', () => {
     expect(scan.problems).toEqual([]);
     expect(scan.versions.map(({ slug, version, kind, relDir }) => ({ slug, version, kind, relDir }))).toEqual([
+      { slug: 'foghorn', version: 'v1.0.0', kind: 'game-jam', relDir: FOGHORN },
       { slug: 'low-tide', version: 'v1.0.0', kind: 'game-jam', relDir: LOW_TIDE },
       { slug: 'buoy', version: 'v1.0.0', kind: 'test-case', relDir: BUOY },
       { slug: 'gull', version: 'v1.0.0', kind: 'test-case', relDir: GULL },
-      { slug: 'beacon', version: 'v1.0.0', kind: 'test-case', relDir: BEACON_V1_0 },
+      { slug: 'beacon', version: 'v1.0.0', kind: 'test-case', relDir: BEACON_V1 },
       { slug: 'beacon', version: 'v1.1.0', kind: 'test-case', relDir: BEACON_V1_1 },
+      { slug: 'crabber', version: 'v2.0.0', kind: 'test-case', relDir: CRABBER },
+      { slug: 'skiff-race', version: 'v1.1.0', kind: 'test-case', relDir: REGATTA },
       { slug: 'tugline', version: 'v1.0.0', kind: 'test-case', relDir: TUGLINE },
     ]);
     expect(scan.groupFiles).toEqual(['test-case-groups/harbor-lights/test-case-group.toml']);
@@ -52,7 +58,9 @@ describe('the example catalog', () => {
 
   it('reads every version without error, keyed by its manifest slug and folder version', () => {
     expect([...reads.values()].map(({ record }) => `${record.slug}@${record.version}:${record.testType}`)).toEqual([
-      'low-tide@v1.0.0:game-jam', 'buoy@v1.0.0:asset-generation', 'gull@v1.0.0:asset-generation', 'beacon@v1.0.0:end-to-end', 'beacon@v1.1.0:end-to-end', 'tugline@v1.0.0:end-to-end',
+      'foghorn@v1.0.0:game-jam', 'low-tide@v1.0.0:game-jam', 'buoy@v1.0.0:asset-generation', 'gull@v1.0.0:asset-generation',
+      'beacon@v1.0.0:end-to-end', 'beacon@v1.1.0:end-to-end', 'crabber@v2.0.0:end-to-end', 'skiff-race@v1.1.0:end-to-end',
+      'tugline@v1.0.0:end-to-end',
     ]);
     for (const { record, warnings } of reads.values()) {
       expect(record.summary).not.toBe('');
@@ -79,8 +87,9 @@ describe('the example catalog', () => {
         }
       }
     }
-    // beacon 2 + 3 variants, tugline 3 engines, low-tide 1 implicit variant, buoy and gull 2 variants each.
-    expect(rendered).toBe(2 + 3 + 3 + 1 + 2 + 2);
+    // beacon 2 + 3 variants, tugline and crabber 3 engines each, regatta 3 variants, two jams 1 each,
+    // buoy and gull 2 variants each.
+    expect(rendered).toBe(2 + 3 + 3 + 3 + 3 + 1 + 1 + 2 + 2);
   });
 
   it('groups its three cases under one ranked group, all of which the checkout holds', async () => {
@@ -99,19 +108,19 @@ describe('the example catalog', () => {
 
 describe('beacon, the legacy-checklist case', () => {
   it('has two versions, listed oldest first, each with its own changelog', () => {
-    const entry = buildCatalogEntry([read(BEACON_V1_1).record, read(BEACON_V1_0).record], { includeExperimental: false });
+    const entry = buildCatalogEntry([read(BEACON_V1_1).record, read(BEACON_V1).record], { includeExperimental: false });
     expect(entry).toMatchObject({ slug: 'beacon', versions: ['v1.0.0', 'v1.1.0'], name: 'Beacon', difficulty: 'easy', showcase: null });
-    expect(read(BEACON_V1_0).record.changelog.trim()).toBe('Introduced.');
+    expect(read(BEACON_V1).record.changelog.trim()).toBe('Introduced.');
     expect(read(BEACON_V1_1).record.changelog).toContain('Fog Bank');
     expect(read(BEACON_V1_1).record.maxRuntimeSeconds).toBe(4500);
   });
 
   it('adds the fog variant in v1.1.0 and records v1.0.0\'s docking ambiguity as an erratum resolved there', () => {
-    expect(read(BEACON_V1_0).record.variants.map((variant) => variant.slug)).toEqual(['base', 'squall']);
+    expect(read(BEACON_V1).record.variants.map((variant) => variant.slug)).toEqual(['base', 'squall']);
     expect(read(BEACON_V1_1).record.variants.map((variant) => [variant.slug, variant.name])).toEqual([
       ['base', 'Clear Night'], ['squall', 'Squall'], ['fog', 'Fog Bank'],
     ]);
-    expect(read(BEACON_V1_0).record.errata).toEqual([expect.objectContaining({
+    expect(read(BEACON_V1).record.errata).toEqual([expect.objectContaining({
       id: 'docking-rule', severity: 'minor', affectsScoring: true, resolvedIn: 'v1.1.0', variant: null,
     })]);
     expect(read(BEACON_V1_1).record.errata).toEqual([]);
@@ -146,7 +155,7 @@ describe('beacon, the legacy-checklist case', () => {
       { view: 'game-over', scope: '_common', htmlPath: 'reference/game-over.html', outFile: 'game-over.png', viewport },
       { view: 'fog-gameplay', scope: 'fog', htmlPath: 'reference/fog-gameplay.html', outFile: 'fog-gameplay.png', viewport },
     ]);
-    expect(read(BEACON_V1_0).referencesToRender.map((reference) => reference.view)).toEqual(['title', 'gameplay']);
+    expect(read(BEACON_V1).referencesToRender.map((reference) => reference.view)).toEqual(['title', 'gameplay']);
     const { record } = read(BEACON_V1_1);
     expect(record.commonReferences.map((reference) => reference.mediaUrl)).toEqual([
       '/test-cases/beacon/versions/v1.1.0/references/_common/title.png',
@@ -160,7 +169,7 @@ describe('beacon, the legacy-checklist case', () => {
   });
 
   it('keeps every mockup self-contained: only local files from its own folder, all of which exist', async () => {
-    for (const relDir of [BEACON_V1_0, BEACON_V1_1]) {
+    for (const relDir of [BEACON_V1, BEACON_V1_1]) {
       for (const reference of read(relDir).referencesToRender) {
         const htmlPath = join(ROOT, relDir, reference.htmlPath);
         const html = await readFile(htmlPath, 'utf8');
@@ -285,6 +294,44 @@ describe('tugline, the engine-format case', () => {
   });
 });
 
+describe('regatta, crabber and foghorn', () => {
+  it('regatta keys its store by its manifest slug, not its folder, and seeds two files per variant', () => {
+    const { record } = read(REGATTA);
+    expect(record).toMatchObject({ slug: 'skiff-race', name: 'Regatta', maxRuntimeSeconds: 5400, engineFormat: false });
+    expect(record.domains.map((domain) => domain.id)).toEqual(['solo', 'duel']);
+    expect(record.variants.map((variant) => variant.specs.map((spec) => spec.dest))).toEqual([
+      ['specs/wind.md', 'specs/course.md'], ['specs/wind.md', 'specs/course.md'], ['specs/wind.md', 'specs/course.md'],
+    ]);
+    expect(read(REGATTA).referencesToRender.map((reference) => `${reference.scope}/${reference.outFile}`)).toEqual([
+      '_common/gameplay.png', '_common/finish.png', 'base/title.png', 'fleet/title.png', 'gusts/title.png',
+    ]);
+  });
+
+  it('crabber is engine format with a mockup, seeded sprites and a validation folder per engine', async () => {
+    const { record } = read(CRABBER);
+    expect(record.engineFormat).toBe(true);
+    expect(record.commonReviewItems.every((item) => item.failureCap && item.domains!.length > 0)).toBe(true);
+    expect(record.commonReferences).toEqual([
+      { view: 'title', kind: 'rendered', mediaUrl: '/test-cases/crabber/versions/v2.0.0/references/_common/title.png' },
+    ]);
+    expect(record.assets.map((asset) => asset.source)).toEqual(['assets/boat', 'assets/crab']);
+    const files = await listValidationFiles(join(ROOT, CRABBER));
+    for (const engine of record.engines) {
+      const scripts = record.commonReviewItems.flatMap((item) => (item.validation ? [`validation/${engine.slug}/${item.validation.script}`] : []));
+      expect(files, engine.slug).toEqual(expect.arrayContaining(scripts));
+    }
+  });
+
+  it('foghorn grades the categories it declares, with their weights', () => {
+    const { record } = read(FOGHORN);
+    expect(record.maxRuntimeSeconds).toBe(3 * 3600);
+    expect(record.commonReviewItems.map((item) => `${item.id}:${item.weight}:${item.graded}`)).toEqual([
+      'heard:3:true', 'fun:2:true', 'theme:2:true', 'playable:1:true', 'polish:1:true',
+    ]);
+    expect(record.variants[0]!.prompt).toContain('**3 hours**');
+  });
+});
+
 describe('low-tide, the game jam', () => {
   it('runs one implicit variant and states its time budget in the prompt', () => {
     const { record } = read(LOW_TIDE);
@@ -304,31 +351,46 @@ describe('low-tide, the game jam', () => {
 const renderWorker = resolve(__dirname, '../../dist/src/workers/render-mockup.js');
 const chromium = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((path) => existsSync(path));
 
+/** Renders every mockup of the given versions with the real pool, at each one's declared viewport. */
+async function renderMockups(relDirs: string[]) {
+  const out = await tempDir('example-renders-');
+  const tasks = relDirs.flatMap((relDir) => read(relDir).referencesToRender.map((reference) => ({
+    htmlPath: join(ROOT, relDir, reference.htmlPath),
+    rootDir: join(ROOT, relDir),
+    outPath: join(out, relDir.replaceAll('/', '_'), reference.scope, reference.outFile),
+    // Without a [viewport] table the renderer's default, the same as the pool's.
+    viewport: reference.viewport ?? { width: 1280, height: 720 },
+  })));
+  const pool = createRenderPool({ chromiumPath: chromium! });
+  try {
+    return await Promise.all((await pool.renderAll(tasks)).map(async (result) => ({ ...result, channels: (await sharp(result.outPath).stats()).channels.slice(0, 3) })));
+  } finally {
+    await pool.close();
+  }
+}
+
+const spreadOf = (channels: Array<{ stdev: number }>) => channels.reduce((sum, channel) => sum + channel.stdev, 0) / channels.length;
+
 describe.skipIf(!existsSync(renderWorker) || !chromium)('the example mockups, rendered', () => {
   it('render to full-size night scenes, their stylesheet and sprite loaded from the version folder', async () => {
-    const out = await tempDir('example-renders-');
-    const tasks = [BEACON_V1_0, BEACON_V1_1].flatMap((relDir) => read(relDir).referencesToRender.map((reference) => ({
-      htmlPath: join(ROOT, relDir, reference.htmlPath),
-      rootDir: join(ROOT, relDir),
-      outPath: join(out, relDir.replaceAll('/', '_'), reference.scope, reference.outFile),
-      viewport: reference.viewport!,
-    })));
-    const pool = createRenderPool({ chromiumPath: chromium! });
-    try {
-      const results = await pool.renderAll(tasks);
-      for (const result of results) {
-        expect(result).toMatchObject({ width: 1280, height: 720 });
-        // Every scene is set at night (mean level 23 to 88 of 255). Unstyled HTML, from a
-        // stylesheet the request guard refused or a broken link, renders black text on
-        // white (about 254), which this tells apart at once.
-        const { channels } = await sharp(result.outPath).stats();
-        const mean = channels.slice(0, 3).reduce((sum, channel) => sum + channel.mean, 0) / 3;
-        const spread = channels.slice(0, 3).reduce((sum, channel) => sum + channel.stdev, 0) / 3;
-        expect(mean, result.outPath).toBeLessThan(140);
-        expect(spread, result.outPath).toBeGreaterThan(8);
-      }
-    } finally {
-      await pool.close();
+    for (const result of await renderMockups([BEACON_V1, BEACON_V1_1])) {
+      expect(result).toMatchObject({ width: 1280, height: 720 });
+      // Every scene is set at night (mean level 23 to 88 of 255). Unstyled HTML, from a
+      // stylesheet the request guard refused or a broken link, renders black text on
+      // white (about 254), which this tells apart at once.
+      const mean = result.channels.reduce((sum, channel) => sum + channel.mean, 0) / 3;
+      expect(mean, result.outPath).toBeLessThan(140);
+      expect(spreadOf(result.channels), result.outPath).toBeGreaterThan(8);
+    }
+  }, 90_000);
+
+  it('render regatta and crabber at their stage sizes, styled from their own folders', async () => {
+    const results = await renderMockups([REGATTA, CRABBER]);
+    expect(results.map((result) => [result.width, result.height])).toEqual([...Array(5).fill([1280, 720]), [1200, 640]]);
+    for (const result of results) {
+      // Harbor water is a mid blue; an unstyled page is near-white and flat.
+      expect(result.channels[2]!.mean - result.channels[0]!.mean, result.outPath).toBeGreaterThan(20);
+      expect(spreadOf(result.channels), result.outPath).toBeGreaterThan(8);
     }
   }, 90_000);
 });

@@ -6,7 +6,7 @@ import { ingestProcessor } from '../../src/catalog/ingest-processor.js';
 import { startBackgroundWorkers, type BackgroundWorkers } from '../../src/queue/background-workers.js';
 import { BACKGROUND_QUEUES } from '../../src/queue/queue-keys.js';
 import { bullConnection } from '../../src/redis/managed-redis.js';
-import { copyExampleCatalog } from '../helpers/example-catalog.js';
+import { BEACON_V1, copyExampleCatalog, LOW_TIDE, TUGLINE } from '../helpers/example-catalog.js';
 import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 
 let backend: TestBackend;
@@ -14,7 +14,9 @@ let worker: BackgroundWorkers;
 let catalog: string;
 
 beforeAll(async () => {
-  catalog = copyExampleCatalog();
+  // Three kinds of version, one with mockups: each forced scan renders them again, so the
+  // whole example catalog would make three scans slow without testing anything more.
+  catalog = copyExampleCatalog([LOW_TIDE, TUGLINE, BEACON_V1]);
   // The API process runs an ingest worker (RUN_WORKERS); a second one stands for `npm run worker`.
   backend = await startTestBackend({ CATALOG_DIR: catalog });
   worker = await startBackgroundWorkers([ingestProcessor], { config: backend.config, db: backend.db, log: backend.app.log });

@@ -1,20 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { readGroups } from '../../src/catalog/read-groups.js';
-import { FIXTURE, tempDir, writeFiles } from './catalog-test-helpers.js';
+import { EXAMPLE_CATALOG, tempDir, writeFiles } from './catalog-test-helpers.js';
 
 const group = (slug: string, name: string, extra = '') => `slug = "${slug}"\nname = "${name}"\ncases = ["a", "b"]\n${extra}`;
 
 describe('readGroups', () => {
-  it('reads the fixture group, members in authored order, without checking they exist', async () => {
-    expect(await readGroups(FIXTURE)).toEqual({
-      groups: [{
-        slug: 'arcade-physics',
-        name: 'Arcade & Physics',
-        summary: 'Fast arcade loops built on hand-rolled physics: bounces, mazes, and particles.',
-        cases: ['pong', 'fathom', 'spectra'],
-      }],
-      problems: [],
+  it('reads the example group, members in authored order, without checking they exist', async () => {
+    const { groups, problems } = await readGroups(EXAMPLE_CATALOG);
+    expect(problems).toEqual([]);
+    expect(groups[0]).toEqual({
+      slug: 'harbor-lights',
+      name: 'Harbor Lights',
+      summary: expect.stringContaining('one small harbor town'),
+      cases: expect.arrayContaining(['beacon', 'tugline', 'low-tide']),
     });
+    expect(groups[0]!.cases.slice(0, 3)).toEqual(['beacon', 'tugline', 'low-tide']);
   });
 
   it('orders ranked groups first by rank, then the rest by name', async () => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CatalogFileError } from '../../src/catalog/catalog-file-error.js';
 import { readVersion } from '../../src/catalog/read-version.js';
-import { copyOfFixture, FLOE, minimalCase, tempDir, writeVersion } from './catalog-test-helpers.js';
+import { copyOfCatalog, CRABBER, minimalCase, tempDir, writeVersion } from './catalog-test-helpers.js';
 
 const MINI = 'test-cases/mini/v1.0.0';
 
@@ -72,11 +72,11 @@ describe('readVersion on broken versions', () => {
   });
 
   it('names the template file when strict mode meets an unknown variable', async () => {
-    const root = await copyOfFixture(FLOE);
-    const spec = join(root, FLOE, 'specs/controls.md.hbs');
+    const root = await copyOfCatalog([CRABBER]);
+    const spec = join(root, CRABBER, 'specs/controls.md.hbs');
     await writeFile(spec, `${await readFile(spec, 'utf8')}\n{{#if (eq engine.slug "simple-2d")}}{{engine.colour}}{{/if}}\n`);
-    const error = await failure(readVersion(root, join(root, FLOE)));
-    expect(error.file).toBe(`${FLOE}/specs/controls.md.hbs`);
+    const error = await failure(readVersion(root, join(root, CRABBER)));
+    expect(error.file).toBe(`${CRABBER}/specs/controls.md.hbs`);
     expect(error.message).toMatch(/template error: "engine.colour" is not defined at line \d+, column \d+$/);
   });
 

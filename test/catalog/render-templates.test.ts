@@ -4,14 +4,14 @@ import { HttpError } from '../../src/errors.js';
 import { readVersion } from '../../src/catalog/read-version.js';
 import { renderTemplate, renderVariantPrompt, renderVariantSpecs } from '../../src/catalog/render-templates.js';
 import type { ResolvedVersion } from '../../src/catalog/resolved-version.js';
-import { CAROM, FIXTURE, FLOE } from './catalog-test-helpers.js';
+import { CRABBER, EXAMPLE_CATALOG, REGATTA } from './catalog-test-helpers.js';
 
-let carom: ResolvedVersion;
-let floe: ResolvedVersion;
+let regatta: ResolvedVersion;
+let crabber: ResolvedVersion;
 
 beforeAll(async () => {
-  carom = (await readVersion(FIXTURE, join(FIXTURE, CAROM))).record;
-  floe = (await readVersion(FIXTURE, join(FIXTURE, FLOE))).record;
+  regatta = (await readVersion(EXAMPLE_CATALOG, join(EXAMPLE_CATALOG, REGATTA))).record;
+  crabber = (await readVersion(EXAMPLE_CATALOG, join(EXAMPLE_CATALOG, CRABBER))).record;
 });
 
 function statusOf(run: () => unknown): number | undefined {
@@ -24,62 +24,68 @@ function statusOf(run: () => unknown): number | undefined {
 }
 
 describe('prompt rendering', () => {
-  it('renders each carom variant, and the engineless prompt equals the explicit none', () => {
-    for (const variant of carom.variants) {
-      const prompt = renderVariantPrompt(carom, variant.slug);
+  it('renders each regatta variant, and the engineless prompt equals the explicit none', () => {
+    for (const variant of regatta.variants) {
+      const prompt = renderVariantPrompt(regatta, variant.slug);
       expect(prompt).toBe(variant.prompt);
-      expect(renderVariantPrompt(carom, variant.slug, 'none')).toBe(prompt);
+      expect(renderVariantPrompt(regatta, variant.slug, 'none')).toBe(prompt);
       expect(prompt).toContain('`/work`');
     }
   });
 
-  it('branches floe\'s prompt on the engine through the eq helper', () => {
-    const none = renderVariantPrompt(floe, 'base');
-    const simple = renderVariantPrompt(floe, 'base', 'simple-2d');
-    const structured = renderVariantPrompt(floe, 'base', 'structured-2d');
-    expect(none).toContain('What is missing is everything under `src/`');
-    expect(none).not.toContain('engine\'s own documentation');
-    expect(simple).toContain('This build runs on the **Simple 2D** engine');
-    expect(simple).toContain('documentation is at `/work/engine`');
-    expect(structured).toContain('This build runs on the **Structured 2D** engine');
+  it('branches crabber\'s prompt on the engine through the eq helper', () => {
+    const none = renderVariantPrompt(crabber, 'base');
+    const simple = renderVariantPrompt(crabber, 'base', 'simple-2d');
+    const structured = renderVariantPrompt(crabber, 'base', 'structured-2d');
+    expect(none).toContain('You build on **no engine**');
+    expect(none).not.toContain('documentation ships with the package');
+    expect(simple).toContain('You build on the **simple-2d** engine');
+    expect(simple).toContain('documentation ships with the package');
+    expect(structured).toContain('You build on the **structured-2d** engine');
     expect(new Set([none, simple, structured]).size).toBe(3);
   });
 
   it('answers 400 for an unknown engine and for one the version does not support', () => {
-    expect(statusOf(() => renderVariantPrompt(floe, 'base', 'unreal'))).toBe(400);
-    expect(statusOf(() => renderVariantPrompt(carom, 'base', 'simple-2d'))).toBe(400);
-    expect(statusOf(() => renderVariantPrompt(carom, 'frenzy'))).toBe(400);
+    expect(statusOf(() => renderVariantPrompt(crabber, 'base', 'unreal'))).toBe(400);
+    expect(statusOf(() => renderVariantPrompt(regatta, 'base', 'simple-2d'))).toBe(400);
+    expect(statusOf(() => renderVariantPrompt(regatta, 'frenzy'))).toBe(400);
   });
 
   it('lists the variant\'s seeded specs to the prompt, common first', () => {
-    const record = { ...carom, promptTemplate: '{{#each specs}}{{dest}}|{{path}}|{{name}}\n{{/each}}' };
-    const lines = renderVariantPrompt(record, 'multi').trim().split('\n');
+    const record = { ...regatta, promptTemplate: '{{#each specs}}{{dest}}|{{path}}|{{name}}\n{{/each}}' };
+    const lines = renderVariantPrompt(record, 'fleet').trim().split('\n');
     expect(lines[0]).toBe('specs/overview.md|/work/specs/overview.md|overview');
-    expect(lines.at(-1)).toBe('specs/balls.md|/work/specs/balls.md|balls');
+    expect(lines.at(-1)).toBe('specs/course.md|/work/specs/course.md|course');
     expect(lines).toHaveLength(8);
   });
 });
 
 describe('spec rendering', () => {
-  it('renders floe\'s spec set per engine in seed order, templates rendered and others verbatim', async () => {
-    const sourceDir = join(FIXTURE, FLOE);
-    const none = await renderVariantSpecs(floe, sourceDir, 'base');
-    const simple = await renderVariantSpecs(floe, sourceDir, 'base', 'simple-2d');
-    expect(none.map((spec) => spec.dest)).toEqual(floe.commonSpecs.map((spec) => spec.dest));
-    const overview = (specs: typeof none) => specs.find((spec) => spec.dest === 'specs/overview.md')!.body;
-    expect(overview(none)).not.toContain('{{');
-    expect(overview(simple)).toContain('built on the Simple 2D engine');
-    expect(overview(none)).not.toContain('Simple 2D');
-    const strait = none.find((spec) => spec.dest === 'specs/strait.md')!;
-    expect(strait.template).toBe(false);
-    expect(strait.body).toBe(simple.find((spec) => spec.dest === 'specs/strait.md')!.body);
+  it('renders crabber\'s spec set per engine in seed order, templates rendered and others verbatim', async () => {
+    const sourceDir = join(EXAMPLE_CATALOG, CRABBER);
+    const none = await renderVariantSpecs(crabber, sourceDir, 'base');
+    const simple = await renderVariantSpecs(crabber, sourceDir, 'base', 'simple-2d');
+    const structured = await renderVariantSpecs(crabber, sourceDir, 'base', 'structured-2d');
+    expect(none.map((spec) => spec.dest)).toEqual(crabber.commonSpecs.map((spec) => spec.dest));
+    const body = (specs: typeof none, dest: string) => specs.find((spec) => spec.dest === dest)!.body;
+    expect(body(none, 'specs/overview.md')).not.toContain('{{');
+    expect(body(none, 'specs/overview.md')).toContain('Specification v2.0.0, variant **Base**');
+    expect(body(simple, 'specs/overview.md')).toContain('This run builds on the **simple-2d** engine');
+    expect(body(none, 'specs/overview.md')).not.toContain('simple-2d');
+    // The else-if chain: each engine is told where its debug surface goes.
+    expect(body(none, 'specs/debug-surface.md')).toContain('window.__crabber');
+    expect(body(simple, 'specs/debug-surface.md')).toContain('as `[state, debug]`');
+    expect(body(structured, 'specs/debug-surface.md')).toContain('act on the live world');
+    const harbor = none.find((spec) => spec.dest === 'specs/harbor.md')!;
+    expect(harbor.template).toBe(false);
+    expect(harbor.body).toBe(body(simple, 'specs/harbor.md'));
   });
 
-  it('renders carom\'s variant specs to their variant dests', async () => {
-    const specs = await renderVariantSpecs(carom, join(FIXTURE, CAROM), 'gyre');
+  it('renders regatta\'s variant specs to their variant dests', async () => {
+    const specs = await renderVariantSpecs(regatta, join(EXAMPLE_CATALOG, REGATTA), 'gusts');
     expect(specs.map((spec) => `${spec.source}->${spec.dest}`).slice(-2)).toEqual([
-      'specs/obstacles-gyre.md->specs/obstacles.md',
-      'specs/balls-standard.md->specs/balls.md',
+      'specs/wind-shifting.md->specs/wind.md',
+      'specs/course-short.md->specs/course.md',
     ]);
   });
 

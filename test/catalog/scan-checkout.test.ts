@@ -4,18 +4,18 @@ import { describe, expect, it } from 'vitest';
 import { CatalogUnavailableError } from '../../src/catalog/catalog-unavailable-error.js';
 import { scanCheckout } from '../../src/catalog/scan-checkout.js';
 import { selectVersions } from '../../src/catalog/select-versions.js';
-import { FIXTURE, minimalCase, tempDir, writeVersion } from './catalog-test-helpers.js';
+import { copyOfCatalog, CRABBER, FOGHORN, minimalCase, REGATTA, tempDir, writeVersion } from './catalog-test-helpers.js';
 
 describe('scanCheckout', () => {
-  it('finds the fixture\'s four versions with manifest slugs and folder names', async () => {
-    const { versions, problems, groupFiles } = await scanCheckout(FIXTURE);
+  it('finds versions with manifest slugs and folder names, jams first, and group files', async () => {
+    const root = await copyOfCatalog([REGATTA, CRABBER, FOGHORN, 'test-case-groups/harbor-lights']);
+    const { versions, problems, groupFiles } = await scanCheckout(root);
     expect(problems).toEqual([]);
-    expect(groupFiles).toEqual(['test-case-groups/arcade-physics/test-case-group.toml']);
+    expect(groupFiles).toEqual(['test-case-groups/harbor-lights/test-case-group.toml']);
     expect(versions.map(({ kind, slug, version, folderName, relDir }) => ({ kind, slug, version, folderName, relDir }))).toEqual([
-      { kind: 'game-jam', slug: 'grace-period', version: 'v1.0.0', folderName: 'grace-period', relDir: 'game-jams/grace-period/v1.0.0' },
-      { kind: 'test-case', slug: 'coin-spin', version: 'v1.0.0', folderName: 'coin-spin', relDir: 'test-cases/asset-generation/easy/coin-spin/v1.0.0' },
-      { kind: 'test-case', slug: 'pong', version: 'v1.1.0', folderName: 'carom', relDir: 'test-cases/end-to-end/easy/carom/v1.1.0' },
-      { kind: 'test-case', slug: 'floe', version: 'v3.0.0', folderName: 'floe', relDir: 'test-cases/end-to-end/easy/floe/v3.0.0' },
+      { kind: 'game-jam', slug: 'foghorn', version: 'v1.0.0', folderName: 'foghorn', relDir: FOGHORN },
+      { kind: 'test-case', slug: 'crabber', version: 'v2.0.0', folderName: 'crabber', relDir: CRABBER },
+      { kind: 'test-case', slug: 'skiff-race', version: 'v1.1.0', folderName: 'regatta', relDir: REGATTA },
     ]);
   });
 

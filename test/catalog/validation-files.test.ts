@@ -1,19 +1,20 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listValidationFiles } from '../../src/catalog/validation-files.js';
-import { CAROM, FIXTURE, FLOE, tempDir, writeFiles } from './catalog-test-helpers.js';
+import { CRABBER, EXAMPLE_CATALOG, REGATTA, tempDir, writeFiles } from './catalog-test-helpers.js';
 
 describe('listValidationFiles', () => {
-  it('lists floe\'s validation files recursively, as sorted store-relative keys', async () => {
-    const keys = await listValidationFiles(join(FIXTURE, FLOE));
-    expect(keys).toHaveLength(648);
-    expect(keys[0]).toBe('validation/none/audio/cue-bay.test.ts');
-    expect(keys).toContain('validation/structured-2d/water/speed-scales-with-level.test.ts');
+  it('lists crabber\'s per-engine validation files recursively, as sorted store-relative keys', async () => {
+    const keys = await listValidationFiles(join(EXAMPLE_CATALOG, CRABBER));
+    // Twelve scripts and one support module for each of three engines.
+    expect(keys).toHaveLength(39);
+    expect(keys[0]).toBe('validation/none/boat/grid-moves.test.ts');
+    expect(keys).toContain('validation/structured-2d/support/harbor.ts');
     expect(keys).toEqual([...keys].sort());
   });
 
   it('is empty for a version without validation/', async () => {
-    expect(await listValidationFiles(join(FIXTURE, CAROM))).toEqual([]);
+    expect(await listValidationFiles(join(EXAMPLE_CATALOG, REGATTA))).toEqual([]);
   });
 
   it('sorts by code unit, not by locale, and descends every level', async () => {

@@ -3,35 +3,35 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CatalogFileError } from '../../src/catalog/catalog-file-error.js';
 import { contentHash, statFingerprint } from '../../src/catalog/version-hash.js';
-import { CAROM, copyOfFixture, FIXTURE, tempDir, writeFiles } from './catalog-test-helpers.js';
+import { copyOfCatalog, EXAMPLE_CATALOG, REGATTA, tempDir, writeFiles } from './catalog-test-helpers.js';
 
 describe('contentHash', () => {
   it('is stable for an unchanged folder and follows a one-byte change', async () => {
-    const root = await copyOfFixture(CAROM);
-    const dir = join(root, CAROM);
+    const root = await copyOfCatalog([REGATTA]);
+    const dir = join(root, REGATTA);
     const before = await contentHash(dir, root);
     expect(await contentHash(dir, root)).toBe(before);
-    expect(before).toBe(await contentHash(join(FIXTURE, CAROM), FIXTURE));
-    const spec = join(dir, 'specs/flow.md');
+    expect(before).toBe(await contentHash(join(EXAMPLE_CATALOG, REGATTA), EXAMPLE_CATALOG));
+    const spec = join(dir, 'specs/race.md');
     const text = await readFile(spec, 'utf8');
     await writeFile(spec, text.replace(/.$/s, (last) => (last === 'x' ? 'y' : 'x')));
     expect(await contentHash(dir, root)).not.toBe(before);
   });
 
   it('changes when a file is renamed, even with the same bytes', async () => {
-    const root = await copyOfFixture(CAROM);
-    const dir = join(root, CAROM);
+    const root = await copyOfCatalog([REGATTA]);
+    const dir = join(root, REGATTA);
     const before = await contentHash(dir, root);
-    await rename(join(dir, 'specs/flow.md'), join(dir, 'specs/flow2.md'));
+    await rename(join(dir, 'specs/race.md'), join(dir, 'specs/race2.md'));
     expect(await contentHash(dir, root)).not.toBe(before);
   });
 
   it('refuses a symlink that leaves the checkout', async () => {
-    const root = await copyOfFixture(CAROM);
-    await symlink('/etc/hostname', join(root, CAROM, 'specs/leak.md'));
-    const error = await contentHash(join(root, CAROM), root).catch((caught: unknown) => caught);
+    const root = await copyOfCatalog([REGATTA]);
+    await symlink('/etc/hostname', join(root, REGATTA, 'specs/leak.md'));
+    const error = await contentHash(join(root, REGATTA), root).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(CatalogFileError);
-    expect((error as Error).message).toBe(`${CAROM}/specs/leak.md: is a symlink that leaves the checkout (or is broken)`);
+    expect((error as Error).message).toBe(`${REGATTA}/specs/leak.md: is a symlink that leaves the checkout (or is broken)`);
   });
 
   it('follows a symlink to a file inside the checkout like a copy of it', async () => {
@@ -48,15 +48,15 @@ describe('contentHash', () => {
 
 describe('statFingerprint', () => {
   it('moves with size or mtime, not with a read', async () => {
-    const root = await copyOfFixture(CAROM);
-    const dir = join(root, CAROM);
+    const root = await copyOfCatalog([REGATTA]);
+    const dir = join(root, REGATTA);
     const before = await statFingerprint(dir, root);
-    await readFile(join(dir, 'specs/flow.md'));
+    await readFile(join(dir, 'specs/race.md'));
     expect(await statFingerprint(dir, root)).toBe(before);
-    await utimes(join(dir, 'specs/flow.md'), new Date(), new Date(Date.now() + 5000));
+    await utimes(join(dir, 'specs/race.md'), new Date(), new Date(Date.now() + 5000));
     const touched = await statFingerprint(dir, root);
     expect(touched).not.toBe(before);
-    await appendFile(join(dir, 'specs/flow.md'), '\n');
+    await appendFile(join(dir, 'specs/race.md'), '\n');
     expect(await statFingerprint(dir, root)).not.toBe(touched);
   });
 });

@@ -33,7 +33,7 @@ export function runRecord(options: RunRecordOptions = {}): Record<string, unknow
     startedAt: options.startedAt ?? new Date(Date.parse(finishedAt) - 600_000).toISOString(),
     finishedAt,
     subject: {
-      testCaseSlug: options.slug ?? 'pong',
+      testCaseSlug: options.slug ?? 'skiff-race',
       testCaseVersion: options.version ?? 'v1.1.0',
       variant: options.variant ?? 'base',
       harnessSlug: options.harness ?? 'claude',

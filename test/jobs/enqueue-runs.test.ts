@@ -61,8 +61,9 @@ describe('launch validation', () => {
     expect(answer.status).toBe(200);
     const [a, b, c, d] = answer.body.jobs;
     expect(a).toEqual({ jobId: expect.any(String) });
-    expect(b).toEqual({ error: { code: 'unprocessable', message: expect.stringContaining('acme/unpriced') } });
-    expect(c).toEqual({ error: { code: 'bad_request', message: 'runs[2].harness expected string.' } });
+    // The console reads a refusal's message as a string under `error`, the code beside it.
+    expect(b).toEqual({ error: expect.stringContaining('acme/unpriced'), code: 'unprocessable' });
+    expect(c).toEqual({ error: 'runs[2].harness expected string.', code: 'bad_request' });
     expect(d).toEqual({ jobId: expect.any(String) });
     const active = (await http.get('/jobs/active')).body.jobs.map((job: { runId: string }) => job.runId);
     expect(active).toEqual([a.jobId, d.jobId]);
@@ -72,7 +73,7 @@ describe('launch validation', () => {
 
 describe('holds', () => {
   it('holds a capped harness in pending and releases in original order when a slot frees', async () => {
-    expect((await http.put('/harness-config/claude', alice, { maxParallelism: 1 })).body).toEqual({ slug: 'claude', maxParallelism: 1 });
+    expect((await http.put('/harness-config/claude', alice, { maxParallelism: 1 })).body.harnesses).toContainEqual({ slug: 'claude', name: 'Claude Code', maxParallelism: 1 });
     const ids = (await http.post('/jobs/batch', alice, { runs: [launch, launch, launch, { ...launch, harness: 'codex', model: 'openai/gpt-5' }] })).body.jobs.map((j: { jobId: string }) => j.jobId);
     const first = (await http.post('/jobs/next', SERVICE)).body;
     expect(first.jobId).toBe(ids[0]);
@@ -86,7 +87,7 @@ describe('holds', () => {
     expect((await http.post('/jobs/next', SERVICE)).body.jobId).toBe(ids[1]);
     expect((await http.put('/harness-config/claude', alice, { maxParallelism: null })).status).toBe(200);
     expect((await http.post('/jobs/next', SERVICE)).body.jobId).toBe(ids[2]);
-    expect((await http.get('/harness-config')).body.harnesses).toContainEqual({ slug: 'claude', maxParallelism: null });
+    expect((await http.get('/harness-config')).body.harnesses).toContainEqual({ slug: 'claude', name: 'Claude Code', maxParallelism: null });
     await http.post('/jobs/cancel-all', alice);
   });
 

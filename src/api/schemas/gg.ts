@@ -3,15 +3,18 @@ import { Nullable } from './common.js';
 import { NullableInteger } from './jobs.js';
 
 const SlotModels = Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.String({ minLength: 1, maxLength: 300 }), {
-  description: 'a model per launch slot, keyed by slot name',
+  description: 'a model per agent (or older launch slot), keyed by its name; overrides the set\'s own bindings',
 });
-const CapabilitySet = Type.Object({}, { additionalProperties: true, description: 'gg capability set' });
+const CapabilitySet = Type.Object({}, {
+  additionalProperties: true,
+  description: 'gg capability set; { agents: [{ name, modelId, capabilities }] } binds its own models (root agent "root")',
+});
 
 export const GgConfigBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
     capabilitySet: CapabilitySet,
-    slotModels: SlotModels,
+    slotModels: Type.Optional(SlotModels),
   },
   { additionalProperties: false },
 );

@@ -4,6 +4,7 @@ import { NullableInteger } from './jobs.js';
 
 export const HarnessConfigEntry = Type.Object({
   slug: Type.String(),
+  name: Type.String({ description: 'display name' }),
   maxParallelism: Nullable(Type.Integer({ minimum: 1, description: 'in-flight runs allowed; null is uncapped' })),
 });
 export const HarnessConfigList = Type.Object({ harnesses: Type.Array(HarnessConfigEntry) });

@@ -68,9 +68,12 @@ export const LaunchBatchBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const ErrorItem = Type.Object({ code: Type.String(), message: Type.String() });
+export const BatchRefusal = Type.Object({
+  error: Type.String({ description: 'why the entry was refused, naming the field or value' }),
+  code: Type.String({ description: 'the error code a single launch would have answered with' }),
+});
 export const LaunchBatchAck = Type.Object({
-  jobs: Type.Array(Type.Union([Type.Object({ jobId: Type.String() }), Type.Object({ error: ErrorItem })])),
+  jobs: Type.Array(Type.Union([Type.Object({ jobId: Type.String() }), BatchRefusal])),
 });
 
 export const ClaimedJob = Type.Object({

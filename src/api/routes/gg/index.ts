@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { notFound } from '../../../errors.js';
 import { launchAck } from '../../../jobs/enqueue-runs.js';
 import { launchGgRun } from '../../../jobs/launch-gg-run.js';
+import { createGgConfig, updateGgConfig } from '../../../jobs/save-gg-config.js';
 import { errorResponses, NoContent } from '../../schemas/common.js';
 import { GgConfigBody, GgConfigList, GgConfigOut, GgConfigParams, GgRunBody } from '../../schemas/gg.js';
 import { LaunchAck, LaunchOriginQuery } from '../../schemas/jobs.js';
@@ -26,7 +27,7 @@ const ggRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/gg/configs', {
     config: { auth: 'account' },
     schema: { body: GgConfigBody, response: { 201: GgConfigOut, ...errorResponses(400, 401, 502) } },
-  }, async (request, reply) => reply.code(201).send(ctx.ggConfigs.create(request.account!.id, request.body)));
+  }, async (request, reply) => reply.code(201).send(createGgConfig(ctx, request.account!.id, request.body)));
 
   app.get('/gg/configs/:id', {
     config: { auth: 'account' },
@@ -36,7 +37,7 @@ const ggRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put('/gg/configs/:id', {
     config: { auth: 'account' },
     schema: { params: GgConfigParams, body: GgConfigBody, response: { 200: GgConfigOut, ...errorResponses(400, 401, 404, 502) } },
-  }, async (request) => ctx.ggConfigs.update(request.account!.id, request.params.id, request.body) ?? Promise.reject(missing(request.params.id)));
+  }, async (request) => updateGgConfig(ctx, request.account!.id, request.params.id, request.body) ?? Promise.reject(missing(request.params.id)));
 
   app.delete('/gg/configs/:id', {
     config: { auth: 'account' },

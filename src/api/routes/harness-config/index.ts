@@ -1,17 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { listHarnessConfig, setHarnessCap } from '../../../jobs/harness-caps.js';
 import { errorResponses } from '../../schemas/common.js';
-import { HarnessConfigBody, HarnessConfigEntry, HarnessConfigList, HarnessParams } from '../../schemas/harness-config.js';
+import { HarnessConfigBody, HarnessConfigList, HarnessParams } from '../../schemas/harness-config.js';
 
 const harnessConfigRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/harness-config', { schema: { response: { 200: HarnessConfigList, ...errorResponses() } } }, async () =>
     listHarnessConfig(app.harnessConfig),
   );
 
-  app.put('/harness-config/:slug', {
+  // The contract names PUT; the original console writes with POST. Both answer the whole list.
+  app.route({
+    method: ['PUT', 'POST'],
+    url: '/harness-config/:slug',
     config: { auth: 'account' },
-    schema: { params: HarnessParams, body: HarnessConfigBody, response: { 200: HarnessConfigEntry, ...errorResponses(400, 401, 404, 502) } },
-  }, async (request) => setHarnessCap(app.runJobs, app.harnessConfig, request.params.slug, request.body.maxParallelism));
+    schema: { params: HarnessParams, body: HarnessConfigBody, response: { 200: HarnessConfigList, ...errorResponses(400, 401, 404, 502) } },
+    handler: async (request) => setHarnessCap(app.runJobs, app.harnessConfig, request.params.slug, request.body.maxParallelism),
+  });
 };
 
 export default harnessConfigRoutes;

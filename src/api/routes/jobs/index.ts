@@ -8,6 +8,7 @@ import { followJobLive } from '../../../jobs/follow-job-live.js';
 import { relayJobEvents } from '../../../jobs/relay-job-events.js';
 import { reportJobStatus } from '../../../jobs/report-job-status.js';
 import { runSubject } from '../../../events/run-events.js';
+import { hijackReply } from '../../hijack-reply.js';
 import { claimDuration, timed } from '../../../metrics/process-metrics.js';
 import { JsonTooDeepError } from '../../json-depth.js';
 import { errorResponses, NoContent } from '../../schemas/common.js';
@@ -107,7 +108,7 @@ const jobsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request, reply) => {
     if (!ctx.jobs.get(request.params.id)) throw notFound(`No job ${request.params.id}.`);
     const signal = app.streams.track(reply.raw);
-    reply.hijack();
+    hijackReply(reply);
     await followJobLive(ctx, app.streams.redis, app.streams.tail, request.params.id, reply.raw, { ...app.liveStreams, signal });
   });
 };

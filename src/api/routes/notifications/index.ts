@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { notFound } from '../../../errors.js';
+import { hijackReply } from '../../hijack-reply.js';
 import { errorResponses, NoContent } from '../../schemas/common.js';
 import { StreamParams, StreamTopicsBody } from '../../schemas/notifications.js';
 
@@ -10,8 +11,7 @@ const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (_request, reply) => {
     // Subscribed before the socket is taken over, so a Redis outage still answers 503 in the envelope.
     await app.consoleStreams.subscribe();
-    reply.hijack();
-    await app.consoleStreams.open(reply.raw);
+    await app.consoleStreams.open(hijackReply(reply));
   });
 
   app.put('/notifications/:stream/topics', {
