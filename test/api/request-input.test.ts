@@ -36,7 +36,7 @@ describe('JSON nesting depth', () => {
   const tooDeep = { error: { code: 'bad_request', message: `The JSON body nests objects and arrays deeper than the limit of ${MAX_JSON_DEPTH} levels.` } };
 
   it('refuses gg capability sets, gg configurations and relayed events nested 5,000 deep (400 naming the limit)', async () => {
-    const config = (set: string) => `{"name":"deep","capabilitySet":{"tools":${set}},"slotModels":{}}`;
+    const config = (set: string) => `{"name":"deep","capabilitySet":{"agents":[{"name":"root","modelId":"openai/gpt-5","capabilities":{"tools":${set}}}]},"slotModels":{}}`;
     const created = await send('POST', '/gg/configs', config(nested(5_000)), bearer(operator));
     expect(created.statusCode).toBe(400);
     expect(created.json()).toEqual(tooDeep);

@@ -46,7 +46,7 @@ describe('RFC 3339 driver times', () => {
     // 12:30+02:00 is 10:30Z: earlier than 11:00Z although it sorts after it as text.
     await seedRun(backend, runRecord({ id: 'offset-run', startedAt: '2025-03-03T12:00:00+02:00', finishedAt: '2025-03-03T12:30:00+02:00' }));
     await seedRun(backend, runRecord({ id: 'utc-run', startedAt: '2025-03-03T10:45:00Z', finishedAt: '2025-03-03T11:00:00Z' }));
-    const page = (await backend.app.inject('/runs?fields=summary&state=any&limit=200')).json().runs.map((run: { id: string }) => run.id);
+    const page = (await backend.app.inject('/runs?fields=summary&state=any&offset=0&limit=200')).json().runs.map((run: { id: string }) => run.id);
     expect(page.indexOf('utc-run')).toBeLessThan(page.indexOf('offset-run'));
     const detail = (await backend.app.inject('/runs/offset-run')).json();
     expect(detail.record.finishedAt).toBe('2025-03-03T12:30:00+02:00');
