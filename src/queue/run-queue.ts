@@ -296,7 +296,12 @@ export class RunQueue {
   }
 
   async close(): Promise<void> {
-    await closeWithin(() => this.bull.close(), () => this.bull.disconnect());
+    // A queue closed while its connection is still starting up leaves BullMQ's start-up
+    // commands to reject with nobody listening; let it come up first (bounded like the close).
+    await closeWithin(async () => {
+      await this.bull.waitUntilReady().catch(() => undefined);
+      await this.bull.close();
+    }, () => this.bull.disconnect());
     await quitConnection(this.bullConnection);
   }
 }

@@ -51,7 +51,9 @@ function collect(into: FuzzRoute[]) {
     for (const method of [route.method].flat()) {
       if (method === 'HEAD' || STREAMS.has(`${method} ${route.url}`)) continue;
       const auth = ((route.config as { auth?: Credential } | undefined)?.auth ?? 'none');
-      into.push({ method, url: route.url, auth, ...(schema.params ? { params: schema.params } : {}), ...(schema.querystring ? { querystring: schema.querystring } : {}), ...(schema.body ? { body: schema.body } : {}) });
+      // The CORS plugin's preflight route is `OPTIONS *`: any path; fuzz it as a wildcard path.
+      const url = route.url === '*' ? '/*' : route.url;
+      into.push({ method, url, auth, ...(schema.params ? { params: schema.params } : {}), ...(schema.querystring ? { querystring: schema.querystring } : {}), ...(schema.body ? { body: schema.body } : {}) });
     }
   };
 }
