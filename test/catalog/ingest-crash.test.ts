@@ -110,6 +110,9 @@ it('fails a scan whose worker was killed, with a reason, never re-runs it, and s
   try {
     // One sweep per process that started the worker: the killed one's and the restarted one's.
     expect(sweeps).toHaveLength(2);
+    // QueueEvents reads from the stream's end once connected: a sweep finishing before that
+    // would never be heard of, so listen first (waitUntilFinished checks the state after).
+    await events.waitUntilReady();
     await Promise.all(sweeps.map((job) => job.waitUntilFinished(events, 30_000)));
   } finally {
     await events.close();
