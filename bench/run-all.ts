@@ -1,5 +1,6 @@
 /** `npm run bench`: every benchmark in one run, each printing its own baseline and ratios. */
 import benchClaim from './claim.js';
+import benchClaimProfile from './claim-profile.js';
 import benchCoverage from './coverage.js';
 import benchFloors from './floors.js';
 import benchIngestRescan from './ingest-rescan.js';
@@ -16,6 +17,7 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ['floors', benchFloors],
   ['ingest-rescan', benchIngestRescan],
   ['claim', benchClaim],
+  ['claim-profile', benchClaimProfile],
   ['runs-listing', benchRunsListing],
   ['coverage', benchCoverage],
   ['ladder-progress', benchLadderProgress],

@@ -32,16 +32,30 @@ export function printTable(title: string, rows: Array<Record<string, string | nu
   console.table(rows);
 }
 
-/** Times `a` and `b` alternately, `iterations` times each after `warmup` untimed rounds. */
-// HTTP and raw calls alternate so both series see the same load on this shared machine.
-export async function timePaired(iterations: number, warmup: number, a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<[LatencySummary, LatencySummary]> {
-  const samples: [number[], number[]] = [[], []];
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Times each call in turn, round after round: `iterations` timed rounds after `warmup`
+ * untimed ones. Floors and the code under test interleave, so every series sees the same
+ * load on a shared machine. Each call starts on a settled event loop: work a call leaves
+ * behind after answering (response hooks, a deferred write) runs untimed rather than being
+ * charged to the next series.
+ */
+export async function timeInterleaved(iterations: number, warmup: number, calls: Array<() => Promise<unknown>>): Promise<LatencySummary[]> {
+  const samples: number[][] = calls.map(() => []);
   for (let i = 0; i < warmup + iterations; i++) {
-    for (const [side, call] of [a, b].entries()) {
+    for (const [side, call] of calls.entries()) {
       const start = process.hrtime.bigint();
       await call();
       if (i >= warmup) samples[side]!.push(Number(process.hrtime.bigint() - start) / 1e6);
+      await settle();
     }
   }
-  return [summarize(samples[0]), summarize(samples[1])];
+  return samples.map(summarize);
+}
+
+/** Times `a` and `b` alternately, `iterations` times each after `warmup` untimed rounds. */
+export async function timePaired(iterations: number, warmup: number, a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<[LatencySummary, LatencySummary]> {
+  const [first, second] = await timeInterleaved(iterations, warmup, [a, b]);
+  return [first!, second!];
 }

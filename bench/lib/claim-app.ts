@@ -1,0 +1,48 @@
+/**
+ * The app the claim benchmarks drive: the real server with a service token and a fixed
+ * launch catalog, filled through the real enqueue path.
+ */
+import { randomUUID } from 'node:crypto';
+import { enqueueRuns } from '../../src/jobs/enqueue-runs.js';
+import type { LaunchCatalog } from '../../src/jobs/launch-catalog.js';
+import { startBenchBackend, type BenchBackend } from './bench-backend.js';
+
+export const SERVICE_TOKEN = 'bench-service-token';
+export const CLAIM_HEADERS = { authorization: `Bearer ${SERVICE_TOKEN}` };
+export const BENCH_LAUNCH = { testCase: 'carom', version: 'v1.1.0', variant: 'base', harness: 'claude', model: 'bench/model' };
+
+// The catalog is another area's; a fixed answer keeps the benchmark about the queue.
+const catalog: LaunchCatalog = {
+  version: () => ({ engines: [], variants: ['base'], testType: 'end-to-end', maxRuntimeSeconds: 1800 }),
+  caseExists: () => true,
+};
+
+export interface ClaimApp extends BenchBackend {
+  /** Enqueues `count` copies of `launch` (default BENCH_LAUNCH) through the real enqueue path; answers their job ids in order. */
+  fill(count: number, launch?: object): Promise<string[]>;
+}
+
+export async function startClaimApp(redisUrl: string): Promise<ClaimApp> {
+  const backend = await startBenchBackend(redisUrl, {
+    SERVICE_TOKEN,
+    REDIS_PREFIX: `bench${randomUUID().slice(0, 8)}`,
+    RUN_WORKERS: 'false',
+  }, { catalog });
+  backend.app.models.create({
+    slug: BENCH_LAUNCH.model, listPriceInputPerMtok: 3, listPriceCachedInputPerMtok: 0.3, listPriceOutputPerMtok: 15, listPriceAsOf: '2026-11-01',
+  });
+  return {
+    ...backend,
+    async fill(count, launch = BENCH_LAUNCH) {
+      const ids: string[] = [];
+      for (let i = 0; i < count; i += 1000) {
+        const results = await enqueueRuns(backend.app.runJobs, 'bench-account', Array.from({ length: Math.min(1000, count - i) }, () => launch));
+        for (const result of results) {
+          if (!('jobId' in result)) throw new Error(`enqueue refused (${result.code}): ${result.error}`);
+          ids.push(result.jobId);
+        }
+      }
+      return ids;
+    },
+  };
+}
