@@ -69,7 +69,13 @@ async function app(instance: FastifyInstance, { config, db, jobs = {} }: AppOpti
   await instance.register(authenticate, {
     verifier: tokenVerifier({ authUrl: config.authUrl, cacheMs: config.authCacheMs }),
     serviceToken: config.serviceToken,
-    jobTokenHash: (jobId) => tokenHashes.tokenHash(jobId),
+    // A claim's row is written just behind its answer (dispatch-recorder.ts): this process
+    // remembers the claims it has not written yet, and a claim another process made moments
+    // ago is in Redis before it is in the store.
+    jobTokenHash: (jobId) => {
+      const stored = instance.runJobs.dispatches.pendingTokenHash(jobId) ?? tokenHashes.tokenHash(jobId);
+      return stored === null ? instance.runJobs.queue.tokenHash(jobId) : stored;
+    },
   });
   await instance.register(models);
   await instance.register(probes);

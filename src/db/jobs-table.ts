@@ -50,9 +50,12 @@ export function jobsTable(db: Database) {
   const byId = db.prepare<[string], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`);
   const tokenOf = db.prepare<[string], string | null>('SELECT token_hash FROM jobs WHERE id = ?').pluck();
   const inFlight = db.prepare<[], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${IN_FLIGHT} ORDER BY seq`);
-  // By `seq`, the row's key: the claim's hot path skips the id index.
+  // By `seq`, the row's key: the claim's hot path skips the id index. Claims are written
+  // behind their answer, so a driver's report (or a cancel) may have moved the row on
+  // already: only a waiting row becomes `dispatched`; the token and time are written anyway.
   const dispatched = db.prepare<[string, string, number]>(
-    `UPDATE jobs SET state = 'dispatched', token_hash = ?, dispatched_at = ? WHERE seq = ?`,
+    `UPDATE jobs SET state = CASE WHEN state IN ('queued', 'pending') THEN 'dispatched' ELSE state END,
+       token_hash = ?, dispatched_at = ? WHERE seq = ?`,
   );
   const waitingState = db.prepare<[JobState, string]>('UPDATE jobs SET state = ? WHERE id = ?');
   const started = db.prepare<[JobState, string, string]>(
@@ -65,8 +68,8 @@ export function jobsTable(db: Database) {
   const setStates = db.transaction((ids: string[], state: JobState) => {
     for (const id of ids) waitingState.run(state, id);
   });
-  const dispatchAll = db.transaction((claims: Array<{ seq: number; tokenHash: string }>, at: string) => {
-    for (const claim of claims) dispatched.run(claim.tokenHash, at, claim.seq);
+  const dispatchAll = db.transaction((claims: Array<{ seq: number; tokenHash: string; at: string }>) => {
+    for (const claim of claims) dispatched.run(claim.tokenHash, claim.at, claim.seq);
   });
   const finishAll = db.transaction((ids: string[], state: JobState, detail: string | null, at: string) => {
     for (const id of ids) finished.run(state, detail, null, at, id);
@@ -80,7 +83,8 @@ export function jobsTable(db: Database) {
     tokenHash: (id: string): string | null | undefined => tokenOf.get(id),
     /** Non-terminal jobs in queue order. */
     inFlight: (): JobRow[] => inFlight.all(),
-    markAllDispatched: (claims: Array<{ seq: number; tokenHash: string }>, at: string) => void dispatchAll(claims, at),
+    /** Claims, many at once, each with its token's hash and time. */
+    markAllDispatched: (claims: Array<{ seq: number; tokenHash: string; at: string }>) => void dispatchAll(claims),
     /** queued <-> pending moves, many at once. */
     markWaiting: (ids: string[], state: 'queued' | 'pending') => void (ids.length > 0 && setStates(ids, state)),
     markStarted: (id: string, state: 'starting' | 'running', at: string) => void started.run(state, at, id),

@@ -6,9 +6,9 @@ import type { NewJobRow } from '../db/jobs-table.js';
 import { badRequest, HttpError, notFound, unprocessable } from '../errors.js';
 import { runEventJson, runSubjectJson } from '../events/run-events.js';
 import { jamGroup } from '../queue/queue-keys.js';
-import type { QueuedRun } from '../queue/run-queue.js';
+import type { MovedJob, QueuedRun } from '../queue/run-queue.js';
 import { bindGgModels } from './bind-gg-models.js';
-import type { JobsContext } from './jobs-context.js';
+import { announceWaiting, type JobsContext } from './jobs-context.js';
 
 export interface LaunchOptions {
   /** `plan:<id>`, `ladder:<id>`, or null for a direct launch. */
@@ -161,14 +161,17 @@ export async function enqueuePrepared(ctx: JobsContext, launches: PreparedLaunch
     maxRuntimeSeconds,
   }));
   for (const run of runs) ctx.bus.publishRun(runEventJson('enqueued', 'queued', run.subjectJson));
+  let held: MovedJob[];
   try {
-    await ctx.queue.add(runs);
+    held = await ctx.queue.add(runs);
   } catch (error) {
     const detail = 'The job could not be queued.';
     ctx.jobs.markAllFinished(runs.map((run) => run.id), 'failed', detail, new Date().toISOString());
     for (const run of runs) ctx.bus.publishRun(runEventJson('finished', 'failed', run.subjectJson, { recordId: null, detail }));
     throw error;
   }
+  // Jobs whose harness is at its cap (or whose game jam is in play) wait from the start.
+  announceWaiting(ctx, held, 'pending');
   return runs.map((run) => run.id);
 }
 

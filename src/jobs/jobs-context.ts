@@ -1,9 +1,10 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { GgConfigsTable } from '../db/gg-configs-table.js';
 import type { JobsTable } from '../db/jobs-table.js';
 import type { ConsoleEventBus } from '../events/console-event-bus.js';
 import { runCompletedNotification, runEventJson } from '../events/run-events.js';
 import type { MovedJob, RunQueue } from '../queue/run-queue.js';
+import type { DispatchRecorder } from './dispatch-recorder.js';
 import type { LaunchCatalog } from './launch-catalog.js';
 import type { LaunchModels } from './launch-models.js';
 import type { RunRecordSink } from './run-record-sink.js';
@@ -23,12 +24,12 @@ export interface JobsContext {
   catalog: LaunchCatalog;
   models: LaunchModels;
   records: RunRecordSink;
-  /** Records a claim (by the job's `seq`) in SQLite, committed with the claims answered alongside it; resolves once committed. */
-  recordDispatch: (seq: number, tokenHash: string) => Promise<void>;
+  /** Copies claims to SQLite behind their answers (see dispatch-recorder.ts). */
+  dispatches: DispatchRecorder;
   log: JobsLog;
 }
 
-export const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
+export const sha256Hex = (text: string) => hash('sha256', text, 'hex');
 
 /** What copies a script's decisions to SQLite and announces them; a background worker builds one too. */
 export interface JobsRecorder {

@@ -8,7 +8,6 @@ import { reportJobStatus } from './report-job-status.js';
 
 const CHUNK = 1000;
 const LOST = 'The job was lost from Redis while in flight.';
-const INTERRUPTED = 'The claim was interrupted before the dispatcher received the job.';
 export const REAPED = 'The service restarted while the job was in flight.';
 
 export interface ReconcileOptions {
@@ -47,7 +46,6 @@ export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConf
   for (const row of stored) announceWaiting(ctx, await ctx.queue.setCap(row.slug, row.maxParallelism, row.revision), 'queued');
 
   const report: ReconcileReport = { updated: 0, requeued: 0, lost: 0 };
-  const interrupted: string[] = [];
   const orphans = new Set(await ctx.queue.takeOrphans());
   const rows = ctx.jobs.inFlight();
   const now = new Date().toISOString();
@@ -65,18 +63,24 @@ export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConf
         return;
       }
       if (!redis) return;
-      if (redis.state === 'dispatched' && !row.tokenHash && options.exclusive) interrupted.push(row.id);
-      if (redis.state === row.state) return;
-      report.updated += 1;
+      // A claim is written to SQLite behind its answer: one the process died before writing
+      // is copied from Redis, token included, so its driver's reports are accepted.
+      const unwrittenClaim = redis.tokenHash !== null && !row.tokenHash;
+      if (unwrittenClaim) {
+        const at = redis.dispatchedAtMs === null ? now : new Date(redis.dispatchedAtMs).toISOString();
+        ctx.jobs.markAllDispatched([{ seq: row.seq, tokenHash: redis.tokenHash!, at }]);
+      }
+      if (unwrittenClaim || redis.state !== row.state) report.updated += 1;
+      if (redis.state === row.state || redis.state === 'dispatched') return;
       copyState(ctx, row, redis.state, redis.detail || null, redis.recordId || null, now);
     });
-    await ctx.queue.requeue(requeue);
+    const held = await ctx.queue.requeue(requeue);
     ctx.jobs.markWaiting(requeue.map((run) => run.id), 'queued');
+    announceWaiting(ctx, held, 'pending');
     ctx.jobs.markAllFinished(lost, 'failed', LOST, now);
     report.requeued += requeue.length;
     report.lost += lost.length;
   }
-  for (const id of interrupted) await reportJobStatus(ctx, id, { state: 'failed', detail: INTERRUPTED });
   return report;
 }
 
@@ -84,7 +88,6 @@ function copyState(ctx: JobsContext, row: JobRow, state: JobState, detail: strin
   if (isTerminal(state)) ctx.jobs.markFinished(row.id, state, detail, recordId, now);
   else if (state === 'queued' || state === 'pending') ctx.jobs.markWaiting([row.id], state);
   else if (state === 'starting' || state === 'running') ctx.jobs.markStarted(row.id, state, now);
-  // `dispatched` in Redis but not in SQLite: the claim never reached its dispatcher; failed as interrupted.
 }
 
 function queuedRun(ctx: JobsContext, row: JobRow): QueuedRun {

@@ -1,6 +1,9 @@
-import { createHash } from 'node:crypto';
 import { sameSecret } from '../http/same-secret.js';
 import { notFound, unauthorized } from '../errors.js';
+import { sha256Hex } from './jobs-context.js';
+
+/** sha256 (hex) of a job's per-job token: undefined for an unknown job, null before its claim. */
+export type JobTokenHashOf = (jobId: string) => string | null | undefined | Promise<string | null | undefined>;
 
 /**
  * Checks a per-job token (minted at claim, stored only as its sha256) against the job it
@@ -8,10 +11,10 @@ import { notFound, unauthorized } from '../errors.js';
  * The `job` route requirement names the job in the `:id` path parameter; a driver's artifact
  * upload names it in `x-svc-job-id` (Authentication rule 6).
  */
-export function verifyJobToken(tokenHashOf: (jobId: string) => string | null | undefined, jobId: string, token: string): void {
-  const expected = tokenHashOf(jobId);
+export async function verifyJobToken(tokenHashOf: JobTokenHashOf, jobId: string, token: string): Promise<void> {
+  const expected = await tokenHashOf(jobId);
   if (expected === undefined) throw notFound(`No job ${jobId}.`);
-  const given = createHash('sha256').update(token).digest('hex');
+  const given = sha256Hex(token);
   if (expected === null || !sameSecret(given, expected)) {
     throw unauthorized(`The token is not the job token of job ${jobId}.`);
   }

@@ -23,6 +23,8 @@ export function deploymentRegistry(app: FastifyInstance): Registry {
     registers: [registry],
     collect() {
       this.reset();
+      // This process's claims not yet written count as what they are.
+      app.runJobs.dispatches.flush();
       for (const row of counts()) this.set({ state: row.state, harness: row.harness }, row.jobs);
     },
   });

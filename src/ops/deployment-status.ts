@@ -28,6 +28,8 @@ export function deploymentStatus(app: FastifyInstance): () => Promise<Status> {
   return async () => {
     const jobs = zeroCounts();
     const byHarness = new Map<string, StateCounts>();
+    // This process's claims not yet written count as what they are.
+    app.runJobs.dispatches.flush();
     for (const row of counts()) {
       jobs[row.state] += row.jobs;
       const harness = byHarness.get(row.harness) ?? zeroCounts();

@@ -5,62 +5,9 @@ import { DAY } from '../time.js';
 import { closeWithin, quitConnection, reportOutages, type RedisLog } from '../redis/redis-connections.js';
 import { loadLuaScript } from './load-lua-script.js';
 import { RUN_QUEUE, runQueueKeys, type RunQueueKeys } from './queue-keys.js';
+import type { CancelResult, CancelScope, ClaimResult, JobState, MovedJob, QueuedRun, ReportOutcome, RunState, SweepResult } from './run-queue-types.js';
 
-export type JobState = 'queued' | 'pending' | 'dispatched' | 'starting' | 'running' | 'succeeded' | 'failed' | 'canceled';
-export const ACTIVE_STATES = ['dispatched', 'starting', 'running'] as const;
-export const WAITING_STATES = ['queued', 'pending'] as const;
-export const TERMINAL_STATES = ['succeeded', 'failed', 'canceled'] as const;
-export const isTerminal = (state: JobState) => (TERMINAL_STATES as readonly string[]).includes(state);
-
-/** A job a script moved, with its pre-encoded run-event subject (see `QueuedRun.subjectJson`). */
-export interface MovedJob {
-  id: string;
-  subjectJson: string;
-}
-
-/** What the claim script hands back: the BullMQ job data and run subject stay raw JSON text. */
-export interface ClaimResult {
-  /** Null when nothing was claimable. The script already published the `state-changed` events. */
-  claimed: { id: string; seq: number; requestJson: string; subjectJson: string; origin: string | null } | null;
-  /** Jobs this claim moved to `pending` on its way to a claimable one. */
-  held: MovedJob[];
-}
-
-export type ReportOutcome =
-  | 'applied' | 'same' | 'attached' | 'discarded' | 'backward' | 'unclaimed' | 'terminal' | 'not-canceled' | 'missing';
-
-export type CancelScope = 'waiting' | 'active' | 'any';
-
-export interface CancelResult {
-  canceled: Array<MovedJob & { previous: JobState }>;
-  /** Held jobs the cancel's freed slots returned to `queued`. */
-  released: MovedJob[];
-  skipped: Array<{ id: string; state: JobState | 'missing' }>;
-}
-
-/** One new run job as the queue stores it. */
-export interface QueuedRun {
-  id: string;
-  /** Enqueue order; held jobs return to the queue in this order. */
-  seq: number;
-  harness: string;
-  /** `<slug>|<model>` for a game jam, else ''. */
-  jam: string;
-  /** The launch body handed to the driver at claim, stored as the BullMQ job's data. */
-  request: object;
-  /** Run-event members (`"runId":…,"testCaseSlug":…`) without braces, pre-encoded once. */
-  subjectJson: string;
-  /** `plan:<id>`, `ladder:<id>` or null. */
-  origin: string | null;
-  /** The launch's maxRuntimeSeconds, else its version's; null when unknown (the job is never reaped for its run time). */
-  maxRuntimeSeconds: number | null;
-}
-
-/** What one stale-job sweep failed, and the held jobs the freed slots released. */
-export interface SweepResult {
-  failed: Array<MovedJob & { previous: JobState; detail: string }>;
-  released: MovedJob[];
-}
+export * from './run-queue-types.js';
 
 export interface RunQueueOptions {
   redis: Redis;
@@ -82,8 +29,9 @@ export interface RunQueueOptions {
 /** Default byte cap of one run's live backlog (16 MiB of event text). */
 export const LIVE_BACKLOG_MAX_BYTES = 16 * 1024 * 1024;
 
-type ScriptName = 'claimNextJob' | 'reportJobStatus' | 'cancelJobs' | 'setHarnessCap' | 'appendLive' | 'sweepStaleJobs';
+type ScriptName = 'addJobs' | 'claimNextJob' | 'reportJobStatus' | 'cancelJobs' | 'setHarnessCap' | 'appendLive' | 'sweepStaleJobs';
 const SCRIPTS: Record<ScriptName, string> = {
+  addJobs: 'add-jobs.lua',
   appendLive: 'append-live.lua',
   claimNextJob: 'claim-next-job.lua',
   reportJobStatus: 'report-job-status.lua',
@@ -92,6 +40,8 @@ const SCRIPTS: Record<ScriptName, string> = {
   sweepStaleJobs: 'sweep-stale-jobs.lua',
 };
 const CONTEXT_KEYS = 8;
+/** Jobs queued per script call: large enough to batch, small enough to keep one call short. */
+const ADD_CHUNK = 500;
 /** Keys a script takes after the shared context's. */
 const EXTRA_KEYS: Partial<Record<ScriptName, number>> = { setHarnessCap: 1 };
 
@@ -150,27 +100,27 @@ export class RunQueue {
     }
   }
 
-  /** Writes each run's state hash, then adds the BullMQ jobs, so no job is claimable before its state exists. */
-  async add(runs: QueuedRun[]): Promise<void> {
-    if (runs.length === 0) return;
-    const pipeline = this.redis.pipeline();
-    for (const run of runs) {
-      pipeline.hset(this.keys.run(run.id), {
-        state: 'queued', harness: run.harness, jam: run.jam, seq: run.seq, subject: run.subjectJson, origin: run.origin ?? '',
-        ...(run.maxRuntimeSeconds === null ? {} : { maxRuntime: run.maxRuntimeSeconds }),
-      });
+  /**
+   * Queues new jobs: each BullMQ job, its run state and its place in one script per chunk.
+   * Answers the jobs held (`pending`) as they were queued: their harness was at its cap, or
+   * their game jam in play.
+   */
+  async add(runs: QueuedRun[]): Promise<MovedJob[]> {
+    const held: MovedJob[] = [];
+    for (let i = 0; i < runs.length; i += ADD_CHUNK) {
+      const args = runs.slice(i, i + ADD_CHUNK).flatMap((run) => [
+        run.id, run.seq, run.harness, run.jam, run.subjectJson, run.origin ?? '', run.maxRuntimeSeconds ?? '', JSON.stringify(run.request),
+      ]);
+      held.push(...moved((await this.call('addJobs', args)) as string[]));
     }
-    const results = await pipeline.exec();
-    const failure = results?.find(([error]) => error);
-    if (failure) throw toError(failure[0], 'run queue add');
-    await this.bull.addBulk(runs.map((run) => ({ name: 'run', data: run.request, opts: { jobId: run.id } })));
+    return held;
   }
 
-  /** Re-queues jobs Redis lost (reconcile): drops any stale BullMQ hash first, since BullMQ skips an id it already holds. */
-  async requeue(runs: QueuedRun[]): Promise<void> {
-    if (runs.length === 0) return;
+  /** Re-queues jobs Redis lost (reconcile): drops any stale BullMQ hash first, since `add` skips an id it already holds. */
+  async requeue(runs: QueuedRun[]): Promise<MovedJob[]> {
+    if (runs.length === 0) return [];
     await this.redis.del(...runs.map((run) => this.keys.bullJobPrefix + run.id));
-    await this.add(runs);
+    return this.add(runs);
   }
 
   /**
@@ -245,15 +195,21 @@ export class RunQueue {
   }
 
   /** Run state as Redis holds it, for reconcile: null when Redis has no state for the job. */
-  async states(ids: string[]): Promise<Array<{ state: JobState; recordId: string; detail: string } | null>> {
+  async states(ids: string[]): Promise<Array<RunState | null>> {
     const pipeline = this.redis.pipeline();
-    for (const id of ids) pipeline.hmget(this.keys.run(id), 'state', 'recordId', 'detail');
+    for (const id of ids) pipeline.hmget(this.keys.run(id), 'state', 'recordId', 'detail', 'token', 'dispatchedAt');
     const results = (await pipeline.exec()) ?? [];
     return results.map(([error, value]) => {
       if (error) throw toError(error, 'run queue states');
-      const [state, recordId, detail] = value as Array<string | null>;
-      return state ? { state: state as JobState, recordId: recordId ?? '', detail: detail ?? '' } : null;
+      const [state, recordId, detail, token, dispatchedAt] = value as Array<string | null>;
+      if (!state) return null;
+      return { state: state as JobState, recordId: recordId ?? '', detail: detail ?? '', tokenHash: token || null, dispatchedAtMs: dispatchedAt ? Number(dispatchedAt) : null };
     });
+  }
+
+  /** The claimed token's hash as Redis holds it; null when the job is not claimed (or Redis forgot it). */
+  async tokenHash(id: string): Promise<string | null> {
+    return (await this.redis.hget(this.keys.run(id), 'token')) || null;
   }
 
   async waitingCount(): Promise<number> {

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
+import { sha256Hex } from '../../src/jobs/jobs-context.js';
+import { mintJobToken } from '../../src/jobs/mint-job-token.js';
 import { REAPED } from '../../src/jobs/reconcile-jobs.js';
 import { startManagedRedis } from '../../src/redis/managed-redis.js';
 import { openConsole, seedCatalog } from '../helpers/jobs-fixtures.js';
@@ -86,6 +88,29 @@ describe('restarts', () => {
     const again = await restart(backend, { reapOrphanedJobs: false });
     expect((await again.http.get(`/jobs/${jobId}`)).body.state).toBe('running');
     expect((await again.http.post(`/jobs/${jobId}/status`, jobToken, { state: 'failed', detail: 'x' })).status).toBe(204);
+  });
+
+  it('hears a driver whose claim is in Redis before its row is written (a claim made by another process)', async () => {
+    const { backend, http, operator } = await start();
+    const { jobId } = (await http.post('/jobs', operator, launch)).body;
+    const jobToken = mintJobToken();
+    expect((await backend.app.runJobs.queue.claim(sha256Hex(jobToken))).claimed!.id).toBe(jobId);
+    expect(backend.app.runJobs.jobs.get(jobId)!.tokenHash).toBeNull();
+    expect((await http.post(`/jobs/${jobId}/status`, 'not-the-job-token', { state: 'starting' })).status).toBe(401);
+    expect((await http.post(`/jobs/${jobId}/status`, jobToken, { state: 'starting' })).status).toBe(204);
+    expect((await http.get(`/jobs/${jobId}`)).body.state).toBe('starting');
+  });
+
+  it('copies at boot a claim the process died before writing, token included', async () => {
+    const { backend, http, operator } = await start();
+    const { jobId } = (await http.post('/jobs', operator, launch)).body;
+    // The claim script ran; the process died before the claim's row was written.
+    const jobToken = mintJobToken();
+    await backend.app.runJobs.queue.claim(sha256Hex(jobToken));
+    const again = await restart(backend, { reapOrphanedJobs: false });
+    expect(again.app.runJobs.jobs.get(jobId)).toMatchObject({ state: 'dispatched', tokenHash: sha256Hex(jobToken) });
+    expect(again.app.runJobs.jobs.get(jobId)!.dispatchedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect((await again.http.post(`/jobs/${jobId}/status`, jobToken, { state: 'running' })).status).toBe(204);
   });
 
   it('reconciles SQLite with Redis at boot: Redis decides, and lost waiting jobs are queued again', async () => {

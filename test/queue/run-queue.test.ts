@@ -50,6 +50,39 @@ describe('run queue scripts', () => {
     expect(await queue.bull.getCompletedCount()).toBe(1);
   });
 
+  it('holds jobs as they are queued behind a full harness, so a claim never walks past them', async () => {
+    await queue.setCap('claude', 1, null);
+    const first = run();
+    expect(await queue.add([first])).toEqual([]);
+    expect((await queue.claim('t')).claimed!.id).toBe(first.id);
+    const capped = Array.from({ length: 300 }, () => run());
+    const free = run('codex');
+    const held = await queue.add([...capped, free]);
+    expect(held.map((job) => job.id)).toEqual(capped.map((job) => job.id));
+    expect(await queue.waitingCount()).toBe(1);
+    const claim = await queue.claim('t');
+    expect(claim.claimed!.id).toBe(free.id);
+    expect(claim.held).toEqual([]);
+    expect(await queue.claim('t')).toEqual({ claimed: null, held: [] });
+    // A newcomer queues behind the held ones, and the freed slot goes to the oldest.
+    const late = run();
+    expect((await queue.add([late])).map((job) => job.id)).toEqual([late.id]);
+    expect((await queue.report(first.id, 'failed', { detail: 'x' })).released.map((job) => job.id)).toEqual([capped[0]!.id]);
+    expect((await queue.claim('t')).claimed!.id).toBe(capped[0]!.id);
+    expect((await queue.states([late.id]))[0]!.state).toBe('pending');
+    // BullMQ still reads each one as its job.
+    expect((await queue.bull.getJob(late.id))?.data).toEqual({ testCase: 'carom', harness: 'claude' });
+  });
+
+  it('holds a game jam run as it is queued while the same model plays that jam', async () => {
+    const [a, b] = [run('claude', 'jam|m'), run('codex', 'jam|m')];
+    await queue.add([a!]);
+    expect((await queue.claim('t')).claimed!.id).toBe(a!.id);
+    expect((await queue.add([b!])).map((job) => job.id)).toEqual([b!.id]);
+    expect((await queue.cancel('any', 'stop', { ids: [a!.id] })).released.map((job) => job.id)).toEqual([b!.id]);
+    expect((await queue.claim('t')).claimed!.id).toBe(b!.id);
+  });
+
   it('keeps one same-model game jam run in flight', async () => {
     const [a, b] = [run('claude', 'jam|m'), run('codex', 'jam|m')];
     await queue.add([a!, b!]);

@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import type { Account, TokenVerifier } from '../../accounts/verify-token.js';
 import { unauthorized } from '../../errors.js';
 import { sameSecret } from '../../http/same-secret.js';
-import { verifyJobToken } from '../../jobs/verify-job-token.js';
+import { verifyJobToken, type JobTokenHashOf } from '../../jobs/verify-job-token.js';
 
 /**
  * What a route needs from the caller, declared in its options as `config: { auth }`:
@@ -28,8 +28,7 @@ declare module 'fastify' {
 export interface AuthenticateOptions {
   verifier: TokenVerifier;
   serviceToken: string | null;
-  /** sha256 (hex) of a job's per-job token; undefined for an unknown job, null before its claim. */
-  jobTokenHash?: (jobId: string) => string | null | undefined;
+  jobTokenHash?: JobTokenHashOf;
 }
 
 export function bearerToken(request: FastifyRequest): string | null {
@@ -56,7 +55,7 @@ async function authenticate(app: FastifyInstance, { verifier, serviceToken, jobT
       if (typeof jobId !== 'string' || jobId === '') {
         throw unauthorized('This endpoint names its job in the x-svc-job-id header, whose per-job token is the bearer token; a run id is not a job id.');
       }
-      verifyJobToken(jobTokenHash ?? (() => undefined), jobId, token);
+      await verifyJobToken(jobTokenHash ?? (() => undefined), jobId, token);
       return;
     }
     request.account = await verifier.verify(token);

@@ -3,6 +3,8 @@
   whose harness is at its cap or whose game jam is already being played by the same model
   (state `pending`, in a per-group set ordered by enqueue sequence), and moves the first
   claimable one to BullMQ's active list as `dispatched` with the per-job token's hash.
+  Most holds happen as jobs are queued (add-jobs.lua); a claim holds the jobs queued before
+  their group filled up, or before a cap was lowered.
 
   KEYS[1..8], ARGV[1..8]: the shared run-queue context (run-queue-context.lua).
   ARGV[9]  sha256 of the per-job token minted for this claim
@@ -27,17 +29,9 @@ for _ = 1, tonumber(ARGV[10]) do
     if not run[1] then
       rcall('LPUSH', ctx.orphans, id)
     elseif run[1] == 'queued' then
-      local group = nil
-      local cap = tonumber(rcall('HGET', ctx.caps, run[2]) or '')
-      if cap and rcall('SCARD', ctx.inflightPrefix .. 'h:' .. run[2]) >= cap then
-        group = 'h:' .. run[2]
-      elseif run[3] ~= '' and rcall('SCARD', ctx.inflightPrefix .. 'j:' .. run[3]) > 0 then
-        group = 'j:' .. run[3]
-      end
+      local group = holdGroupOf(run[2], run[3], false)
       if group then
-        rcall('ZADD', ctx.pendingPrefix .. group, tonumber(run[4]), id)
-        rcall('SADD', ctx.pendingGroups, group)
-        rcall('HSET', runKey, 'state', 'pending', 'heldBy', group)
+        hold(id, tonumber(run[4]), group)
         held[#held + 1] = id
         held[#held + 1] = run[5] or ''
         rcall('PUBLISH', ARGV[11], 'r{"kind":"state-changed","state":"pending",' .. (run[5] or '') .. '}')

@@ -30,6 +30,33 @@ local ctx = {
 local ACTIVE = { dispatched = true, starting = true, running = true }
 local TERMINAL = { succeeded = true, failed = true, canceled = true }
 
+-- The hold group a queued job must wait in now, or nil when it may be claimed: its harness
+-- is at its cap, or a job of the same game jam and model is in flight. A group that already
+-- holds jobs takes newcomers behind them (`queueing`: the job is being queued, not claimed),
+-- so a freed slot goes to the oldest.
+local function holdGroupOf(harness, jam, queueing)
+  local harnessGroup = 'h:' .. harness
+  local cap = tonumber(rcall('HGET', ctx.caps, harness) or '')
+  if cap and (rcall('SCARD', ctx.inflightPrefix .. harnessGroup) >= cap
+      or (queueing and rcall('EXISTS', ctx.pendingPrefix .. harnessGroup) == 1)) then
+    return harnessGroup
+  end
+  if jam ~= '' then
+    local jamGroup = 'j:' .. jam
+    if rcall('SCARD', ctx.inflightPrefix .. jamGroup) > 0 or (queueing and rcall('EXISTS', ctx.pendingPrefix .. jamGroup) == 1) then
+      return jamGroup
+    end
+  end
+  return nil
+end
+
+-- Holds a queued job in `group` (state `pending`), ordered by its enqueue sequence.
+local function hold(id, seq, group)
+  rcall('ZADD', ctx.pendingPrefix .. group, seq, id)
+  rcall('SADD', ctx.pendingGroups, group)
+  rcall('HSET', ctx.runPrefix .. id, 'state', 'pending', 'heldBy', group)
+end
+
 -- Moves up to `count` of the oldest jobs held in `group` back to the claim end of the wait
 -- list, the oldest nearest the end, and appends `id, subject` pairs to `released`.
 local function releaseHeld(group, count, released)

@@ -39,7 +39,8 @@ const jobsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.post('/jobs/next', {
-    config: { auth: 'service' },
+    // Dispatchers are services, never pages: no cross-origin headers on the hottest route.
+    config: { auth: 'service', cors: false },
     schema: { response: { 200: ClaimedJob, 204: NoContent, ...errorResponses(401) } },
   }, async (_request, reply) => {
     const claimed = await timed(claimDuration, (job) => (job === null ? 'empty' : 'claimed'), () => claimNextJob(ctx));
@@ -49,17 +50,22 @@ const jobsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return reply.type('application/json; charset=utf-8').send(claimed as never);
   });
 
-  app.get('/jobs/active', { schema: { response: { 200: ActiveJobs, ...errorResponses() } } }, async () => ({
-    jobs: ctx.jobs.inFlight().map((job) => ({
-      ...runSubject(job),
-      state: job.state,
-      origin: job.origin,
-      enqueuedAt: job.enqueuedAt,
-      startedAt: job.startedAt,
-    })),
-  }));
+  // Reads of job state see this process's claims, whose rows are written just behind their answers.
+  app.get('/jobs/active', { schema: { response: { 200: ActiveJobs, ...errorResponses() } } }, async () => {
+    ctx.dispatches.flush();
+    return {
+      jobs: ctx.jobs.inFlight().map((job) => ({
+        ...runSubject(job),
+        state: job.state,
+        origin: job.origin,
+        enqueuedAt: job.enqueuedAt,
+        startedAt: job.startedAt,
+      })),
+    };
+  });
 
   app.get('/jobs/:id', { schema: { params: JobIdParams, response: { 200: JobStatus, ...errorResponses(404) } } }, async (request) => {
+    ctx.dispatches.flush();
     const job = ctx.jobs.get(request.params.id);
     if (!job) throw notFound(`No job ${request.params.id}.`);
     return { id: job.id, state: job.state, recordId: job.recordId, detail: job.detail };
