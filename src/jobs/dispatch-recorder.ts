@@ -1,9 +1,14 @@
-import type { JobsTable } from '../db/jobs-table.js';
+import { Worker } from 'node:worker_threads';
+import type { Database } from '../db/open-database.js';
+import { workerFile } from '../workers/worker-file.js';
 
-/** Claims wait at most this long (ms) for their row, so one commit carries many. */
-const FLUSH_MS = Number(process.env.FLUSH_MS ?? 2);
+/** Claims wait at most this long (ms) to be handed to the writer, so one commit carries many. */
+const FLUSH_MS = 2;
 /** ...or until this many are waiting. */
 const FLUSH_CLAIMS = 512;
+
+/** A writer thread that died is started again after this long (ms). */
+const RESTART_MS = 1000;
 
 /** A claim Redis decided, waiting for its SQLite row to be written. */
 export interface PendingDispatch {
@@ -12,51 +17,108 @@ export interface PendingDispatch {
   at: string;
 }
 
+export interface DispatchWriterInput {
+  file: string;
+}
+export interface DispatchBatch {
+  batch: number;
+  claims: PendingDispatch[];
+}
+export type DispatchWriterReply = { batch: number; error?: string };
+
 export interface DispatchRecorder {
   /** Queues a claim's SQLite write; the claim answers without waiting for it. */
   record(jobId: string, seq: number, tokenHash: string): void;
   /** The token hash of a claim this process made whose row is not written yet. */
   pendingTokenHash(jobId: string): string | undefined;
-  /** Writes every queued claim now (shutdown, and before reads that must see them). */
-  flush(): void;
+  /** Resolves once every claim recorded so far is written (reads that must see them wait on it). */
+  settled(): Promise<void>;
+  /** Writes what is left, then stops the writer thread. */
+  close(): Promise<void>;
 }
 
 /**
- * Copies claims to SQLite behind the claim's answer. Redis decides a claim (its run state
- * holds `dispatched` and the token's hash before the script returns), so the row is a copy,
- * as for every other transition; writing it on the next turn of the event loop takes the
- * commit off the dispatcher's wait, and concurrent claims share one transaction. Until it is
- * written, `pendingTokenHash` answers for the claim (a driver that reports at once is not
- * refused), and a process that dies first leaves the claim in Redis, from where boot's
- * reconcile copies it (src/jobs/reconcile-jobs.ts). A failed write (the store busy past its
- * timeout) keeps the claims and tries again on the next turn.
+ * Copies claims to SQLite behind the claim's answer, on a thread of its own. Redis decides
+ * a claim (its run state holds `dispatched` and the token's hash before the script returns),
+ * so the row is a copy, as for every other transition; batching claims for a couple of
+ * milliseconds lets one commit carry many, and the writer thread
+ * (src/workers/dispatch-writer.ts) takes the commit, and the log checkpoints, off the thread
+ * that answers dispatchers. Until its row is written, `pendingTokenHash` answers for a claim
+ * (a driver that reports at once is not refused); a process that dies first leaves the claim
+ * in Redis, from where boot's reconcile copies it (src/jobs/reconcile-jobs.ts). The writer
+ * retries a failed write; a writer thread that dies is started again and handed every batch
+ * it had not acknowledged.
  */
-export function dispatchRecorder(jobs: JobsTable, onError: (error: unknown) => void): DispatchRecorder {
-  let pending = new Map<string, PendingDispatch>();
-  let scheduled: NodeJS.Timeout | null = null;
+export function dispatchRecorder(db: Database, onError: (error: unknown) => void): DispatchRecorder {
+  if (db.memory) throw new Error('Claims are written by a second connection, which an in-memory store cannot have.');
+  const file = db.name;
+  /** Every claim not yet acknowledged as written, by job id. */
+  const unwritten = new Map<string, PendingDispatch>();
+  let queued: Array<[string, PendingDispatch]> = [];
+  /** Batches handed to the writer and not yet acknowledged. */
+  const sent = new Map<number, Array<[string, PendingDispatch]>>();
+  let nextBatch = 1;
+  let timer: NodeJS.Timeout | null = null;
+  let waiters: Array<{ upTo: number; done: () => void }> = [];
+  let closing = false;
+  let writer = startWriter();
+  // The writer thread checkpoints the log; this connection's commits stop doing it inline.
+  const autocheckpoint = db.pragma('wal_autocheckpoint', { simple: true }) as number;
+  db.pragma('wal_autocheckpoint = 0');
 
-  function flush(): void {
-    if (scheduled) clearTimeout(scheduled);
-    scheduled = null;
-    if (pending.size === 0) return;
-    const batch = pending;
-    pending = new Map();
-    try {
-      jobs.markAllDispatched([...batch.values()]);
-    } catch (error) {
-      onError(error);
-      for (const [id, claim] of batch) if (!pending.has(id)) pending.set(id, claim);
-      scheduled = setTimeout(flush, FLUSH_MS);
-    }
+  function startWriter(): Worker {
+    const worker = new Worker(workerFile('dispatch-writer'), { workerData: { file } satisfies DispatchWriterInput });
+    worker.unref();
+    worker.on('message', ({ batch, error }: DispatchWriterReply) => {
+      if (error !== undefined) return onError(new Error(`claims not yet written to SQLite (retrying): ${error}`));
+      for (const [id, claim] of sent.get(batch) ?? []) if (unwritten.get(id) === claim) unwritten.delete(id);
+      sent.delete(batch);
+      const oldest = Math.min(...sent.keys());
+      waiters = waiters.filter((waiter) => (waiter.upTo < oldest ? (waiter.done(), false) : true));
+    });
+    worker.on('error', onError);
+    worker.on('exit', () => {
+      if (closing) return;
+      setTimeout(() => {
+        writer = startWriter();
+        for (const [batch, claims] of sent) writer.postMessage({ batch, claims: claims.map(([, claim]) => claim) } satisfies DispatchBatch);
+      }, RESTART_MS);
+    });
+    return worker;
+  }
+
+  function handOver(): number {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    if (queued.length === 0) return nextBatch - 1;
+    const batch = nextBatch++;
+    sent.set(batch, queued);
+    writer.postMessage({ batch, claims: queued.map(([, claim]) => claim) } satisfies DispatchBatch);
+    queued = [];
+    return batch;
+  }
+
+  function settled(): Promise<void> {
+    const upTo = handOver();
+    if (sent.size === 0 || Math.min(...sent.keys()) > upTo) return Promise.resolve();
+    return new Promise((done) => waiters.push({ upTo, done }));
   }
 
   return {
     record(jobId, seq, tokenHash) {
-      pending.set(jobId, { seq, tokenHash, at: new Date().toISOString() });
-      if (pending.size >= FLUSH_CLAIMS) flush();
-      else scheduled ??= setTimeout(flush, FLUSH_MS);
+      const claim = { seq, tokenHash, at: new Date().toISOString() };
+      unwritten.set(jobId, claim);
+      queued.push([jobId, claim]);
+      if (queued.length >= FLUSH_CLAIMS) handOver();
+      else timer ??= setTimeout(handOver, FLUSH_MS);
     },
-    pendingTokenHash: (jobId) => pending.get(jobId)?.tokenHash,
-    flush,
+    pendingTokenHash: (jobId) => unwritten.get(jobId)?.tokenHash,
+    settled,
+    async close() {
+      await settled();
+      closing = true;
+      await writer.terminate();
+      if (db.open) db.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
+    },
   };
 }

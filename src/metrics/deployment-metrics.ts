@@ -21,10 +21,10 @@ export function deploymentRegistry(app: FastifyInstance): Registry {
     help: 'Run jobs in flight, by state (queued, pending, dispatched, starting, running) and harness.',
     labelNames: ['state', 'harness'] as const,
     registers: [registry],
-    collect() {
+    async collect() {
       this.reset();
       // This process's claims not yet written count as what they are.
-      app.runJobs.dispatches.flush();
+      await app.runJobs.dispatches.settled();
       for (const row of counts()) this.set({ state: row.state, harness: row.harness }, row.jobs);
     },
   });

@@ -29,7 +29,7 @@ export function deploymentStatus(app: FastifyInstance): () => Promise<Status> {
     const jobs = zeroCounts();
     const byHarness = new Map<string, StateCounts>();
     // This process's claims not yet written count as what they are.
-    app.runJobs.dispatches.flush();
+    await app.runJobs.dispatches.settled();
     for (const row of counts()) {
       jobs[row.state] += row.jobs;
       const harness = byHarness.get(row.harness) ?? zeroCounts();

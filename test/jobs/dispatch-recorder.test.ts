@@ -25,45 +25,50 @@ const row = (id: string): NewJobRow => ({
   modelId: 'm', provider: null, engine: null, testType: 'end-to-end', ggConfigId: null, ggPreset: null, request: '{}', enqueuedAt: '2026-11-25T00:00:00.000Z',
 });
 
-describe('claims copied to SQLite behind their answers', () => {
+describe('claims copied to SQLite behind their answers, by the writer thread', () => {
   it('answers for a claim until its row is written, then the row holds it', async () => {
     const [seq] = jobs.insert([row('j1')]);
-    const recorder = dispatchRecorder(jobs, (error) => { throw error; });
-    recorder.record('j1', seq!, 'hash-1');
-    expect(recorder.pendingTokenHash('j1')).toBe('hash-1');
-    expect(jobs.get('j1')).toMatchObject({ state: 'queued', tokenHash: null });
-    await until(() => jobs.get('j1')!.tokenHash === 'hash-1', 2000, 'the claim written');
-    expect(jobs.get('j1')!.state).toBe('dispatched');
-    expect(recorder.pendingTokenHash('j1')).toBeUndefined();
+    const recorder = dispatchRecorder(db, (error) => { throw error; });
+    try {
+      recorder.record('j1', seq!, 'hash-1');
+      expect(recorder.pendingTokenHash('j1')).toBe('hash-1');
+      expect(jobs.get('j1')).toMatchObject({ state: 'queued', tokenHash: null });
+      await recorder.settled();
+      expect(jobs.get('j1')).toMatchObject({ state: 'dispatched', tokenHash: 'hash-1' });
+      expect(recorder.pendingTokenHash('j1')).toBeUndefined();
+      // The writer checkpoints the log; this connection stops doing it inline meanwhile.
+      expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    } finally {
+      await recorder.close();
+    }
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
   });
 
-  it('never moves a row back: a report or cancel that landed first keeps its state', () => {
+  it('never moves a row back: a report or cancel that landed first keeps its state', async () => {
     const [a, b] = jobs.insert([row('started'), row('canceled')]);
-    const recorder = dispatchRecorder(jobs, (error) => { throw error; });
+    const recorder = dispatchRecorder(db, (error) => { throw error; });
     recorder.record('started', a!, 'hash-a');
     recorder.record('canceled', b!, 'hash-b');
     jobs.markStarted('started', 'starting', '2026-11-25T00:00:01.000Z');
     jobs.markAllFinished(['canceled'], 'canceled', 'stop', '2026-11-25T00:00:01.000Z');
-    recorder.flush();
+    await recorder.close();
     expect(jobs.get('started')).toMatchObject({ state: 'starting', tokenHash: 'hash-a' });
     expect(jobs.get('canceled')).toMatchObject({ state: 'canceled', tokenHash: 'hash-b' });
   });
 
-  it('keeps claims whose write failed and writes them on a later try', async () => {
+  it('keeps a claim the store refused and writes it once the store is free', async () => {
     const [seq] = jobs.insert([row('j1')]);
     const errors: unknown[] = [];
-    // Another connection holds the write lock past this one's busy timeout.
-    const other = openDatabase(join(dir, 'backend.sqlite'));
-    db.pragma('busy_timeout = 0');
-    other.exec('BEGIN IMMEDIATE');
-    const recorder = dispatchRecorder(jobs, (error) => errors.push(error));
+    const recorder = dispatchRecorder(db, (error) => errors.push(error));
+    // Another connection holds the write lock: the writer waits, then reports and retries.
+    db.exec('BEGIN IMMEDIATE');
     recorder.record('j1', seq!, 'hash-1');
-    recorder.flush();
-    expect(errors).toHaveLength(1);
+    const written = recorder.settled();
+    await until(() => errors.length > 0, 15_000, 'the refused write reported');
     expect(recorder.pendingTokenHash('j1')).toBe('hash-1');
-    other.exec('COMMIT');
-    other.close();
-    await until(() => jobs.get('j1')!.tokenHash === 'hash-1', 2000, 'the claim written');
-    expect(recorder.pendingTokenHash('j1')).toBeUndefined();
-  });
+    db.exec('COMMIT');
+    await written;
+    expect(jobs.get('j1')!.tokenHash).toBe('hash-1');
+    await recorder.close();
+  }, 30_000);
 });

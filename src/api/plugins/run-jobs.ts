@@ -84,11 +84,11 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
     catalog: options.catalog ?? sqliteLaunchCatalog(db, { includeExperimental: config.allowExperimental }),
     models: launchModelAdmission(app.models, app.router, (error) => log.warn({ err: error }, 'billed-rate observation at enqueue failed')),
     records: app.runs.records,
-    dispatches: dispatchRecorder(jobs, (error) => log.error({ err: error }, 'claims not yet copied to SQLite; trying again')),
+    dispatches: dispatchRecorder(db, (error) => log.error({ err: error }, 'claims not yet copied to SQLite')),
     log,
   };
   // Claims answered but not yet copied are written before the store closes.
-  app.addHook('onClose', async () => ctx.dispatches.flush());
+  app.addHook('onClose', () => ctx.dispatches.close());
   const harnessConfig = harnessConfigTable(db);
   // Several API processes (no reaping) means another may be mid-enqueue or mid-claim now.
   const reconciled = await reconcileJobs(ctx, harnessConfig, { exclusive: config.reapOrphanedJobs });

@@ -52,7 +52,7 @@ const jobsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   // Reads of job state see this process's claims, whose rows are written just behind their answers.
   app.get('/jobs/active', { schema: { response: { 200: ActiveJobs, ...errorResponses() } } }, async () => {
-    ctx.dispatches.flush();
+    await ctx.dispatches.settled();
     return {
       jobs: ctx.jobs.inFlight().map((job) => ({
         ...runSubject(job),
@@ -65,7 +65,7 @@ const jobsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.get('/jobs/:id', { schema: { params: JobIdParams, response: { 200: JobStatus, ...errorResponses(404) } } }, async (request) => {
-    ctx.dispatches.flush();
+    await ctx.dispatches.settled();
     const job = ctx.jobs.get(request.params.id);
     if (!job) throw notFound(`No job ${request.params.id}.`);
     return { id: job.id, state: job.state, recordId: job.recordId, detail: job.detail };

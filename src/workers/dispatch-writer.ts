@@ -1,0 +1,44 @@
+/**
+ * The claim writer thread (see src/jobs/dispatch-recorder.ts): writes batches of claims to
+ * the store over its own connection, and keeps the write-ahead log short with a passive
+ * checkpoint every second, so neither the claim's commits nor a checkpoint's sync to disk
+ * run on the API's thread. Each batch is acknowledged by number once committed; a failed
+ * write is reported and tried again.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parentPort, workerData } from 'node:worker_threads';
+import BetterSqlite3 from 'better-sqlite3';
+import { jobsTable } from '../db/jobs-table.js';
+import type { DispatchBatch, DispatchWriterInput, DispatchWriterReply } from '../jobs/dispatch-recorder.js';
+
+const RETRY_MS = 100;
+const CHECKPOINT_MS = 1000;
+
+const { file } = workerData as DispatchWriterInput;
+const db = new BetterSqlite3(file);
+db.pragma('synchronous = NORMAL');
+db.pragma('busy_timeout = 5000');
+const jobs = jobsTable(db);
+const port = parentPort!;
+const reply = (message: DispatchWriterReply) => port.postMessage(message);
+
+port.on('message', async ({ batch, claims }: DispatchBatch) => {
+  for (;;) {
+    try {
+      jobs.markAllDispatched(claims);
+      reply({ batch });
+      return;
+    } catch (error) {
+      reply({ batch, error: error instanceof Error ? error.message : String(error) });
+      await sleep(RETRY_MS);
+    }
+  }
+});
+
+setInterval(() => {
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+  } catch {
+    // Busy or closing: the next second tries again.
+  }
+}, CHECKPOINT_MS).unref();
