@@ -147,5 +147,6 @@ export const depthRow = (row: DepthRow) => ({
   'claim p50': ms(row.claim.p50),
   'claim p99': ms(row.claim.p99),
   'no-op p50': ms(row.floor.p50),
+  'claim / no-op': `${(row.claim.p50 / row.floor.p50).toFixed(2)}x`,
   'enqueued (jobs/s)': Math.round(row.added / row.fillSeconds),
 });

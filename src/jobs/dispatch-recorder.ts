@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import type { Database } from '../db/open-database.js';
 import { workerFile } from '../workers/worker-file.js';
@@ -7,6 +8,8 @@ const FLUSH_MS = 2;
 /** ...or until this many are waiting. */
 const FLUSH_CLAIMS = 512;
 
+/** Shutdown waits at most this long (ms) for the last claims to be written. */
+const CLOSE_WAIT_MS = 10_000;
 /** A writer thread that died is started again after this long (ms). */
 const RESTART_MS = 1000;
 
@@ -74,7 +77,9 @@ export function dispatchRecorder(db: Database, onError: (error: unknown) => void
       for (const [id, claim] of sent.get(batch) ?? []) if (unwritten.get(id) === claim) unwritten.delete(id);
       sent.delete(batch);
       const oldest = Math.min(...sent.keys());
-      waiters = waiters.filter((waiter) => (waiter.upTo < oldest ? (waiter.done(), false) : true));
+      const done = waiters.filter((waiter) => waiter.upTo < oldest);
+      waiters = waiters.filter((waiter) => waiter.upTo >= oldest);
+      for (const waiter of done) waiter.done();
     });
     worker.on('error', onError);
     worker.on('exit', () => {
@@ -115,7 +120,10 @@ export function dispatchRecorder(db: Database, onError: (error: unknown) => void
     pendingTokenHash: (jobId) => unwritten.get(jobId)?.tokenHash,
     settled,
     async close() {
-      await settled();
+      // A store that stays unwritable must not hold shutdown: what is left is in Redis, and
+      // the next boot's reconcile copies it.
+      const written = await Promise.race([settled().then(() => true), sleep(CLOSE_WAIT_MS, false, { ref: false })]);
+      if (!written) onError(new Error(`claims not written to SQLite within ${CLOSE_WAIT_MS / 1000} s of shutdown; the next boot copies them from Redis`));
       closing = true;
       await writer.terminate();
       if (db.open) db.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
