@@ -25,6 +25,7 @@ import { decodeRunRecord } from '../src/runs/decode-run-record.js';
 import { benchRedis } from './lib/bench-redis.js';
 import { keepAliveClient } from './lib/keep-alive-client.js';
 import { ms, printTable, summarize, type LatencySummary } from './lib/stats.js';
+import { syntheticRunRecord } from './lib/synthetic-run.js';
 
 const CASES = 20;
 const MODELS = 50;
@@ -39,19 +40,9 @@ const catalog: LaunchCatalog = { version: () => ({ engines: ['none'], variants: 
 const model = (i: number) => `vendor/model-${String(i).padStart(2, '0')}`;
 
 function record(i: number) {
-  const finished = Date.UTC(2025, 0, 1) + i * 60_000;
-  return {
-    id: `run-${String(i).padStart(6, '0')}`,
-    startedAt: new Date(finished - 600_000).toISOString(),
-    finishedAt: new Date(finished).toISOString(),
-    subject: { testCaseSlug: `case-${i % CASES}`, testCaseVersion: 'v1.0.0', variant: 'base', harnessSlug: 'claude', modelId: model(Math.floor(i / CASES) % MODELS), testType: 'end-to-end' },
-    tooling: {},
-    environment: {},
-    metrics: { runTimeSeconds: 100, tokens: { uncachedInput: 1000, cachedInput: 10, output: 300, reasoning: null }, cost: { actual: 1, comparable: null } },
-    validation: { loaded: true, checks: [] },
-    links: { sourceRepo: null, playableBuild: null },
-    status: { state: i % 7 === 0 ? 'timed_out' : 'completed', detail: null },
-  };
+  return syntheticRunRecord(i, { testCaseSlug: `case-${i % CASES}`, testCaseVersion: 'v1.0.0', harnessSlug: 'claude', modelId: model(Math.floor(i / CASES) % MODELS) }, {
+    state: i % 7 === 0 ? 'timed_out' : 'completed',
+  });
 }
 
 interface Side {

@@ -17,6 +17,7 @@ import { decodeRunRecord } from '../src/runs/decode-run-record.js';
 import { ratingRank } from '../src/runs/run-states.js';
 import { benchRedis } from './lib/bench-redis.js';
 import { ms, printTable, timePaired, type LatencySummary } from './lib/stats.js';
+import { syntheticRunRecord } from './lib/synthetic-run.js';
 
 const RUNS = 100_000;
 const RUNGS = 20;
@@ -36,28 +37,14 @@ function record(i: number) {
   const inLadder = Math.floor(i / (climbers * RUNGS)) % 4 !== 3;
   const climber = i % climbers;
   const rung = Math.floor(i / climbers) % RUNGS;
-  const finished = Date.UTC(2025, 0, 1) + i * 60_000;
   return {
     rating: inLadder ? (rung < climber % (RUNGS + 1) ? 'great' : 'broken') : null,
-    raw: {
-      id: `run-${String(i).padStart(6, '0')}`,
-      startedAt: new Date(finished - 600_000).toISOString(),
-      finishedAt: new Date(finished).toISOString(),
-      subject: {
-        testCaseSlug: inLadder ? `rung-${rung}` : `other-${i % 40}`,
-        testCaseVersion: inLadder ? 'v1.0.0' : `v1.${i % 3}.0`,
-        variant: 'base',
-        harnessSlug: HARNESSES[climber % HARNESSES.length],
-        modelId: `vendor/model-${Math.floor(climber / HARNESSES.length)}`,
-        testType: 'end-to-end',
-      },
-      tooling: {},
-      environment: { os: 'linux', containerImage: 'runner:1', authMode: 'api-key' },
-      metrics: { runTimeSeconds: 600, tokens: { uncachedInput: 1000, cachedInput: 10, output: 300, reasoning: null }, cost: { actual: 1, comparable: null } },
-      validation: { loaded: i % 50 !== 0, checks: [] },
-      links: { sourceRepo: null, playableBuild: null },
-      status: { state: 'completed', detail: null },
-    },
+    raw: syntheticRunRecord(i, {
+      testCaseSlug: inLadder ? `rung-${rung}` : `other-${i % 40}`,
+      testCaseVersion: inLadder ? 'v1.0.0' : `v1.${i % 3}.0`,
+      harnessSlug: HARNESSES[climber % HARNESSES.length]!,
+      modelId: `vendor/model-${Math.floor(climber / HARNESSES.length)}`,
+    }, { runTimeSeconds: 600, loaded: i % 50 !== 0, environment: { os: 'linux', containerImage: 'runner:1', authMode: 'api-key' } }),
   };
 }
 

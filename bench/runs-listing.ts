@@ -11,6 +11,7 @@ import { measureFloors } from './floors.js';
 import { benchRedis } from './lib/bench-redis.js';
 import { keepAliveClient } from './lib/keep-alive-client.js';
 import { ms, printTable, timePaired, type LatencySummary } from './lib/stats.js';
+import { syntheticRunRecord } from './lib/synthetic-run.js';
 
 const RUNS = 100_000;
 const MODELS = 20;
@@ -18,26 +19,18 @@ const HARNESSES = ['claude', 'codex', 'cline', 'goose'];
 const TARGET_RATIO = 3;
 
 function record(i: number) {
-  const finished = Date.UTC(2025, 0, 1) + i * 60_000;
-  return {
-    id: `run-${String(i).padStart(6, '0')}`,
-    startedAt: new Date(finished - 600_000).toISOString(),
-    finishedAt: new Date(finished).toISOString(),
-    subject: {
-      testCaseSlug: `case-${i % 40}`,
-      testCaseVersion: `v1.${i % 3}.0`,
-      variant: 'base',
-      harnessSlug: HARNESSES[i % HARNESSES.length],
-      modelId: `vendor/model-${i % MODELS}`,
-      testType: 'end-to-end',
-    },
-    tooling: {},
+  return syntheticRunRecord(i, {
+    testCaseSlug: `case-${i % 40}`,
+    testCaseVersion: `v1.${i % 3}.0`,
+    harnessSlug: HARNESSES[i % HARNESSES.length]!,
+    modelId: `vendor/model-${i % MODELS}`,
+  }, {
+    runTimeSeconds: 100 + (i % 900),
+    uncachedInput: 1000 + i,
+    cost: (i % 97) / 10,
+    state: i % 10 === 0 ? 'timed_out' : 'completed',
     environment: { os: 'linux', containerImage: 'runner:1', authMode: 'api-key' },
-    metrics: { runTimeSeconds: 100 + (i % 900), tokens: { uncachedInput: 1000 + i, cachedInput: 10, output: 300, reasoning: null }, cost: { actual: (i % 97) / 10, comparable: null } },
-    validation: { loaded: true, checks: [] },
-    links: { sourceRepo: null, playableBuild: null },
-    status: { state: i % 10 === 0 ? 'timed_out' : 'completed', detail: null },
-  };
+  });
 }
 
 /**
