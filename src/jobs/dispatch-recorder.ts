@@ -8,6 +8,8 @@ const FLUSH_MS = 2;
 /** ...or until this many are waiting. */
 const FLUSH_CLAIMS = 512;
 
+/** A read of job state waits at most this long (ms) for this process's claims to be written. */
+const READ_WAIT_MS = 1000;
 /** Shutdown waits at most this long (ms) for the last claims to be written. */
 const CLOSE_WAIT_MS = 10_000;
 /** A writer thread that died is started again after this long (ms). */
@@ -34,8 +36,12 @@ export interface DispatchRecorder {
   record(jobId: string, seq: number, tokenHash: string): void;
   /** The token hash of a claim this process made whose row is not written yet. */
   pendingTokenHash(jobId: string): string | undefined;
-  /** Resolves once every claim recorded so far is written (reads that must see them wait on it). */
-  settled(): Promise<void>;
+  /**
+   * Resolves once every claim recorded so far is written (reads that must see them wait on
+   * it), or after `withinMs` (default 1 s) with false: a store that stays locked delays a
+   * read, never holds it.
+   */
+  settled(withinMs?: number): Promise<boolean>;
   /** Writes what is left, then stops the writer thread. */
   close(): Promise<void>;
 }
@@ -103,10 +109,14 @@ export function dispatchRecorder(db: Database, onError: (error: unknown) => void
     return batch;
   }
 
-  function settled(): Promise<void> {
+  function written(): Promise<void> {
     const upTo = handOver();
     if (sent.size === 0 || Math.min(...sent.keys()) > upTo) return Promise.resolve();
     return new Promise((done) => waiters.push({ upTo, done }));
+  }
+
+  function settled(withinMs = READ_WAIT_MS): Promise<boolean> {
+    return Promise.race([written().then(() => true), sleep(withinMs, false, { ref: false })]);
   }
 
   return {
@@ -122,8 +132,7 @@ export function dispatchRecorder(db: Database, onError: (error: unknown) => void
     async close() {
       // A store that stays unwritable must not hold shutdown: what is left is in Redis, and
       // the next boot's reconcile copies it.
-      const written = await Promise.race([settled().then(() => true), sleep(CLOSE_WAIT_MS, false, { ref: false })]);
-      if (!written) onError(new Error(`claims not written to SQLite within ${CLOSE_WAIT_MS / 1000} s of shutdown; the next boot copies them from Redis`));
+      if (!(await settled(CLOSE_WAIT_MS))) onError(new Error(`claims not written to SQLite within ${CLOSE_WAIT_MS / 1000} s of shutdown; the next boot copies them from Redis`));
       closing = true;
       await writer.terminate();
       if (db.open) db.pragma(`wal_autocheckpoint = ${autocheckpoint}`);

@@ -33,7 +33,7 @@ describe('claims copied to SQLite behind their answers, by the writer thread', (
       recorder.record('j1', seq!, 'hash-1');
       expect(recorder.pendingTokenHash('j1')).toBe('hash-1');
       expect(jobs.get('j1')).toMatchObject({ state: 'queued', tokenHash: null });
-      await recorder.settled();
+      expect(await recorder.settled()).toBe(true);
       expect(jobs.get('j1')).toMatchObject({ state: 'dispatched', tokenHash: 'hash-1' });
       expect(recorder.pendingTokenHash('j1')).toBeUndefined();
       // The writer checkpoints the log; this connection stops doing it inline meanwhile.
@@ -63,11 +63,12 @@ describe('claims copied to SQLite behind their answers, by the writer thread', (
     // Another connection holds the write lock: the writer waits, then reports and retries.
     db.exec('BEGIN IMMEDIATE');
     recorder.record('j1', seq!, 'hash-1');
-    const written = recorder.settled();
+    // A read waits a bounded time for the claim, then goes on with what the store holds.
+    expect(await recorder.settled(100)).toBe(false);
     await until(() => errors.length > 0, 15_000, 'the refused write reported');
     expect(recorder.pendingTokenHash('j1')).toBe('hash-1');
     db.exec('COMMIT');
-    await written;
+    expect(await recorder.settled(15_000)).toBe(true);
     expect(jobs.get('j1')!.tokenHash).toBe('hash-1');
     await recorder.close();
   }, 30_000);
