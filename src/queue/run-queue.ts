@@ -92,19 +92,23 @@ export class RunQueue {
   }
 
   /**
-   * Holds this tick's writes on the connection and sends them together when the tick ends:
-   * concurrent claims cost Redis one write between them, as auto-pipelining would, without
-   * building an ioredis Pipeline per batch.
+   * Holds the connection's writes until the event loop has handled every socket that was
+   * ready, then sends them together: the claims of concurrent dispatchers, each arriving on
+   * its own socket, reach Redis in one write, as auto-pipelining would, without building an
+   * ioredis Pipeline per batch. (Releasing on the next tick instead batches nothing across
+   * sockets: 10,000 claims by 32 dispatchers made 49,700 write calls that way, 50,400 with
+   * no holding, 36,800 held to the end of the loop's turn; strace, whole process.)
    */
   private batchWrites(): void {
     const { stream } = this.redis;
     if (this.writesHeld || this.redis.status !== 'ready' || !stream) return;
     this.writesHeld = true;
     stream.cork();
-    process.nextTick(() => {
+    const release = () => {
       this.writesHeld = false;
       stream.uncork();
-    });
+    };
+    setImmediate(release);
   }
 
   private async call(name: ScriptName, args: Array<string | number>, keys: string[] = []): Promise<unknown> {
