@@ -50,9 +50,9 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
   const { config, db } = app;
   if (!config.redisUrl) throw new Error('REDIS_URL must be resolved (the managed redis-server\'s address) before the app is built.');
   const log = app.log.child({ area: 'jobs' });
-  // No auto-pipelining: it builds an ioredis Pipeline per batch, which cost a lone claim more
-  // (about 30 µs of this thread per call, measured by `npm run bench -- claim`) than the
-  // writes it saves under concurrency.
+  // No auto-pipelining: it builds an ioredis Pipeline per batch, about 30 µs of this thread
+  // per lone call more than a plain connection (sequential claim scripts, timed side by
+  // side). The run queue batches its own writes instead (RunQueue.batchWrites).
   const redis = await failFastConnection(config.redisUrl, 'jobs', log);
   const queue = new RunQueue({ redis, prefix: config.redisPrefix, log });
   // Named, so `CLIENT LIST` tells an operator which connection carries the console channel.
