@@ -11,11 +11,10 @@ import { join } from 'node:path';
 import { Session } from 'node:inspector/promises';
 import type { Runtime } from 'node:inspector';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { benchRedis } from './lib/bench-redis.js';
-import { SERVICE_TOKEN, startClaimApp } from './lib/claim-app.js';
-import type { DispatchInput, DispatchOutput } from './lib/dispatch-worker.js';
+import { startClaimApp } from './lib/claim-app.js';
 import { machineLine } from './lib/machine.js';
+import { runDispatchers } from './lib/run-worker.js';
 import { ms, printTable, summarize } from './lib/stats.js';
 
 const CLAIMS = 20_000;
@@ -31,14 +30,6 @@ function origin(frame: Runtime.CallFrame): string {
   return /\/(src|bench)\//.test(url) ? 'eval-backend' : url;
 }
 
-async function claimFrom(base: string, limit: number): Promise<DispatchOutput> {
-  const input: DispatchInput = { base, token: SERVICE_TOKEN, dispatchers: 1, limit };
-  return new Promise((done, fail) => {
-    const worker = new Worker(new URL('./lib/dispatch-worker.js', import.meta.url), { workerData: input });
-    worker.once('message', done);
-    worker.once('error', fail);
-  });
-}
 
 export default async function benchClaimProfile(): Promise<void> {
   console.log(machineLine());
@@ -48,11 +39,11 @@ export default async function benchClaimProfile(): Promise<void> {
   session.connect();
   try {
     await app.fill(WARMUP + CLAIMS);
-    await claimFrom(app.url, WARMUP);
+    await runDispatchers(app.url, 1, WARMUP);
     await session.post('Profiler.enable');
     await session.post('Profiler.setSamplingInterval', { interval: 100 });
     await session.post('Profiler.start');
-    const run = await claimFrom(app.url, CLAIMS);
+    const run = await runDispatchers(app.url, 1, CLAIMS);
     const { profile } = await session.post('Profiler.stop');
     const saved = join(tmpdir(), 'claim.cpuprofile');
     writeFileSync(saved, JSON.stringify(profile));

@@ -7,18 +7,17 @@
  * - correctness: 100,000 jobs claimed by 32 dispatchers, checked by job id;
  * - scaling (claim-scaling.ts): latency with 1,000 to 1,000,000 jobs queued, Redis and SQLite
  *   bytes per job beside BullMQ's own job, and a claim behind 10,000 jobs held by a cap.
- * The single dispatcher runs on the server's thread, as the floors' client does; concurrent
- * dispatchers run on a worker thread, as real dispatchers run elsewhere.
+ * Dispatchers, the single one and its floors included, run on worker threads, as real
+ * dispatchers run elsewhere; the held-claim section times from the server's thread.
  */
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { bullmqBytesPerJob, claimBehindHeld, claimLatencyByDepth, depthRow, DEPTHS } from './claim-scaling.js';
 import { startNoopServer } from './floors.js';
 import { benchRedis } from './lib/bench-redis.js';
-import { CLAIM_HEADERS, SERVICE_TOKEN, startClaimApp } from './lib/claim-app.js';
-import type { DispatchInput, DispatchOutput } from './lib/dispatch-worker.js';
+import { SERVICE_TOKEN, startClaimApp } from './lib/claim-app.js';
 import { keepAliveClient } from './lib/keep-alive-client.js';
 import { machineLine } from './lib/machine.js';
+import { runDispatchers } from './lib/run-worker.js';
 import { timeClaims } from './lib/time-claims.js';
 import { ms, printTable, summarize, type LatencySummary } from './lib/stats.js';
 
@@ -38,13 +37,8 @@ interface Drain {
 }
 
 /** Claims until 204 (or `limit` answers) with `dispatchers` concurrent keep-alive loops on a worker thread. */
-async function drain(base: string, dispatchers: number, limit = Number.MAX_SAFE_INTEGER, path?: string): Promise<Drain> {
-  const input: DispatchInput = { base, token: SERVICE_TOKEN, dispatchers, limit, ...(path ? { path } : {}) };
-  const output = await new Promise<DispatchOutput>((done, fail) => {
-    const worker = new Worker(new URL('./lib/dispatch-worker.js', import.meta.url), { workerData: input });
-    worker.once('message', done);
-    worker.once('error', fail);
-  });
+async function drain(base: string, dispatchers: number, limit?: number, path?: string): Promise<Drain> {
+  const output = await runDispatchers(base, dispatchers, limit, path);
   return { claimed: output.claimed, answered: output.answered, latency: summarize(output.samplesMs), rate: output.answered / output.seconds, errors: output.errors };
 }
 

@@ -1,6 +1,6 @@
-import { Worker } from 'node:worker_threads';
 import type { LatencyInput, LatencyOutput } from './latency-worker.js';
 import { fillRawClaimQueue } from './raw-claim.js';
+import { runWorker } from './run-worker.js';
 
 export interface ClaimTimings {
   noopPost: LatencyOutput[0];
@@ -16,10 +16,6 @@ export interface ClaimTimings {
 export async function timeClaims(appUrl: string, noopUrl: string, redisUrl: string, token: string, iterations: number, warmup: number): Promise<ClaimTimings> {
   const rawPrefix = await fillRawClaimQueue(redisUrl, iterations + warmup);
   const input: LatencyInput = { noopUrl, appUrl, token, redisUrl, rawPrefix, iterations, warmup };
-  const [noopPost, rawClaim, claim] = await new Promise<LatencyOutput>((done, fail) => {
-    const worker = new Worker(new URL('./latency-worker.js', import.meta.url), { workerData: input });
-    worker.once('message', done);
-    worker.once('error', fail);
-  });
+  const [noopPost, rawClaim, claim] = await runWorker<LatencyInput, LatencyOutput>('latency-worker', input);
   return { noopPost, rawClaim, claim };
 }
