@@ -1,6 +1,6 @@
 /**
- * CPU profile of the claim path (`npm run bench -- claim-profile`): one dispatcher claims
- * sequentially from a worker thread while the server's thread runs under V8's sampling
+ * CPU profile of the claim path (`npm run bench -- claim-profile`): one dispatcher
+ * (PROFILE_DISPATCHERS of them when set) claims from a worker thread while the server's thread runs under V8's sampling
  * profiler, so the profile holds the server's work alone. Prints the main thread's CPU per
  * claim by package and the costliest functions by self time, and writes the whole profile
  * (open it in Chrome DevTools or speedscope) to `claim.cpuprofile` in the system's temp folder.
@@ -19,6 +19,8 @@ import { ms, printTable, summarize } from './lib/stats.js';
 
 const CLAIMS = 20_000;
 const WARMUP = 2_000;
+/** Concurrent dispatchers while sampling (PROFILE_DISPATCHERS, default 1): 32 shows the throughput run's costs. */
+const DISPATCHERS = Number(process.env.PROFILE_DISPATCHERS ?? 1);
 
 /** Where a profile node's code comes from: a package, Node itself, this project, or V8's pseudo-nodes. */
 function origin(frame: Runtime.CallFrame): string {
@@ -39,11 +41,11 @@ export default async function benchClaimProfile(): Promise<void> {
   session.connect();
   try {
     await app.fill(WARMUP + CLAIMS);
-    await runDispatchers(app.url, 1, WARMUP);
+    await runDispatchers(app.url, DISPATCHERS, WARMUP);
     await session.post('Profiler.enable');
     await session.post('Profiler.setSamplingInterval', { interval: 100 });
     await session.post('Profiler.start');
-    const run = await runDispatchers(app.url, 1, CLAIMS);
+    const run = await runDispatchers(app.url, DISPATCHERS, CLAIMS);
     const { profile } = await session.post('Profiler.stop');
     const saved = join(tmpdir(), 'claim.cpuprofile');
     writeFileSync(saved, JSON.stringify(profile));
@@ -66,7 +68,7 @@ export default async function benchClaimProfile(): Promise<void> {
     }
     const claims = run.claimed.length;
     const perClaim = (us: number) => `${(us / claims).toFixed(1)} µs`;
-    console.log(`\n${claims} claims, one dispatcher: p50 ${ms(latency.p50)}, p99 ${ms(latency.p99)}; profile ${(total / 1000).toFixed(0)} ms`);
+    console.log(`\n${claims} claims, ${DISPATCHERS} dispatcher(s): p50 ${ms(latency.p50)}, p99 ${ms(latency.p99)}; profile ${(total / 1000).toFixed(0)} ms`);
     printTable('Server thread time per claim, by origin (idle included: waiting on Redis and the client)', [...byOrigin]
       .sort((a, b) => b[1] - a[1])
       .map(([where, us]) => ({ origin: where, 'per claim': perClaim(us), share: `${((100 * us) / total).toFixed(1)}%` })));

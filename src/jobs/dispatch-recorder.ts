@@ -3,8 +3,13 @@ import { Worker } from 'node:worker_threads';
 import type { Database } from '../db/open-database.js';
 import { workerFile } from '../workers/worker-file.js';
 
-/** Claims wait at most this long (ms) to be handed to the writer, so one commit carries many. */
-const FLUSH_MS = 2;
+/**
+ * Claims wait at most this long (ms) to be handed to the writer, so one commit carries many
+ * and the writer wakes rarely. A read that must see them hands them over at once (`settled`),
+ * so the window costs readers nothing; 2 ms cost the API's thread 5 µs more per claim, in
+ * timers and messages, than 20 ms (claim-profile, one dispatcher).
+ */
+const FLUSH_MS = 20;
 /** ...or until this many are waiting. */
 const FLUSH_CLAIMS = 512;
 
@@ -19,7 +24,8 @@ const RESTART_MS = 1000;
 export interface PendingDispatch {
   seq: number;
   tokenHash: string;
-  at: string;
+  /** When Redis answered the claim, ms since the epoch (the writer formats it). */
+  atMs: number;
 }
 
 export interface DispatchWriterInput {
@@ -121,7 +127,7 @@ export function dispatchRecorder(db: Database, onError: (error: unknown) => void
 
   return {
     record(jobId, seq, tokenHash) {
-      const claim = { seq, tokenHash, at: new Date().toISOString() };
+      const claim = { seq, tokenHash, atMs: Date.now() };
       unwritten.set(jobId, claim);
       queued.push([jobId, claim]);
       if (queued.length >= FLUSH_CLAIMS) handOver();

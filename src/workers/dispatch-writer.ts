@@ -25,7 +25,7 @@ const reply = (message: DispatchWriterReply) => port.postMessage(message);
 port.on('message', async ({ batch, claims }: DispatchBatch) => {
   for (;;) {
     try {
-      jobs.markAllDispatched(claims);
+      jobs.markAllDispatched(claims.map(({ seq, tokenHash, atMs }) => ({ seq, tokenHash, at: new Date(atMs).toISOString() })));
       reply({ batch });
       return;
     } catch (error) {

@@ -30,11 +30,17 @@ describe('claims copied to SQLite behind their answers, by the writer thread', (
     const [seq] = jobs.insert([row('j1')]);
     const recorder = dispatchRecorder(db, (error) => { throw error; });
     try {
+      const claimedAt = Date.now();
       recorder.record('j1', seq!, 'hash-1');
       expect(recorder.pendingTokenHash('j1')).toBe('hash-1');
       expect(jobs.get('j1')).toMatchObject({ state: 'queued', tokenHash: null });
       expect(await recorder.settled()).toBe(true);
       expect(jobs.get('j1')).toMatchObject({ state: 'dispatched', tokenHash: 'hash-1' });
+      // The claim's own time, not the write's, formatted as every other stored time.
+      const dispatchedAt = jobs.get('j1')!.dispatchedAt!;
+      expect(dispatchedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(Date.parse(dispatchedAt) - claimedAt).toBeGreaterThanOrEqual(0);
+      expect(Date.parse(dispatchedAt) - claimedAt).toBeLessThan(20);
       expect(recorder.pendingTokenHash('j1')).toBeUndefined();
       // The writer checkpoints the log; this connection stops doing it inline meanwhile.
       expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
