@@ -20,7 +20,10 @@ export interface RunQueueOptions {
   liveCap?: number;
   /** Cap of a run's live backlog, in bytes of event text (default LIVE_BACKLOG_MAX_BYTES); the oldest events go first. */
   liveCapBytes?: number;
-  /** Most jobs one claim may move to pending before answering (default 256). */
+  /**
+   * Most wait-list entries one claim call may pass over (hold, or drop as stale) before it
+   * answers, for all the claims it carries (default 256).
+   */
   maxHoldsPerClaim?: number;
   /** Where BullMQ's connection reports an outage (default: nowhere). */
   log?: RedisLog;
@@ -42,6 +45,8 @@ const SCRIPTS: Record<ScriptName, string> = {
 const CONTEXT_KEYS = 8;
 /** Jobs queued per script call: large enough to batch, small enough to keep one call short. */
 const ADD_CHUNK = 500;
+/** Most claims one script call carries; more waiting in the same turn go in the next call. */
+const CLAIMS_PER_CALL = 64;
 /** Keys a script takes after the shared context's. */
 const EXTRA_KEYS: Partial<Record<ScriptName, number>> = { setHarnessCap: 1 };
 
@@ -65,6 +70,8 @@ export class RunQueue {
   private readonly maxHoldsPerClaim: number;
   private readonly contextKeys: string[];
   private writesHeld = false;
+  /** Claims asked for in this turn of the event loop, sent together at its end. */
+  private claimsWaiting: Array<{ tokenHash: string; answer: (result: ClaimResult) => void; fail: (error: Error) => void }> = [];
 
   constructor(options: RunQueueOptions) {
     this.redis = options.redis;
@@ -111,8 +118,12 @@ export class RunQueue {
     setImmediate(release);
   }
 
-  private async call(name: ScriptName, args: Array<string | number>, keys: string[] = []): Promise<unknown> {
+  private call(name: ScriptName, args: Array<string | number>, keys: string[] = []): Promise<unknown> {
     this.batchWrites();
+    return this.run(name, args, keys);
+  }
+
+  private async run(name: ScriptName, args: Array<string | number>, keys: string[] = []): Promise<unknown> {
     const k = this.keys;
     const context = [k.bullJobPrefix, k.runPrefix, k.inflightPrefix, k.pendingPrefix, Date.now(), this.keepFinished, this.finishedTtlSeconds, this.liveCap];
     try {
@@ -160,9 +171,38 @@ export class RunQueue {
     return new Map(Object.entries(raw).map(([slug, cap]) => [slug, Number(cap)]));
   }
 
-  async claim(tokenHash: string): Promise<ClaimResult> {
-    const [id, data, subject, origin, seq, ...held] = (await this.call('claimNextJob', [tokenHash, this.maxHoldsPerClaim, this.keys.consoleChannel])) as string[];
-    return { claimed: id ? { id, seq: Number(seq), requestJson: data!, subjectJson: subject!, origin: origin || null } : null, held: moved(held) };
+  /**
+   * Claims the oldest claimable job for a token's hash. Claims asked for in one turn of the
+   * event loop (the dispatchers whose requests arrived together) go to Redis in one script
+   * call at the turn's end, so Redis and this thread pay a call's fixed cost once for all of
+   * them; a lone claim waits for nothing but the end of the turn it came in on.
+   */
+  claim(tokenHash: string): Promise<ClaimResult> {
+    return new Promise((answer, fail) => {
+      if (this.claimsWaiting.push({ tokenHash, answer, fail }) === 1) setImmediate(() => this.sendClaims());
+    });
+  }
+
+  private sendClaims(): void {
+    const batch = this.claimsWaiting.splice(0, CLAIMS_PER_CALL);
+    if (this.claimsWaiting.length > 0) setImmediate(() => this.sendClaims());
+    // Not held like other writes: this runs at the turn's end already, and a hold now would
+    // wait for the next turn.
+    this.run('claimNextJob', [this.maxHoldsPerClaim, this.keys.consoleChannel, ...batch.map((claim) => claim.tokenHash)]).then((reply) => {
+      const [count, ...fields] = reply as string[];
+      const claimedCount = Number(count);
+      const held = moved(fields.slice(5 * claimedCount));
+      batch.forEach((claim, i) => {
+        const at = 5 * i;
+        claim.answer({
+          claimed: i < claimedCount ? { id: fields[at]!, requestJson: fields[at + 1]!, subjectJson: fields[at + 2]!, origin: fields[at + 3] || null, seq: Number(fields[at + 4]) } : null,
+          // The holds the call made on its way, told once.
+          held: i === 0 ? held : [],
+        });
+      });
+    }, (error: Error) => {
+      for (const claim of batch) claim.fail(error);
+    });
   }
 
   async report(

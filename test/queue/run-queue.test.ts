@@ -32,6 +32,40 @@ describe('run queue scripts', () => {
     expect(job?.data).toEqual({ testCase: 'carom', harness: 'claude' });
   });
 
+  it('sends the claims asked for in one turn in one script call, each with its own token', async () => {
+    const calls = vi.spyOn(redis as unknown as { claimNextJob: (...args: unknown[]) => Promise<unknown> }, 'claimNextJob');
+    const batched = new RunQueue({ redis, prefix: `tq${randomUUID().slice(0, 8)}` });
+    try {
+      const [a, b, c, d] = [run('claude', 'jam|m'), run('codex', 'jam|m'), run(), run()];
+      await batched.add([a!, b!, c!, d!]);
+      const results = await Promise.all(['h1', 'h2', 'h3', 'h4', 'h5'].map((hash) => batched.claim(hash)));
+      expect(calls).toHaveBeenCalledTimes(1);
+      // The second claim passes over the jam run its own call just put in play, and holds it.
+      expect(results.map((result) => result.claimed?.id ?? null)).toEqual([a!.id, c!.id, d!.id, null, null]);
+      expect(results.map((result) => result.held.map((job) => job.id))).toEqual([[b!.id], [], [], [], []]);
+      expect(await Promise.all([a!, c!, d!].map((job) => batched.tokenHash(job.id)))).toEqual(['h1', 'h2', 'h3']);
+      expect(results[1]!.claimed).toMatchObject({ seq: c!.seq, requestJson: JSON.stringify(c!.request), subjectJson: c!.subjectJson, origin: null });
+    } finally {
+      calls.mockRestore();
+      await batched.close();
+    }
+  });
+
+  it('passes over a bounded number of unclaimable jobs per call, then answers nothing', async () => {
+    const bounded = new RunQueue({ redis, prefix: `tq${randomUUID().slice(0, 8)}`, maxHoldsPerClaim: 2 });
+    try {
+      const jam = [run('claude', 'jam|m'), run('codex', 'jam|m'), run('gemini', 'jam|m'), run('claude', 'jam|m')];
+      const free = run();
+      await bounded.add([...jam, free]);
+      expect((await bounded.claim('t')).claimed!.id).toBe(jam[0]!.id);
+      expect(await bounded.claim('t')).toEqual({ claimed: null, held: [jam[1], jam[2]].map((job) => ({ id: job!.id, subjectJson: job!.subjectJson })) });
+      const third = await bounded.claim('t');
+      expect([third.claimed!.id, third.held.map((job) => job.id)]).toEqual([free.id, [jam[3]!.id]]);
+    } finally {
+      await bounded.close();
+    }
+  });
+
   it('holds jobs of a capped harness and releases them in order when a slot frees', async () => {
     await queue.setCap('claude', 1, null);
     const [a, b, c, d] = [run(), run(), run(), run('codex')];
