@@ -83,8 +83,12 @@ export async function claimLatencyByDepth(
   return { rows, footprint };
 }
 
-/** Redis bytes of a plain BullMQ job holding the same data as a run job, added with `Queue.add`. */
-export async function bullmqBytesPerJob(redisUrl: string, data: object): Promise<number> {
+/**
+ * Redis bytes of a plain BullMQ job holding the same data as a run job, added with `Queue.add`:
+ * under BullMQ's own numbered ids, or under a UUID job id as every run job has (the id is in
+ * the job's key, its wait-list entry and its events).
+ */
+export async function bullmqBytesPerJob(redisUrl: string, data: object, ids: 'numbered' | 'uuid'): Promise<number> {
   const redis = new Redis(redisOptionsFromUrl(redisUrl));
   const connection = new Redis({ ...redisOptionsFromUrl(redisUrl), maxRetriesPerRequest: null });
   const queue = new Queue('bullmq-own', { connection, prefix: `bench-own-${randomUUID().slice(0, 8)}` });
@@ -92,7 +96,7 @@ export async function bullmqBytesPerJob(redisUrl: string, data: object): Promise
     await queue.waitUntilReady();
     const before = await usedMemory(redis);
     for (let i = 0; i < BULLMQ_SAMPLE_JOBS; i += 1000) {
-      await Promise.all(Array.from({ length: 1000 }, () => queue.add('run', data)));
+      await Promise.all(Array.from({ length: 1000 }, () => queue.add('run', data, ids === 'uuid' ? { jobId: randomUUID() } : {})));
     }
     const perJob = ((await usedMemory(redis)) - before) / BULLMQ_SAMPLE_JOBS;
     await queue.obliterate({ force: true });

@@ -129,7 +129,8 @@ export default async function benchClaim(): Promise<boolean> {
     const held = await claimBehindHeld(app, clients);
     const { rows, footprint } = await claimLatencyByDepth(app, (claims) => timeClaims(app.url, noop.url, redis.url, SERVICE_TOKEN, claims, 0), redis.url);
     const sampleData = JSON.parse((await app.app.jobsRedis.hget(app.app.runJobs.queue.keys.bullJobPrefix + ids[0], 'data'))!) as object;
-    const bullmqPerJob = await bullmqBytesPerJob(redis.url, sampleData);
+    const bullmqPerJob = await bullmqBytesPerJob(redis.url, sampleData, 'uuid');
+    const bullmqNumbered = await bullmqBytesPerJob(redis.url, sampleData, 'numbered');
     printTable('Claim latency by queue depth (one dispatcher, interleaved with the no-op floor)', rows.map(depthRow));
     printTable(`A claim behind ${held.heldCount.toLocaleString()} jobs held by a harness cap`, [
       { measure: 'first claim (finds the one claimable job)', p50: ms(held.first.ms), p99: '', answer: held.first.claimedFree ? 'the claimable job' : `HTTP ${held.first.status}` },
@@ -138,7 +139,8 @@ export default async function benchClaim(): Promise<boolean> {
     ]);
     printTable('Bytes per queued job', [
       { store: 'Redis, run job (BullMQ job + run state + wait-list entry)', bytes: Math.round(footprint.redisPerJob) },
-      { store: "Redis, BullMQ's own Queue.add job, same data", bytes: Math.round(bullmqPerJob) },
+      { store: "Redis, BullMQ's own Queue.add job, same data and a UUID id", bytes: Math.round(bullmqPerJob) },
+      { store: "Redis, BullMQ's own Queue.add job, same data, BullMQ's numbered ids", bytes: Math.round(bullmqNumbered) },
       { store: 'SQLite, jobs row and indexes', bytes: Math.round(footprint.sqlitePerJob) },
     ]);
     // Each depth's p50 as a multiple of the no-op floor timed beside it: the machine's own
@@ -162,7 +164,7 @@ export default async function benchClaim(): Promise<boolean> {
         result: verdict(held.waitListLength === 0 && held.heldCount >= 10_000),
       },
       {
-        target: "Redis bytes per queued job <= BullMQ's own job",
+        target: "Redis bytes per queued job <= BullMQ's own job (same data, UUID id)",
         measured: `${Math.round(footprint.redisPerJob)} vs ${Math.round(bullmqPerJob)}`,
         result: footprint.redisPerJob <= bullmqPerJob ? 'PASS' : 'AIM',
       },
