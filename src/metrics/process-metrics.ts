@@ -19,14 +19,6 @@ export const httpRequestDuration = new Histogram({
   registers: [processRegistry],
 });
 
-export const claimDuration = new Histogram({
-  name: 'evb_claim_duration_seconds',
-  help: 'Time to claim the next run job (POST /jobs/next), Redis move and SQLite commit included, by outcome.',
-  labelNames: ['outcome'] as const,
-  buckets: SECONDS_FAST,
-  registers: [processRegistry],
-});
-
 export const backgroundJobs = new Counter({
   name: 'evb_background_jobs_total',
   help: 'Background jobs this process ran, by queue (ingest scans are queue="ingest") and outcome (completed or failed).',
@@ -68,16 +60,3 @@ export const redisReconnects = new Counter({
   labelNames: ['connection'] as const,
   registers: [processRegistry],
 });
-
-/** Times `work` into `histogram` under the outcome it ended with. */
-export async function timed<T>(histogram: Histogram<'outcome'>, outcomeOf: (value: T) => string, work: () => Promise<T>): Promise<T> {
-  const end = histogram.startTimer();
-  try {
-    const value = await work();
-    end({ outcome: outcomeOf(value) });
-    return value;
-  } catch (error) {
-    end({ outcome: 'error' });
-    throw error;
-  }
-}

@@ -62,8 +62,9 @@ describe('GET /metrics', () => {
     expect(text).toMatch(/^# TYPE evb_browser_restarts_total counter$/m);
     // One series per route pattern, whatever the ids in the URL.
     expect(sample(text, 'evb_http_request_duration_seconds_count', { route: '/test-cases/:slug/versions/:version', status: '200', method: 'GET' })).toBe(2);
-    expect(sample(text, 'evb_claim_duration_seconds_count', { outcome: 'claimed' })).toBe(2);
-    expect(sample(text, 'evb_claim_duration_seconds_count', { outcome: 'empty' })).toBe(1);
+    // Claims: 200 for a job, 204 for none.
+    expect(sample(text, 'evb_http_request_duration_seconds_count', { route: '/jobs/next', status: '200', method: 'POST' })).toBe(2);
+    expect(sample(text, 'evb_http_request_duration_seconds_count', { route: '/jobs/next', status: '204', method: 'POST' })).toBe(1);
     expect(sample(text, 'evb_jobs', { state: 'dispatched', harness: 'codex' })).toBe(1);
     expect(sample(text, 'evb_jobs', { state: 'dispatched', harness: 'claude' })).toBe(1);
     expect(sample(text, 'evb_jobs', { state: 'pending', harness: 'codex' })).toBe(1);

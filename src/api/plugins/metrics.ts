@@ -6,18 +6,19 @@ import { deploymentRegistry } from '../../metrics/deployment-metrics.js';
 import { httpRequestDuration, processRegistry, redisReconnects } from '../../metrics/process-metrics.js';
 
 /**
- * `GET /metrics` in Prometheus text format: what this process recorded (HTTP, claims,
- * ingest scans, renders, browser restarts, Redis reconnects, Node's own figures) merged with
+ * `GET /metrics` in Prometheus text format: what this process recorded (HTTP, ingest
+ * scans, renders, browser restarts, Redis reconnects, Node's own figures) merged with
  * what the store and queues hold at scrape time. Registered before the routes, so its
  * response hook times every one of them.
  */
 async function metrics(app: FastifyInstance) {
   const scrape = Registry.merge([processRegistry, deploymentRegistry(app)]);
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     // The route pattern, not the URL: one series per route, whatever the ids in the path.
     const route = request.routeOptions.url ?? 'unmatched';
     httpRequestDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    done();
   });
 
   app.jobsRedis.on('reconnecting', () => redisReconnects.inc({ connection: 'api' }));

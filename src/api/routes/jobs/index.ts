@@ -9,7 +9,6 @@ import { relayJobEvents } from '../../../jobs/relay-job-events.js';
 import { reportJobStatus } from '../../../jobs/report-job-status.js';
 import { runSubject } from '../../../events/run-events.js';
 import { hijackReply } from '../../hijack-reply.js';
-import { claimDuration, timed } from '../../../metrics/process-metrics.js';
 import { JsonTooDeepError } from '../../json-depth.js';
 import { errorResponses, NoContent } from '../../schemas/common.js';
 import {
@@ -43,7 +42,7 @@ const jobsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'service', cors: false },
     schema: { response: { 200: ClaimedJob, 204: NoContent, ...errorResponses(401) } },
   }, async (_request, reply) => {
-    const claimed = await timed(claimDuration, (job) => (job === null ? 'empty' : 'claimed'), () => claimNextJob(ctx));
+    const claimed = await claimNextJob(ctx);
     if (claimed === null) return reply.code(204).send(null);
     // Already JSON text (the stored launch body spliced in, never parsed again); Fastify sends
     // a string with a JSON content type as is, so the cast only quiets the schema's typing.
