@@ -55,6 +55,8 @@ export interface AppOptions {
   jobs?: RunJobsOptions;
   /** Sees each route as it is registered (the route fuzzer enumerates them this way). */
   onRoute?: (route: RouteOptions) => void;
+  /** Where the request log goes (default standard output); tests read it. */
+  logStream?: { write(line: string): void };
 }
 
 /** The whole HTTP app as one plugin: the server and the tests build the same thing. */
@@ -112,7 +114,7 @@ export default fp(app, { name: 'app', fastify: '5.x' });
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const instance = Fastify({
-    logger: options.config.logLevel === 'silent' ? false : { level: options.config.logLevel },
+    logger: options.config.logLevel === 'silent' ? false : { level: options.config.logLevel, ...(options.logStream ? { stream: options.logStream } : {}) },
     genReqId: () => randomUUID(),
     requestIdHeader: 'x-request-id',
     return503OnClosing: true,

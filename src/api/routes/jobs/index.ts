@@ -40,6 +40,10 @@ const jobsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/jobs/next', {
     // Dispatchers are services, never pages: no cross-origin headers on the hottest route.
     config: { auth: 'service', cors: false },
+    // Dispatchers poll: two info lines per claim or empty answer would bury every other line
+    // and cost the claim a fifth of its time. Claims are run events and metrics; failures
+    // still log.
+    logLevel: 'warn',
     schema: { response: { 200: ClaimedJob, 204: NoContent, ...errorResponses(401) } },
   }, async (_request, reply) => {
     const claimed = await claimNextJob(ctx);
