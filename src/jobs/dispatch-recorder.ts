@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import type { Database } from '../db/open-database.js';
@@ -36,6 +37,8 @@ export interface DispatchBatch {
   claims: PendingDispatch[];
 }
 export type DispatchWriterReply = { batch: number; error?: string };
+/** Tells the writer thread to close its connection and end once its current write returns. */
+export const STOP_WRITER = 'stop';
 
 export interface DispatchRecorder {
   /** Queues a claim's SQLite write; the claim answers without waiting for it. */
@@ -55,8 +58,8 @@ export interface DispatchRecorder {
 /**
  * Copies claims to SQLite behind the claim's answer, on a thread of its own. Redis decides
  * a claim (its run state holds `dispatched` and the token's hash before the script returns),
- * so the row is a copy, as for every other transition; batching claims for a couple of
- * milliseconds lets one commit carry many, and the writer thread
+ * so the row is a copy, as for every other transition; batching claims for up to FLUSH_MS
+ * lets one commit carry many, and the writer thread
  * (src/workers/dispatch-writer.ts) takes the commit, and the log checkpoints, off the thread
  * that answers dispatchers. Until its row is written, `pendingTokenHash` answers for a claim
  * (a driver that reports at once is not refused); a process that dies first leaves the claim
@@ -64,7 +67,12 @@ export interface DispatchRecorder {
  * retries a failed write; a writer thread that dies is started again and handed every batch
  * it had not acknowledged.
  */
-export function dispatchRecorder(db: Database, onError: (error: unknown) => void): DispatchRecorder {
+export function dispatchRecorder(
+  db: Database,
+  onError: (error: unknown) => void,
+  /** Sees each writer thread as it starts (tests stop one to see it replaced). */
+  onWriter?: (writer: Worker) => void,
+): DispatchRecorder {
   if (db.memory) throw new Error('Claims are written by a second connection, which an in-memory store cannot have.');
   const file = db.name;
   /** Every claim not yet acknowledged as written, by job id. */
@@ -94,9 +102,11 @@ export function dispatchRecorder(db: Database, onError: (error: unknown) => void
       for (const waiter of done) waiter.done();
     });
     worker.on('error', onError);
+    onWriter?.(worker);
     worker.on('exit', () => {
       if (closing) return;
       setTimeout(() => {
+        if (closing) return;
         writer = startWriter();
         for (const [batch, claims] of sent) writer.postMessage({ batch, claims: claims.map(([, claim]) => claim) } satisfies DispatchBatch);
       }, RESTART_MS);
@@ -140,7 +150,13 @@ export function dispatchRecorder(db: Database, onError: (error: unknown) => void
       // the next boot's reconcile copies it.
       if (!(await settled(CLOSE_WAIT_MS))) onError(new Error(`claims not written to SQLite within ${CLOSE_WAIT_MS / 1000} s of shutdown; the next boot copies them from Redis`));
       closing = true;
-      await writer.terminate();
+      // A writer that died meanwhile (threadId -1) has nothing to stop.
+      if (writer.threadId !== -1) {
+        const ended = once(writer, 'exit');
+        writer.postMessage(STOP_WRITER);
+        // A write waiting on a lock returns within the busy timeout; past the bound, end it anyway.
+        if (!(await Promise.race([ended.then(() => true), sleep(CLOSE_WAIT_MS, false, { ref: false })]))) await writer.terminate();
+      }
       if (db.open) db.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
     },
   };

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { jobsTable } from '../db/jobs-table.js';
-import type { DispatchBatch, DispatchWriterInput, DispatchWriterReply } from '../jobs/dispatch-recorder.js';
+import { STOP_WRITER, type DispatchBatch, type DispatchWriterInput, type DispatchWriterReply } from '../jobs/dispatch-recorder.js';
 
 const RETRY_MS = 100;
 const CHECKPOINT_MS = 1000;
@@ -22,8 +22,19 @@ const jobs = jobsTable(db);
 const port = parentPort!;
 const reply = (message: DispatchWriterReply) => port.postMessage(message);
 
-port.on('message', async ({ batch, claims }: DispatchBatch) => {
-  for (;;) {
+let stopping = false;
+
+port.on('message', async (message: DispatchBatch | typeof STOP_WRITER) => {
+  // Stopped by a message rather than terminated: a thread terminated inside a write that
+  // waits on a locked store takes the whole process down with it.
+  if (message === STOP_WRITER) {
+    stopping = true;
+    db.close();
+    port.close();
+    return;
+  }
+  const { batch, claims } = message;
+  while (!stopping) {
     try {
       jobs.markAllDispatched(claims.map(({ seq, tokenHash, atMs }) => ({ seq, tokenHash, at: new Date(atMs).toISOString() })));
       reply({ batch });
@@ -33,6 +44,7 @@ port.on('message', async ({ batch, claims }: DispatchBatch) => {
       await sleep(RETRY_MS);
     }
   }
+  // Stopped with the batch unwritten: it stays in Redis, and the next boot copies it.
 });
 
 setInterval(() => {

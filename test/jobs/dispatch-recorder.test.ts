@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { jobsTable, type JobsTable, type NewJobRow } from '../../src/db/jobs-table.js';
 import { openDatabase, type Database } from '../../src/db/open-database.js';
@@ -78,4 +79,39 @@ describe('claims copied to SQLite behind their answers, by the writer thread', (
     expect(jobs.get('j1')!.tokenHash).toBe('hash-1');
     await recorder.close();
   }, 30_000);
+
+  it('starts a writer thread that died again, and hands it the claims the dead one never wrote', async () => {
+    const [seq] = jobs.insert([row('j1')]);
+    const writers: Worker[] = [];
+    const recorder = dispatchRecorder(db, () => {}, (writer) => writers.push(writer));
+    try {
+      // The claim is handed to a writer that is already gone: the message is lost with it.
+      await writers[0]!.terminate();
+      recorder.record('j1', seq!, 'hash-1');
+      expect(await recorder.settled(100)).toBe(false);
+      expect(await recorder.settled(15_000)).toBe(true);
+      expect(writers).toHaveLength(2);
+      expect(jobs.get('j1')).toMatchObject({ state: 'dispatched', tokenHash: 'hash-1' });
+      expect(recorder.pendingTokenHash('j1')).toBeUndefined();
+    } finally {
+      await recorder.close();
+    }
+  }, 30_000);
+
+  it('shuts down cleanly while its write waits on a store that stays locked, leaving the claim to Redis', async () => {
+    const [seq] = jobs.insert([row('j1')]);
+    const errors: string[] = [];
+    const recorder = dispatchRecorder(db, (error) => errors.push(String(error)));
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      recorder.record('j1', seq!, 'hash-1');
+      // The writer is inside a write that waits on the lock: ending the thread there took the
+      // whole process down; it is asked to stop instead, and does once the write gives up.
+      await recorder.close();
+    } finally {
+      db.exec('COMMIT');
+    }
+    expect(errors.some((error) => error.includes('the next boot copies them from Redis'))).toBe(true);
+    expect(jobs.get('j1')).toMatchObject({ state: 'queued', tokenHash: null });
+  }, 40_000);
 });
