@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { HttpError } from '../../src/errors.js';
 import { createRouterClient, type RouterClient } from '../../src/models/router-client.js';
 import { SECOND } from '../../src/time.js';
-import { FAKE_SLUGS, type FakeRouter } from '../fakes/fake-router.js';
+import { FAKE_SLUGS } from '../fakes/fake-router.js';
 import { listenOnLoopback } from '../fakes/loopback-server.js';
 import { useFakeRouter } from '../helpers/fake-router-client.js';
 import { httpError as expectHttpError } from '../helpers/http-error.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SECOND } from '../../src/time.js';
-import { FAKE_SLUGS, type FakeRouter } from '../fakes/fake-router.js';
+import { FAKE_SLUGS } from '../fakes/fake-router.js';
 import { useFakeRouter } from '../helpers/fake-router-client.js';
 import { httpError } from '../helpers/http-error.js';
 

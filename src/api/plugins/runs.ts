@@ -6,7 +6,6 @@ import { closeQueues, failFastConnection, queueProducerConnection, reportOutages
 import { artifactService, type ArtifactService } from '../../runs/artifact-service.js';
 import { cabinetStats } from '../../runs/cabinet-stats.js';
 import { runListing, type RunListing } from '../../runs/list-runs.js';
-import { redisNotificationPublisher, type NotificationPublisher } from '../../runs/notification-publisher.js';
 import { publishJobs, type PublishJobs } from '../../runs/publish-jobs.js';
 import { followPublishLive, type PublishLine } from '../../runs/publish-live.js';
 import { createPublishQueue, type PublishPayload } from '../../runs/publish-run.js';
@@ -44,16 +43,11 @@ declare module 'fastify' {
   }
 }
 
-export interface RunsPluginOptions {
-  /** Defaults to a Redis PUBLISH on the console channel. */
-  notifications?: NotificationPublisher;
-}
-
 /**
  * Stored runs: the record store and its sink, grades, listings, the publish queue and the
  * snapshot writer. The publish and snapshot processors are background workers.
  */
-async function runs(app: FastifyInstance, options: RunsPluginOptions) {
+async function runs(app: FastifyInstance) {
   const { config, db } = app;
   const connection = queueProducerConnection(config.redisUrl);
   const prefix = config.redisPrefix;
@@ -66,7 +60,6 @@ async function runs(app: FastifyInstance, options: RunsPluginOptions) {
   const grades = runGrades({ db, rows, index: app.catalog.index, versions: app.catalog.versions });
   const jobs = publishJobs(db);
   const artifacts = artifactService({ url: config.artifactsUrl, serviceToken: config.artifactsServiceToken });
-  const notifications = options.notifications ?? redisNotificationPublisher(redis, prefix);
   const warn = (message: string) => app.log.warn(`runs: ${message}`);
   const onError = (error: unknown, context: string) => app.log.warn({ err: error }, `runs: ${context} failed`);
   const requestSnapshot = () => requestSnapshotRefresh(snapshotQueue);
