@@ -26,3 +26,5 @@ export function keepAliveClient(baseUrl: string) {
     close: () => void client.close(),
   };
 }
+
+export type KeepAliveClient = ReturnType<typeof keepAliveClient>;

@@ -11,7 +11,10 @@ export function runWorker<Input, Output>(module: string, input: Input): Promise<
   });
 }
 
-/** `dispatchers` concurrent keep-alive loops on a worker thread, posting to `path` (default `/jobs/next`) until 204 or `limit` answers. */
-export function runDispatchers(base: string, dispatchers: number, limit = Number.MAX_SAFE_INTEGER, path?: string): Promise<DispatchOutput> {
-  return runWorker<DispatchInput, DispatchOutput>('dispatch-worker', { base, token: SERVICE_TOKEN, dispatchers, limit, ...(path ? { path } : {}) });
+/**
+ * `dispatchers` concurrent keep-alive loops on a worker thread, posting to `path` (default
+ * `/jobs/next`) until 204 or `limit` answers, after `warmup` untimed answers on the same sockets.
+ */
+export function runDispatchers(base: string, dispatchers: number, limit = Number.MAX_SAFE_INTEGER, path?: string, warmup = 0): Promise<DispatchOutput> {
+  return runWorker<DispatchInput, DispatchOutput>('dispatch-worker', { base, token: SERVICE_TOKEN, dispatchers, limit, warmup, ...(path ? { path } : {}) });
 }
