@@ -41,11 +41,11 @@ export default async function benchClaimProfile(): Promise<void> {
   session.connect();
   try {
     await app.fill(WARMUP + CLAIMS);
-    await runDispatchers(app.url, DISPATCHERS, WARMUP);
+    await runDispatchers(app.url, DISPATCHERS, { limit: WARMUP });
     await session.post('Profiler.enable');
     await session.post('Profiler.setSamplingInterval', { interval: 100 });
     await session.post('Profiler.start');
-    const run = await runDispatchers(app.url, DISPATCHERS, CLAIMS);
+    const run = await runDispatchers(app.url, DISPATCHERS, { limit: CLAIMS });
     const { profile } = await session.post('Profiler.stop');
     const saved = join(tmpdir(), 'claim.cpuprofile');
     writeFileSync(saved, JSON.stringify(profile));

@@ -17,7 +17,7 @@ import { benchRedis } from './lib/bench-redis.js';
 import { SERVICE_TOKEN, startClaimApp } from './lib/claim-app.js';
 import { keepAliveClient } from './lib/keep-alive-client.js';
 import { machineLine } from './lib/machine.js';
-import { runDispatchers } from './lib/run-worker.js';
+import { runDispatchers, type DispatchOptions } from './lib/run-worker.js';
 import { timeClaims } from './lib/time-claims.js';
 import { ms, printTable, summarize, type LatencySummary } from './lib/stats.js';
 
@@ -50,8 +50,8 @@ interface Drain {
 }
 
 /** Claims until 204 (or `limit` answers, after `warmup` untimed ones) with `dispatchers` concurrent keep-alive loops on a worker thread. */
-async function drain(base: string, dispatchers: number, limit?: number, path?: string, warmup?: number): Promise<Drain> {
-  const output = await runDispatchers(base, dispatchers, limit, path, warmup);
+async function drain(base: string, dispatchers: number, options?: DispatchOptions): Promise<Drain> {
+  const output = await runDispatchers(base, dispatchers, options);
   return { claimed: output.claimed, answered: output.answered, latency: summarize(output.samplesMs), rate: output.answered / output.seconds, errors: output.errors };
 }
 
@@ -72,13 +72,14 @@ export default async function benchClaim(): Promise<boolean> {
 
     // The throughput ceiling: the same dispatchers against the no-op route, before and after
     // the claims, since on two cores the server, Redis and the dispatchers share the machine.
-    const ceilingBefore = await drain(noop.url, 32, THROUGHPUT_CLAIMS, '/noop', THROUGHPUT_WARMUP);
+    const timed = { limit: THROUGHPUT_CLAIMS, warmup: THROUGHPUT_WARMUP };
+    const ceilingBefore = await drain(noop.url, 32, { ...timed, path: '/noop' });
     const runs: Record<number, Drain> = {};
     for (const dispatchers of [8, 32]) {
       await app.fill(THROUGHPUT_WARMUP + THROUGHPUT_CLAIMS);
-      runs[dispatchers] = await drain(app.url, dispatchers, THROUGHPUT_CLAIMS, undefined, THROUGHPUT_WARMUP);
+      runs[dispatchers] = await drain(app.url, dispatchers, timed);
     }
-    const ceilingAfter = await drain(noop.url, 32, THROUGHPUT_CLAIMS, '/noop', THROUGHPUT_WARMUP);
+    const ceilingAfter = await drain(noop.url, 32, { ...timed, path: '/noop' });
     const ceiling = (ceilingBefore.rate + ceilingAfter.rate) / 2;
     const rate = (d: number) => Math.round(runs[d]!.claimed.length / (runs[d]!.answered / runs[d]!.rate));
 

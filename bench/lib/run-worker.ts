@@ -11,10 +11,13 @@ export function runWorker<Input, Output>(module: string, input: Input): Promise<
   });
 }
 
+export type DispatchOptions = Partial<Pick<DispatchInput, 'limit' | 'path' | 'warmup'>>;
+
 /**
  * `dispatchers` concurrent keep-alive loops on a worker thread, posting to `path` (default
- * `/jobs/next`) until 204 or `limit` answers, after `warmup` untimed answers on the same sockets.
+ * `/jobs/next`) until 204 or `limit` answers (default: no limit), after `warmup` untimed
+ * answers on the same sockets.
  */
-export function runDispatchers(base: string, dispatchers: number, limit = Number.MAX_SAFE_INTEGER, path?: string, warmup = 0): Promise<DispatchOutput> {
-  return runWorker<DispatchInput, DispatchOutput>('dispatch-worker', { base, token: SERVICE_TOKEN, dispatchers, limit, warmup, ...(path ? { path } : {}) });
+export function runDispatchers(base: string, dispatchers: number, { limit = Number.MAX_SAFE_INTEGER, ...rest }: DispatchOptions = {}): Promise<DispatchOutput> {
+  return runWorker<DispatchInput, DispatchOutput>('dispatch-worker', { base, token: SERVICE_TOKEN, dispatchers, limit, ...rest });
 }
