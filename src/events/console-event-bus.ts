@@ -12,8 +12,9 @@ type Tag = ConsoleTopic | 'control';
 
 /**
  * One console message as it crosses Redis: the topic and the frame's JSON text, never
- * re-parsed. `gap` crosses no wire: this process lost the channel for a while (Redis went
- * away) and is subscribed again, so whatever was published meanwhile never reached it.
+ * re-parsed; a `runs` message on the wire may carry several frames, one per line. `gap`
+ * crosses no wire: this process lost the channel for a while (Redis went away) and is
+ * subscribed again, so whatever was published meanwhile never reached it.
  */
 export type ConsoleListener = (topic: Tag | 'gap', json: string) => void;
 
@@ -50,8 +51,10 @@ export class ConsoleEventBus {
       if (channel !== this.channel) return;
       const topic = TOPIC_OF[message[0] ?? ''];
       if (!topic) return;
-      const json = message.slice(1);
-      for (const listener of this.listeners) listener(topic, json);
+      // The claim script sends the run events of one call as one message, a line each
+      // (JSON text holds no raw newline).
+      const frames = topic === 'runs' ? message.slice(1).split('\n') : [message.slice(1)];
+      for (const json of frames) for (const listener of this.listeners) listener(topic, json);
     });
     this.subscriber.on('close', () => {
       if (this.subscribed) this.lostChannel = true;

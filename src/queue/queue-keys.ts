@@ -24,8 +24,6 @@ export interface RunQueueKeys {
   active: string;
   completed: string;
   failed: string;
-  /** BullMQ's event stream (QueueEvents reads it). */
-  bullEvents: string;
   /** Our state hash per run: `runPrefix + id`. */
   runPrefix: string;
   /** The driver-relayed event backlog per run (a capped stream): `runPrefix + id + ':live'`. */
@@ -58,7 +56,6 @@ export function runQueueKeys(prefix: string): RunQueueKeys {
     active: `${queue}active`,
     completed: `${queue}completed`,
     failed: `${queue}failed`,
-    bullEvents: `${queue}events`,
     runPrefix,
     run: (id) => `${runPrefix}${id}`,
     live: (id) => `${runPrefix}${id}:live`,

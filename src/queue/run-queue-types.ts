@@ -11,10 +11,10 @@ export interface MovedJob {
   subjectJson: string;
 }
 
-/** What the claim script hands back: the BullMQ job data and run subject stay raw JSON text. */
+/** What the claim script hands back: the BullMQ job data stays raw JSON text. */
 export interface ClaimResult {
   /** Null when nothing was claimable. The script already published the `state-changed` events. */
-  claimed: { id: string; seq: number; requestJson: string; subjectJson: string; origin: string | null } | null;
+  claimed: { id: string; seq: number; requestJson: string; origin: string | null } | null;
   /** Jobs this claim moved to `pending` on its way to a claimable one. */
   held: MovedJob[];
 }

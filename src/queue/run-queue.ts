@@ -42,7 +42,7 @@ const SCRIPTS: Record<ScriptName, string> = {
   setHarnessCap: 'set-harness-cap.lua',
   sweepStaleJobs: 'sweep-stale-jobs.lua',
 };
-const CONTEXT_KEYS = 8;
+const CONTEXT_KEYS = 7;
 /** Jobs queued per script call: large enough to batch, small enough to keep one call short. */
 const ADD_CHUNK = 500;
 /** Most claims one script call carries; more waiting in the same turn go in the next call. */
@@ -88,7 +88,7 @@ export class RunQueue {
     this.bull = new Queue(RUN_QUEUE, { connection: this.bullConnection, prefix: options.prefix });
     reportOutages(this.bull, 'run-queue', options.log ?? { warn() {}, info() {} });
     const k = this.keys;
-    this.contextKeys = [k.wait, k.active, k.completed, k.failed, k.bullEvents, k.caps, k.pendingGroups, k.orphans];
+    this.contextKeys = [k.wait, k.active, k.completed, k.failed, k.caps, k.pendingGroups, k.orphans];
     const scripts = {} as Record<ScriptName, ScriptCaller>;
     for (const [name, file] of Object.entries(SCRIPTS) as Array<[ScriptName, string]>) {
       if (!(name in this.redis)) this.redis.defineCommand(name, { numberOfKeys: CONTEXT_KEYS + (EXTRA_KEYS[name] ?? 0), lua: loadLuaScript(file) });
@@ -191,11 +191,11 @@ export class RunQueue {
     this.run('claimNextJob', [this.maxHoldsPerClaim, this.keys.consoleChannel, ...batch.map((claim) => claim.tokenHash)]).then((reply) => {
       const [count, ...fields] = reply as string[];
       const claimedCount = Number(count);
-      const held = moved(fields.slice(5 * claimedCount));
+      const held = moved(fields.slice(4 * claimedCount));
       batch.forEach((claim, i) => {
-        const at = 5 * i;
+        const at = 4 * i;
         claim.answer({
-          claimed: i < claimedCount ? { id: fields[at]!, requestJson: fields[at + 1]!, subjectJson: fields[at + 2]!, origin: fields[at + 3] || null, seq: Number(fields[at + 4]) } : null,
+          claimed: i < claimedCount ? { id: fields[at]!, requestJson: fields[at + 1]!, origin: fields[at + 2] || null, seq: Number(fields[at + 3]) } : null,
           // The holds the call made on its way, told once.
           held: i === 0 ? held : [],
         });

@@ -42,6 +42,23 @@ describe('GET /notifications', () => {
     }
   });
 
+  it('delivers each run event of a channel message that carries several, in order', async () => {
+    const client = await openConsole(base);
+    const publisher = new Redis(redisOptionsFromUrl(inject('redisUrl')));
+    try {
+      const streamId = await client.streamId;
+      expect((await http.put(`/notifications/${streamId}/topics`, undefined, { runs: true })).status).toBe(204);
+      // As the claim script sends the run events of one call.
+      const events = ['one', 'two', 'three'].map((runId) => JSON.stringify({ kind: 'state-changed', state: 'dispatched', runId }));
+      await publisher.publish(backend.app.runJobs.queue.keys.consoleChannel, `r${events.join('\n')}`);
+      await client.next((frame) => frame.event === 'run' && JSON.parse(frame.data).runId === 'three');
+      expect(client.frames.filter((frame) => frame.event === 'run').map((frame) => frame.data)).toEqual(events);
+    } finally {
+      publisher.disconnect();
+      client.close();
+    }
+  });
+
   it('answers 404 for a stream that is not connected and 400 for a bad body', async () => {
     expect((await http.put('/notifications/nope/topics', undefined, { runs: true })).status).toBe(404);
     const client = await openConsole(base);

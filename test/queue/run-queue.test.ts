@@ -35,6 +35,10 @@ describe('run queue scripts', () => {
   it('sends the claims asked for in one turn in one script call, each with its own token', async () => {
     const calls = vi.spyOn(redis as unknown as { claimNextJob: (...args: unknown[]) => Promise<unknown> }, 'claimNextJob');
     const batched = new RunQueue({ redis, prefix: `tq${randomUUID().slice(0, 8)}` });
+    const subscriber = redis.duplicate();
+    const messages: string[] = [];
+    subscriber.on('message', (_channel: string, message: string) => messages.push(message));
+    await subscriber.subscribe(batched.keys.consoleChannel);
     try {
       const [a, b, c, d] = [run('claude', 'jam|m'), run('codex', 'jam|m'), run(), run()];
       await batched.add([a!, b!, c!, d!]);
@@ -44,9 +48,15 @@ describe('run queue scripts', () => {
       expect(results.map((result) => result.claimed?.id ?? null)).toEqual([a!.id, c!.id, d!.id, null, null]);
       expect(results.map((result) => result.held.map((job) => job.id))).toEqual([[b!.id], [], [], [], []]);
       expect(await Promise.all([a!, c!, d!].map((job) => batched.tokenHash(job.id)))).toEqual(['h1', 'h2', 'h3']);
-      expect(results[1]!.claimed).toMatchObject({ seq: c!.seq, requestJson: JSON.stringify(c!.request), subjectJson: c!.subjectJson, origin: null });
+      expect(results[1]!.claimed).toMatchObject({ seq: c!.seq, requestJson: JSON.stringify(c!.request), origin: null });
+      // The call's run events cross the channel as one message, a line each, in the order made.
+      await vi.waitFor(() => expect(messages).toHaveLength(1));
+      expect(messages[0]![0]).toBe('r');
+      expect(messages[0]!.slice(1).split('\n').map((line) => JSON.parse(line) as { state: string; runId: string })
+        .map((event) => `${event.state} ${event.runId}`)).toEqual([`dispatched ${a!.id}`, `pending ${b!.id}`, `dispatched ${c!.id}`, `dispatched ${d!.id}`]);
     } finally {
       calls.mockRestore();
+      subscriber.disconnect();
       await batched.close();
     }
   });
@@ -61,6 +71,21 @@ describe('run queue scripts', () => {
       expect(await bounded.claim('t')).toEqual({ claimed: null, held: [jam[1], jam[2]].map((job) => ({ id: job!.id, subjectJson: job!.subjectJson })) });
       const third = await bounded.claim('t');
       expect([third.claimed!.id, third.held.map((job) => job.id)]).toEqual([free.id, [jam[3]!.id]]);
+    } finally {
+      await bounded.close();
+    }
+  });
+
+  it('leaves the wait list whole and in order when a call spends its budget between claims', async () => {
+    const bounded = new RunQueue({ redis, prefix: `tq${randomUUID().slice(0, 8)}`, maxHoldsPerClaim: 1 });
+    try {
+      const [first, jammed, next, last] = [run('claude', 'jam|m'), run('codex', 'jam|m'), run(), run()];
+      await bounded.add([first!, jammed!, next!, last!]);
+      const results = await Promise.all(['h1', 'h2', 'h3'].map((hash) => bounded.claim(hash)));
+      expect(results.map((result) => result.claimed?.id ?? null)).toEqual([first!.id, null, null]);
+      expect(results[0]!.held.map((job) => job.id)).toEqual([jammed!.id]);
+      expect(await bounded.waitingCount()).toBe(2);
+      expect([(await bounded.claim('h4')).claimed!.id, (await bounded.claim('h5')).claimed!.id]).toEqual([next!.id, last!.id]);
     } finally {
       await bounded.close();
     }

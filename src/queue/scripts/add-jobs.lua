@@ -1,11 +1,11 @@
 --[[
   Queues new run jobs, atomically per call: each job's BullMQ job hash (the fields BullMQ's
   own add writes, so BullMQ's API and the queue dashboard read it as one of its jobs), its
-  run state, BullMQ's `added` event, and its place: the wait list when it may be claimed,
+  run state, and its place: the wait list when it may be claimed,
   else held (`pending`) at once in the group it waits in, so claims never walk past it.
   A job whose BullMQ hash already exists is left alone, as BullMQ's add does.
 
-  KEYS[1..8], ARGV[1..8]: the shared run-queue context (run-queue-context.lua).
+  KEYS[1..7], ARGV[1..8]: the shared run-queue context (run-queue-context.lua).
   ARGV[9..]  eight per job: id, seq, harness, jam, run subject, origin ('' for none),
              maxRuntime seconds ('' when unknown), BullMQ job data (JSON text)
 
@@ -22,7 +22,6 @@ for i = 9, #ARGV, 8 do
     local runKey = ctx.runPrefix .. id
     rcall('HSET', runKey, 'state', 'queued', 'harness', harness, 'jam', jam, 'seq', seq, 'subject', subject, 'origin', origin)
     if maxRuntime ~= '' then rcall('HSET', runKey, 'maxRuntime', maxRuntime) end
-    rcall('XADD', ctx.bullEvents, 'MAXLEN', '~', 10000, '*', 'event', 'added', 'jobId', id, 'name', 'run')
     local group = holdGroupOf(harness, jam, true)
     if group then
       hold(id, tonumber(seq), group)

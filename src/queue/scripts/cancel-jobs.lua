@@ -3,7 +3,7 @@
   leaves the wait list, its hold group or the active list, frees its in-flight slots (which
   may release held jobs), and lands in BullMQ's failed set with reason `canceled`.
 
-  KEYS[1..8], ARGV[1..8]: the shared run-queue context (run-queue-context.lua).
+  KEYS[1..7], ARGV[1..8]: the shared run-queue context (run-queue-context.lua).
   ARGV[9]  scope: waiting (queued, pending) | active (dispatched, starting, running) | any
   ARGV[10] detail recorded on each canceled job
   ARGV[11] source: `ids` (ARGV[13...] are job ids) or `wait` (pop ARGV[12] ids from the
@@ -51,7 +51,7 @@ local function cancel(id, poppedFromWait)
     leaveInflight(id, run[2], run[3], released)
   end
   rcall('HSET', runKey, 'state', 'canceled', 'detail', detail)
-  finishBullJob(id, false, 'canceled: ' .. detail, state)
+  finishBullJob(id, false, 'canceled: ' .. detail)
   closeRun(id, 'canceled')
   canceled[#canceled + 1] = id
   canceled[#canceled + 1] = state

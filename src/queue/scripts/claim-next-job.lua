@@ -8,16 +8,16 @@
   Most holds happen as jobs are queued (add-jobs.lua); a claim holds the jobs queued before
   their group filled up, or before a cap was lowered.
 
-  KEYS[1..8], ARGV[1..8]: the shared run-queue context (run-queue-context.lua).
+  KEYS[1..7], ARGV[1..8]: the shared run-queue context (run-queue-context.lua).
   ARGV[9]  most wait-list entries this call may look at past the ones it claims (bounds the
            script's run time); claims left when it is spent, or when the wait list is empty,
            find nothing
-  ARGV[10] console pub/sub channel: each hold and claim publishes its `state-changed` run
-           event here ('r' + JSON), atomically with the move, so the hot path makes no
-           second round trip
+  ARGV[10] console pub/sub channel: the `state-changed` run events of the call's holds and
+           claims, in order, go here as one message ('r' + their JSON joined by newlines),
+           atomically with the moves, so the hot path makes no second round trip
   ARGV[11..] sha256 of each claim's per-job token, one claim per hash
 
-  Returns { n, then five per claimed job: id, BullMQ job data, run subject, origin | '', seq;
+  Returns { n, then four per claimed job: id, BullMQ job data, origin | '', seq;
   then heldId, heldSubject, ... } where the first n hashes claimed a job and the rest found
   nothing (seq is the job's enqueue sequence, the SQLite row's key)
 ]]
@@ -25,12 +25,30 @@
 
 local budget = tonumber(ARGV[9])
 local channel = ARGV[10]
-local claimed, held = {}, {}
+local claimed, held, events, activated = {}, {}, {}, {}
+-- Wait-list entries taken but not looked at yet, the next one last.
+local taken = {}
 
--- Claims one job for `tokenHash`: true when it found one.
-local function claimOne(tokenHash)
+-- The next wait-list entry, taking as many at once as there are claims left to make: one
+-- LRANGE and LTRIM in place of an RPOP per claim. No more are taken than claims are left
+-- or the budget allows, and each claim, hold or drop uses one, so the call never ends
+-- holding an entry it took.
+local function nextWaiting(wanted)
+  if #taken == 0 then
+    local count = math.min(wanted, budget)
+    taken = rcall('LRANGE', ctx.wait, -count, -1)
+    if #taken == 0 then return nil end
+    rcall('LTRIM', ctx.wait, 0, -#taken - 1)
+  end
+  local id = taken[#taken]
+  taken[#taken] = nil
+  return id
+end
+
+-- Claims one job for `tokenHash`: true when it found one. `wanted` claims are left, this one's included.
+local function claimOne(tokenHash, wanted)
   while budget > 0 do
-    local id = rcall('RPOP', ctx.wait)
+    local id = nextWaiting(wanted)
     if not id then return false end
     -- BullMQ once kept '0:<n>' markers in the wait list; they are not jobs.
     if string.sub(id, 1, 2) ~= '0:' then
@@ -41,24 +59,23 @@ local function claimOne(tokenHash)
       elseif run[1] == 'queued' then
         local group = holdGroupOf(run[2], run[3], false)
         if not group then
-          rcall('LPUSH', ctx.active, id)
+          activated[#activated + 1] = id
           rcall('SADD', ctx.inflightPrefix .. 'h:' .. run[2], id)
           if run[3] ~= '' then rcall('SADD', ctx.inflightPrefix .. 'j:' .. run[3], id) end
           rcall('HSET', runKey, 'state', 'dispatched', 'token', tokenHash, 'dispatchedAt', ctx.now)
           local jobKey = ctx.bullJobPrefix .. id
-          rcall('HSET', jobKey, 'processedOn', ctx.now)
-          rcall('HINCRBY', jobKey, 'ats', 1)
-          rcall('XADD', ctx.bullEvents, 'MAXLEN', '~', 10000, '*', 'event', 'active', 'jobId', id, 'prev', 'waiting')
-          rcall('PUBLISH', channel, 'r{"kind":"state-changed","state":"dispatched",' .. (run[5] or '') .. '}')
+          -- A job is claimed once (a re-queued one starts from a fresh hash), so its first start.
+          rcall('HSET', jobKey, 'processedOn', ctx.now, 'ats', 1)
+          events[#events + 1] = '{"kind":"state-changed","state":"dispatched",' .. (run[5] or '') .. '}'
           local n = #claimed
-          claimed[n + 1], claimed[n + 2], claimed[n + 3] = id, rcall('HGET', jobKey, 'data') or 'null', run[5] or ''
-          claimed[n + 4], claimed[n + 5] = run[6] or '', run[4]
+          claimed[n + 1], claimed[n + 2] = id, rcall('HGET', jobKey, 'data') or 'null'
+          claimed[n + 3], claimed[n + 4] = run[6] or '', run[4]
           return true
         end
         hold(id, tonumber(run[4]), group)
         held[#held + 1] = id
         held[#held + 1] = run[5] or ''
-        rcall('PUBLISH', channel, 'r{"kind":"state-changed","state":"pending",' .. (run[5] or '') .. '}')
+        events[#events + 1] = '{"kind":"state-changed","state":"pending",' .. (run[5] or '') .. '}'
       end
       -- Any other state: a stale entry (its cancel already recorded it); dropping it is the fix.
     end
@@ -68,9 +85,12 @@ local function claimOne(tokenHash)
 end
 
 for i = 11, #ARGV do
-  if not claimOne(ARGV[i]) then break end
+  if not claimOne(ARGV[i], #ARGV - i + 1) then break end
 end
-local reply = { #claimed / 5 }
+-- Every claim's move to BullMQ's active list, and every run event, in one command each.
+if #activated > 0 then rcall('LPUSH', ctx.active, unpack(activated)) end
+if #events > 0 then rcall('PUBLISH', channel, 'r' .. table.concat(events, '\n')) end
+local reply = { #claimed / 4 }
 for _, value in ipairs(claimed) do reply[#reply + 1] = value end
 for _, value in ipairs(held) do reply[#reply + 1] = value end
 return reply

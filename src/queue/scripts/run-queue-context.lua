@@ -2,10 +2,10 @@
   Shared head of every run-queue script (spliced in where a script says `-- @include`).
 
   Every run-queue script takes the same leading KEYS and ARGV, so the caller builds them once:
-    KEYS[1] wait list (BullMQ)         KEYS[5] BullMQ event stream
-    KEYS[2] active list (BullMQ)       KEYS[6] harness caps hash
-    KEYS[3] completed zset (BullMQ)    KEYS[7] set of hold groups holding jobs
-    KEYS[4] failed zset (BullMQ)       KEYS[8] orphan list
+    KEYS[1] wait list (BullMQ)         KEYS[5] harness caps hash
+    KEYS[2] active list (BullMQ)       KEYS[6] set of hold groups holding jobs
+    KEYS[3] completed zset (BullMQ)    KEYS[7] orphan list
+    KEYS[4] failed zset (BullMQ)
     ARGV[1] BullMQ job key prefix      ARGV[5] now (ms since epoch)
     ARGV[2] run state key prefix       ARGV[6] finished BullMQ jobs kept per set
     ARGV[3] in-flight set key prefix   ARGV[7] seconds a finished run's state and backlog are kept
@@ -13,6 +13,8 @@
   Script-specific ARGV start at ARGV[9].
 
   The wait list is BullMQ's: new jobs are LPUSHed, the claim end is the right.
+  BullMQ's event stream is not written: nothing here reads it (the console channel carries
+  every transition), and an entry per claim cost a tenth of the claim script's time.
   A run state hash holds: state, harness, jam ('' unless a game jam), seq, origin, subject
   (pre-encoded run-event JSON members), token (sha256 of the per-job token), heldBy,
   recordId, detail, maxRuntime (seconds, absent when unknown), dispatchedAt (ms, set by the
@@ -22,7 +24,7 @@
 local rcall = redis.call
 local ctx = {
   wait = KEYS[1], active = KEYS[2], completed = KEYS[3], failed = KEYS[4],
-  bullEvents = KEYS[5], caps = KEYS[6], pendingGroups = KEYS[7], orphans = KEYS[8],
+  caps = KEYS[5], pendingGroups = KEYS[6], orphans = KEYS[7],
   bullJobPrefix = ARGV[1], runPrefix = ARGV[2], inflightPrefix = ARGV[3], pendingPrefix = ARGV[4],
   now = ARGV[5], keep = tonumber(ARGV[6]), ttl = tonumber(ARGV[7]), liveCap = tonumber(ARGV[8]),
 }
@@ -30,13 +32,25 @@ local ctx = {
 local ACTIVE = { dispatched = true, starting = true, running = true }
 local TERMINAL = { succeeded = true, failed = true, canceled = true }
 
+-- A harness's cap, or nil when it has none; read once per call, since no script but the
+-- cap's own changes it.
+local capsRead = {}
+local function capOf(harness)
+  local cap = capsRead[harness]
+  if cap == nil then
+    cap = tonumber(rcall('HGET', ctx.caps, harness) or '') or false
+    capsRead[harness] = cap
+  end
+  return cap or nil
+end
+
 -- The hold group a queued job must wait in now, or nil when it may be claimed: its harness
 -- is at its cap, or a job of the same game jam and model is in flight. A group that already
 -- holds jobs takes newcomers behind them (`queueing`: the job is being queued, not claimed),
 -- so a freed slot goes to the oldest.
 local function holdGroupOf(harness, jam, queueing)
   local harnessGroup = 'h:' .. harness
-  local cap = tonumber(rcall('HGET', ctx.caps, harness) or '')
+  local cap = capOf(harness)
   if cap and (rcall('SCARD', ctx.inflightPrefix .. harnessGroup) >= cap
       or (queueing and rcall('EXISTS', ctx.pendingPrefix .. harnessGroup) == 1)) then
     return harnessGroup
@@ -79,7 +93,7 @@ local function leaveInflight(id, harness, jam, released)
   local harnessGroup = 'h:' .. harness
   local harnessSet = ctx.inflightPrefix .. harnessGroup
   rcall('SREM', harnessSet, id)
-  local cap = tonumber(rcall('HGET', ctx.caps, harness) or '')
+  local cap = capOf(harness)
   local free = rcall('ZCARD', ctx.pendingPrefix .. harnessGroup)
   if cap then free = math.min(free, cap - rcall('SCARD', harnessSet)) end
   releaseHeld(harnessGroup, free, released)
@@ -92,15 +106,14 @@ end
 
 -- Records a terminal outcome on BullMQ's job hash and sets, as BullMQ's own moveToFinished
 -- would, and trims the oldest finished jobs beyond `keep` (SQLite keeps the durable record).
-local function finishBullJob(id, succeeded, value, previous)
+local function finishBullJob(id, succeeded, value)
   local jobKey = ctx.bullJobPrefix .. id
   if rcall('EXISTS', jobKey) == 0 then return end
-  local set, field, event = ctx.failed, 'failedReason', 'failed'
-  if succeeded then set, field, event = ctx.completed, 'returnvalue', 'completed' end
+  local set, field = ctx.failed, 'failedReason'
+  if succeeded then set, field = ctx.completed, 'returnvalue' end
   rcall('ZADD', set, ctx.now, id)
   rcall('HSET', jobKey, field, value, 'finishedOn', ctx.now)
   rcall('HINCRBY', jobKey, 'atm', 1)
-  rcall('XADD', ctx.bullEvents, 'MAXLEN', '~', 10000, '*', 'event', event, 'jobId', id, field, value, 'prev', previous)
   local excess = rcall('ZCARD', set) - ctx.keep
   if excess > 0 then
     local old = rcall('ZPOPMIN', set, math.min(excess, 16))
@@ -122,10 +135,10 @@ end
 -- active list and its hold groups (appending what that releases to `released`), and its
 -- outcome is recorded on the run and on BullMQ's job. `value` is BullMQ's return value or
 -- failed reason.
-local function finishActive(id, previous, harness, jam, target, detail, recordId, value, released)
+local function finishActive(id, harness, jam, target, detail, recordId, value, released)
   rcall('LREM', ctx.active, -1, id)
   leaveInflight(id, harness, jam, released)
   rcall('HSET', ctx.runPrefix .. id, 'state', target, 'detail', detail, 'recordId', recordId)
-  finishBullJob(id, target == 'succeeded', value, previous)
+  finishBullJob(id, target == 'succeeded', value)
   closeRun(id, target)
 end

@@ -8,7 +8,7 @@
   Jobs whose state hash predates these fields (no dispatchedAt, startedAt or maxRuntime)
   are left alone.
 
-  KEYS[1..8], ARGV[1..8]: the shared run-queue context (run-queue-context.lua).
+  KEYS[1..7], ARGV[1..8]: the shared run-queue context (run-queue-context.lua).
   ARGV[9]  dispatch lease (ms); 0 turns the lease off
   ARGV[10] grace beyond a job's maxRuntimeSeconds (ms)
   ARGV[11] detail recorded on a job whose lease ran out
@@ -33,7 +33,7 @@ for _, id in ipairs(rcall('LRANGE', ctx.active, 0, -1)) do
     end
   end
   if detail then
-    finishActive(id, state, run[2], run[3], 'failed', detail, '', detail, released)
+    finishActive(id, run[2], run[3], 'failed', detail, '', detail, released)
     failed[#failed + 1] = id
     failed[#failed + 1] = state
     failed[#failed + 1] = run[4] or ''
