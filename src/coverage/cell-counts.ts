@@ -11,6 +11,7 @@
  * launch from the same configuration share the cell. Provider does not split cells: runs
  * do not record it.
  */
+import { inFlight } from '../db/jobs-table.js';
 import type { Database } from '../db/open-database.js';
 import { LISTED_COLUMNS, type ListedRow } from '../runs/run-rows.js';
 import { AUTO_GRADED_TEST_TYPES } from '../runs/run-states.js';
@@ -23,7 +24,6 @@ export interface CellCounts {
   unreviewed: number;
 }
 
-const IN_FLIGHT = `('queued', 'pending', 'dispatched', 'starting', 'running')`;
 const AUTO_GRADED = AUTO_GRADED_TEST_TYPES.map((type) => `'${type}'`).join(', ');
 /** A run's gg configuration row id: its job's, else the record's (`saved:` stripped). */
 export const RUN_GG = `COALESCE((SELECT j.gg_config_id FROM jobs AS j WHERE j.id = r.job_id),
@@ -46,10 +46,10 @@ export const CELL_COUNT_SQL = {
     CROSS JOIN jobs AS j INDEXED BY jobs_in_flight_cell
       ON j.test_case_slug = c.value ->> 0 AND j.test_case_version = c.value ->> 1 AND j.variant = c.value ->> 2
      AND j.harness_slug = c.value ->> 4 AND j.model_id = c.value ->> 5
-    WHERE j.state IN ${IN_FLIGHT} AND COALESCE(j.engine, 'none') = c.value ->> 3
+    WHERE ${inFlight('j')} AND COALESCE(j.engine, 'none') = c.value ->> 3
       AND (c.value ->> 6 IS NULL OR j.gg_config_id = c.value ->> 6)
     GROUP BY c.key`,
-  originInFlight: `SELECT COUNT(*) FROM jobs WHERE origin = ? AND state IN ${IN_FLIGHT}`,
+  originInFlight: `SELECT COUNT(*) FROM jobs INDEXED BY jobs_origin_in_flight WHERE origin = ? AND ${inFlight()}`,
 };
 
 /** The cells as the queries' `@cells` parameter: one array per cell, in order. */
@@ -72,7 +72,7 @@ export function cellCounts(db: Database) {
   const runs = db.prepare<{ cells: string; reviewer: string }, { cell: number; completed: number; unreviewed: number }>(CELL_COUNT_SQL.runs);
   const jobs = db.prepare<{ cells: string }, { cell: number; inFlight: number; pending: number }>(CELL_COUNT_SQL.jobs);
   const originInFlight = db.prepare<[string], number>(CELL_COUNT_SQL.originInFlight).pluck();
-  const originInFlightIds = db.prepare<[string], string>(`SELECT id FROM jobs WHERE origin = ? AND state IN ${IN_FLIGHT} ORDER BY seq`).pluck();
+  const originInFlightIds = db.prepare<[string], string>(`SELECT id FROM jobs INDEXED BY jobs_origin_in_flight WHERE origin = ? AND ${inFlight()} ORDER BY seq`).pluck();
   const queue = db.prepare<{ cells: string; reviewer: string; limit: number }, ListedRow>(
     `SELECT ${LISTED_COLUMNS.split(',').map((column) => `r.${column.trim()}`).join(', ')} ${RUN_MATCH} AND ${UNREVIEWED}
      ORDER BY c.key, r.finished_at, r.id LIMIT @limit`,

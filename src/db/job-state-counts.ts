@@ -1,3 +1,4 @@
+import { inFlight } from './jobs-table.js';
 import type { Database } from './open-database.js';
 
 export const IN_FLIGHT_STATES = ['queued', 'pending', 'dispatched', 'starting', 'running'] as const;
@@ -9,11 +10,11 @@ export interface HarnessStateCount {
   jobs: number;
 }
 
-/** Counts of in-flight run jobs per harness and state, read off the partial in-flight index. */
+/** Counts of in-flight run jobs per harness and state. */
 export function jobStateCounts(db: Database): () => HarnessStateCount[] {
   const select = db.prepare<[], HarnessStateCount>(
     `SELECT harness_slug AS harness, state, count(*) AS jobs FROM jobs
-      WHERE state IN (${IN_FLIGHT_STATES.map((state) => `'${state}'`).join(', ')})
+      WHERE ${inFlight()}
       GROUP BY harness_slug, state ORDER BY harness_slug, state`,
   );
   return () => select.all();

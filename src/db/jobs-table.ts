@@ -1,5 +1,5 @@
 import type { Database } from './open-database.js';
-import type { JobState } from '../queue/run-queue.js';
+import type { JobState, TerminalState } from '../queue/run-queue.js';
 
 /** A run job as the `jobs` table keeps it. */
 export interface JobRow {
@@ -36,7 +36,12 @@ const COLUMNS = `seq, id, account_id AS accountId, origin, test_case_slug AS tes
   state, token_hash AS tokenHash, record_id AS recordId, detail, enqueued_at AS enqueuedAt,
   dispatched_at AS dispatchedAt, started_at AS startedAt, finished_at AS finishedAt`;
 
-const IN_FLIGHT = `state IN ('queued', 'pending', 'dispatched', 'starting', 'running')`;
+/**
+ * The condition of a job in flight (queued, pending, dispatched, starting or running) as the
+ * partial in-flight indexes state it (migration 0080), for `jobs` under `table`: terminal
+ * writes set `finished_at`, in-flight writes clear it, and a claim never writes it.
+ */
+export const inFlight = (table = 'jobs') => `${table}.finished_at IS NULL`;
 
 /** Prepared statements over `jobs`; every write is one statement or one transaction. */
 export function jobsTable(db: Database) {
@@ -49,19 +54,20 @@ export function jobsTable(db: Database) {
   const insertAll = db.transaction((rows: NewJobRow[]) => rows.map((row) => Number(insert.run(row).lastInsertRowid)));
   const byId = db.prepare<[string], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`);
   const tokenOf = db.prepare<[string], string | null>('SELECT token_hash FROM jobs WHERE id = ?').pluck();
-  const inFlight = db.prepare<[], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${IN_FLIGHT} ORDER BY seq`);
-  // By `seq`, the row's key: the claim's hot path skips the id index. Claims are written
-  // behind their answer, so a driver's report (or a cancel) may have moved the row on
-  // already: only a waiting row becomes `dispatched`; the token and time are written anyway.
+  const inFlightRows = db.prepare<[], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${inFlight()} ORDER BY seq`);
+  // By `seq`, the row's key: the claim's hot path skips the id index, and it writes no column
+  // an index reads, so no index entry changes. Claims are written behind their answer, so a
+  // driver's report (or a cancel) may have moved the row on already: only a waiting row
+  // becomes `dispatched`; the token and time are written anyway.
   const dispatched = db.prepare<[string, string, number]>(
     `UPDATE jobs SET state = CASE WHEN state IN ('queued', 'pending') THEN 'dispatched' ELSE state END,
        token_hash = ?, dispatched_at = ? WHERE seq = ?`,
   );
-  const waitingState = db.prepare<[JobState, string]>('UPDATE jobs SET state = ? WHERE id = ?');
+  const waitingState = db.prepare<[JobState, string]>('UPDATE jobs SET state = ?, finished_at = NULL WHERE id = ?');
   const started = db.prepare<[JobState, string, string]>(
-    'UPDATE jobs SET state = ?, started_at = COALESCE(started_at, ?) WHERE id = ?',
+    'UPDATE jobs SET state = ?, started_at = COALESCE(started_at, ?), finished_at = NULL WHERE id = ?',
   );
-  const finished = db.prepare<[JobState, string | null, string | null, string, string]>(
+  const finished = db.prepare<[TerminalState, string | null, string | null, string, string]>(
     'UPDATE jobs SET state = ?, detail = ?, record_id = COALESCE(?, record_id), finished_at = COALESCE(finished_at, ?) WHERE id = ?',
   );
   const attachRecord = db.prepare<[string, string]>('UPDATE jobs SET record_id = ? WHERE id = ?');
@@ -71,7 +77,7 @@ export function jobsTable(db: Database) {
   const dispatchAll = db.transaction((claims: Array<{ seq: number; tokenHash: string; at: string }>) => {
     for (const claim of claims) dispatched.run(claim.tokenHash, claim.at, claim.seq);
   });
-  const finishAll = db.transaction((ids: string[], state: JobState, detail: string | null, at: string) => {
+  const finishAll = db.transaction((ids: string[], state: TerminalState, detail: string | null, at: string) => {
     for (const id of ids) finished.run(state, detail, null, at, id);
   });
 
@@ -82,15 +88,15 @@ export function jobsTable(db: Database) {
     /** undefined: no such job; null: not claimed yet. */
     tokenHash: (id: string): string | null | undefined => tokenOf.get(id),
     /** Non-terminal jobs in queue order. */
-    inFlight: (): JobRow[] => inFlight.all(),
+    inFlight: (): JobRow[] => inFlightRows.all(),
     /** Claims, many at once, each with its token's hash and time. */
     markAllDispatched: (claims: Array<{ seq: number; tokenHash: string; at: string }>) => void dispatchAll(claims),
     /** queued <-> pending moves, many at once. */
     markWaiting: (ids: string[], state: 'queued' | 'pending') => void (ids.length > 0 && setStates(ids, state)),
     markStarted: (id: string, state: 'starting' | 'running', at: string) => void started.run(state, at, id),
-    markFinished: (id: string, state: JobState, detail: string | null, recordId: string | null, at: string) =>
+    markFinished: (id: string, state: TerminalState, detail: string | null, recordId: string | null, at: string) =>
       void finished.run(state, detail, recordId, at, id),
-    markAllFinished: (ids: string[], state: JobState, detail: string | null, at: string) =>
+    markAllFinished: (ids: string[], state: TerminalState, detail: string | null, at: string) =>
       void (ids.length > 0 && finishAll(ids, state, detail, at)),
     attachRecord: (id: string, recordId: string) => void attachRecord.run(recordId, id),
   };

@@ -3,7 +3,8 @@ export type JobState = 'queued' | 'pending' | 'dispatched' | 'starting' | 'runni
 export const ACTIVE_STATES = ['dispatched', 'starting', 'running'] as const;
 export const WAITING_STATES = ['queued', 'pending'] as const;
 export const TERMINAL_STATES = ['succeeded', 'failed', 'canceled'] as const;
-export const isTerminal = (state: JobState) => (TERMINAL_STATES as readonly string[]).includes(state);
+export type TerminalState = (typeof TERMINAL_STATES)[number];
+export const isTerminal = (state: JobState): state is TerminalState => (TERMINAL_STATES as readonly string[]).includes(state);
 
 /** A job a script moved, with its pre-encoded run-event subject (see `QueuedRun.subjectJson`). */
 export interface MovedJob {

@@ -1,0 +1,67 @@
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { jobStateCounts } from '../../src/db/job-state-counts.js';
+import { jobsTable, type NewJobRow } from '../../src/db/jobs-table.js';
+import { BACKEND_MIGRATIONS, openDatabase, type Database } from '../../src/db/open-database.js';
+
+const row = (id: string, origin: string | null = null): NewJobRow => ({
+  id, accountId: 'a', origin, testCaseSlug: 'carom', testCaseVersion: 'v1.1.0', variant: 'base', harnessSlug: 'codex', modelId: 'm',
+  provider: null, engine: null, testType: 'end-to-end', ggConfigId: null, ggPreset: null, request: '{}', enqueuedAt: '2026-11-26T10:00:00.000Z',
+});
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'evb-in-flight-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('jobs in flight', () => {
+  it('follows every write: a claim keeps a job in flight, a terminal state ends it, a copy back from Redis restores it', () => {
+    const db = openDatabase(join(dir, 'db.sqlite'));
+    const jobs = jobsTable(db);
+    const [, claimed, finished] = jobs.insert([row('queued'), row('claimed'), row('finished')]);
+    const inFlight = () => jobs.inFlight().map((job) => `${job.id}:${job.state}`);
+    const at = '2026-11-26T10:01:00.000Z';
+
+    jobs.markAllDispatched([{ seq: claimed!, tokenHash: 'h', at }]);
+    jobs.markFinished('finished', 'failed', 'lost', null, at);
+    expect(inFlight()).toEqual(['queued:queued', 'claimed:dispatched']);
+    // A claim written late onto a row that already ended leaves it ended.
+    jobs.markAllDispatched([{ seq: finished!, tokenHash: 'h', at }]);
+    expect(inFlight()).toEqual(['queued:queued', 'claimed:dispatched']);
+
+    // Reconcile copies what Redis holds, even onto a row SQLite had ended.
+    jobs.markStarted('finished', 'running', at);
+    expect(inFlight()).toEqual(['queued:queued', 'claimed:dispatched', 'finished:running']);
+    expect(jobs.get('finished')!.finishedAt).toBeNull();
+    jobs.markAllFinished(['claimed', 'finished'], 'canceled', null, at);
+    jobs.markWaiting(['claimed'], 'queued');
+    expect(inFlight()).toEqual(['queued:queued', 'claimed:queued']);
+    expect(jobStateCounts(db)()).toEqual([{ harness: 'codex', state: 'queued', jobs: 2 }]);
+    db.close();
+  });
+
+  it('mends rows written before the in-flight indexes keyed on finished_at', () => {
+    const older = join(dir, 'migrations');
+    mkdirSync(older);
+    for (const name of readdirSync(BACKEND_MIGRATIONS).filter((file) => file < '0080')) copyFileSync(join(BACKEND_MIGRATIONS, name), join(older, name));
+    const file = join(dir, 'old.sqlite');
+    const before: Database = openDatabase(file, older);
+    jobsTable(before).insert([row('running-but-ended'), row('ended-without-time'), row('plain')]);
+    before.prepare(`UPDATE jobs SET state = 'running', started_at = 's', finished_at = 'f' WHERE id = 'running-but-ended'`).run();
+    before.prepare(`UPDATE jobs SET state = 'failed', started_at = 's', finished_at = NULL WHERE id = 'ended-without-time'`).run();
+    before.close();
+
+    const after = openDatabase(file);
+    const rows = after.prepare('SELECT id, state, finished_at AS finishedAt FROM jobs ORDER BY seq').all();
+    expect(rows).toEqual([
+      { id: 'running-but-ended', state: 'running', finishedAt: null },
+      { id: 'ended-without-time', state: 'failed', finishedAt: 's' },
+      { id: 'plain', state: 'queued', finishedAt: null },
+    ]);
+    expect(jobsTable(after).inFlight().map((job) => job.id)).toEqual(['running-but-ended', 'plain']);
+    after.close();
+  });
+});
