@@ -84,7 +84,7 @@ describe('error envelope', () => {
     expect(response.statusCode).toBe(500);
     expect(response.json().error.code).toBe('internal');
     expect(response.body).not.toContain('shadow');
-    expect(response.json().error.message).toMatch(/^The server failed to handle this request \(request id [0-9a-f-]{36}\)\.$/);
+    expect(response.json().error.message).toMatch(/^The server failed to handle this request \(request id [0-9a-f]{12}-[0-9a-z]+\)\.$/);
   });
 });
 
