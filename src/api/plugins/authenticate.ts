@@ -38,27 +38,45 @@ export function bearerToken(request: FastifyRequest): string | null {
   return match ? match[1]! : null;
 }
 
-async function authenticate(app: FastifyInstance, { verifier, serviceToken, jobTokenHash }: AuthenticateOptions) {
+/**
+ * Checks the caller against the route's requirement: synchronously where it can (the service
+ * token, on every claim), a promise where a lookup is needed (job tokens, accounts).
+ */
+function authorize(request: FastifyRequest, requirement: AuthRequirement, { verifier, serviceToken, jobTokenHash }: AuthenticateOptions): void | Promise<void> {
+  const token = bearerToken(request);
+  if (!token) throw unauthorized('This endpoint needs an Authorization: Bearer <token> header.');
+  if (requirement === 'service') {
+    if (!serviceToken) throw unauthorized('Dispatcher claims are disabled: SERVICE_TOKEN is not configured.');
+    if (!sameSecret(token, serviceToken)) throw unauthorized('The service token is not valid.');
+    return;
+  }
+  if (requirement === 'job' || requirement === 'job-header') {
+    const jobId = requirement === 'job' ? (request.params as { id?: string }).id : request.headers['x-svc-job-id'];
+    if (typeof jobId !== 'string' || jobId === '') {
+      throw unauthorized('This endpoint names its job in the x-svc-job-id header, whose per-job token is the bearer token; a run id is not a job id.');
+    }
+    return verifyJobToken(jobTokenHash ?? (() => undefined), jobId, token);
+  }
+  return verifier.verify(token).then((account) => {
+    request.account = account;
+  });
+}
+
+async function authenticate(app: FastifyInstance, options: AuthenticateOptions) {
   app.decorateRequest('account', null);
-  app.addHook('onRequest', async (request) => {
+  // A callback hook, not an async one: an open route or a service-token claim passes without
+  // a promise and a turn of the microtask queue.
+  app.addHook('onRequest', (request, _reply, done) => {
     const requirement = request.routeOptions.config.auth;
-    if (!requirement) return;
-    const token = bearerToken(request);
-    if (!token) throw unauthorized('This endpoint needs an Authorization: Bearer <token> header.');
-    if (requirement === 'service') {
-      if (!serviceToken) throw unauthorized('Dispatcher claims are disabled: SERVICE_TOKEN is not configured.');
-      if (!sameSecret(token, serviceToken)) throw unauthorized('The service token is not valid.');
-      return;
+    if (!requirement) return done();
+    let pending: void | Promise<void>;
+    try {
+      pending = authorize(request, requirement, options);
+    } catch (error) {
+      return done(error as Error);
     }
-    if (requirement === 'job' || requirement === 'job-header') {
-      const jobId = requirement === 'job' ? (request.params as { id?: string }).id : request.headers['x-svc-job-id'];
-      if (typeof jobId !== 'string' || jobId === '') {
-        throw unauthorized('This endpoint names its job in the x-svc-job-id header, whose per-job token is the bearer token; a run id is not a job id.');
-      }
-      await verifyJobToken(jobTokenHash ?? (() => undefined), jobId, token);
-      return;
-    }
-    request.account = await verifier.verify(token);
+    if (pending) pending.then(() => done(), done);
+    else done();
   });
 }
 
