@@ -9,6 +9,7 @@ import { bullConnection } from '../../src/redis/managed-redis.js';
 import { SNAPSHOT_QUEUE } from '../../src/snapshot/snapshot-queue.js';
 import { BEACON_V1, copyExampleCatalog, CRABBER, LOW_TIDE, REGATTA } from '../helpers/example-catalog.js';
 import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
+import { until } from '../helpers/until.js';
 
 let backend: TestBackend;
 let catalog: string;
@@ -177,6 +178,12 @@ describe('POST /ingest', () => {
     const index = join(backend.config.snapshotDir, 'runs.json');
     try {
       await ingest();
+      // A refresh an earlier scan queued may still be writing: let it finish before the
+      // folder goes, or its write looks like one this quiet scan queued.
+      await until(async () => {
+        const counts = await queue.getJobCounts('waiting', 'active', 'delayed');
+        return counts.waiting + counts.active + counts.delayed === 0;
+      }, 10_000, 'earlier snapshot refreshes to finish');
       rmSync(backend.config.snapshotDir, { recursive: true, force: true });
       await ingest();
       expect((await queue.getJobCounts('waiting', 'active')).waiting).toBe(0);
