@@ -181,8 +181,8 @@ describe('POST /ingest', () => {
       // A refresh an earlier scan queued may still be writing: let it finish before the
       // folder goes, or its write looks like one this quiet scan queued.
       await until(async () => {
-        const counts = await queue.getJobCounts('waiting', 'active', 'delayed');
-        return counts.waiting + counts.active + counts.delayed === 0;
+        const { waiting = 0, active = 0, delayed = 0 } = await queue.getJobCounts('waiting', 'active', 'delayed');
+        return waiting + active + delayed === 0;
       }, 10_000, 'earlier snapshot refreshes to finish');
       rmSync(backend.config.snapshotDir, { recursive: true, force: true });
       await ingest();
