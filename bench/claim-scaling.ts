@@ -4,10 +4,14 @@
  * `Queue.add` job, and a claim behind ten thousand jobs held by a harness cap.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { setHarnessCap } from '../src/jobs/harness-caps.js';
-import { redisOptionsFromUrl } from '../src/redis/managed-redis.js';
+import { RunQueue, type QueuedRun } from '../src/queue/run-queue.js';
+import { redisOptionsFromUrl, startManagedRedis } from '../src/redis/managed-redis.js';
 import { BENCH_LAUNCH, CLAIM_HEADERS, type ClaimApp } from './lib/claim-app.js';
 import type { BenchResponse } from './lib/keep-alive-client.js';
 import type { ClaimTimings } from './lib/time-claims.js';
@@ -15,7 +19,8 @@ import { ms, timeInterleaved, type LatencySummary } from './lib/stats.js';
 
 export const DEPTHS = [1_000, 100_000, 1_000_000];
 const DEPTH_CLAIMS = 3000;
-const BULLMQ_SAMPLE_JOBS = 100_000;
+/** Jobs per Redis bytes sample. */
+const BYTES_SAMPLE_JOBS = 100_000;
 const HELD_JOBS = 10_000;
 
 type Send = (method: string, path: string, body?: string, headers?: Record<string, string>) => Promise<BenchResponse>;
@@ -43,68 +48,97 @@ export interface DepthRow {
   fillSeconds: number;
 }
 
-export interface Footprint {
-  /** Redis bytes per queued run job (BullMQ job, run state, wait-list entry), over the largest fill. */
-  redisPerJob: number;
-  sqlitePerJob: number;
-  bullmqPerJob: number;
-}
-
 /**
  * Claim latency with `depth` jobs queued behind the claims (one dispatcher, interleaved with
- * the floors), for each depth in turn: the queue is
- * filled to depth + the claims measured, so it holds at least `depth` throughout. The queue
- * starts empty. Memory per job is read around the largest fill.
+ * the floors), for each depth in turn: the queue is filled to depth + the claims measured,
+ * so it holds at least `depth` throughout. The queue starts empty. SQLite bytes per job are
+ * read around the largest fill.
  */
 export async function claimLatencyByDepth(
   app: ClaimApp,
   timeClaims: (claims: number) => Promise<ClaimTimings>,
-  redisUrl: string,
-): Promise<{ rows: DepthRow[]; footprint: Omit<Footprint, 'bullmqPerJob'> }> {
-  const redis = new Redis(redisOptionsFromUrl(redisUrl));
+): Promise<{ rows: DepthRow[]; sqlitePerJob: number }> {
   const rows: DepthRow[] = [];
   let queued = 0;
-  let footprint = { redisPerJob: 0, sqlitePerJob: 0 };
-  try {
-    for (const depth of DEPTHS) {
-      const adding = depth + DEPTH_CLAIMS - queued;
-      const [memoryBefore, sqliteBefore] = [await usedMemory(redis), sqliteBytes(app)];
-      const started = process.hrtime.bigint();
-      await app.fill(adding);
-      const fillSeconds = Number(process.hrtime.bigint() - started) / 1e9;
-      footprint = { redisPerJob: ((await usedMemory(redis)) - memoryBefore) / adding, sqlitePerJob: (sqliteBytes(app) - sqliteBefore) / adding };
-      const { claim, noopPost } = await timeClaims(DEPTH_CLAIMS);
-      queued = depth;
-      rows.push({ depth, claim, floor: noopPost, added: adding, fillSeconds });
-    }
-  } finally {
-    redis.disconnect();
+  let sqlitePerJob = 0;
+  for (const depth of DEPTHS) {
+    const adding = depth + DEPTH_CLAIMS - queued;
+    const sqliteBefore = sqliteBytes(app);
+    const started = process.hrtime.bigint();
+    await app.fill(adding);
+    const fillSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+    sqlitePerJob = (sqliteBytes(app) - sqliteBefore) / adding;
+    const { claim, noopPost } = await timeClaims(DEPTH_CLAIMS);
+    queued = depth;
+    rows.push({ depth, claim, floor: noopPost, added: adding, fillSeconds });
   }
-  return { rows, footprint };
+  return { rows, sqlitePerJob };
+}
+
+/** One of the app's jobs as the run queue took it (launch data, subject, harness, origin), read back from Redis. */
+export async function queuedRunOf(app: ClaimApp, id: string): Promise<QueuedRun> {
+  const { keys } = app.app.runJobs.queue;
+  const redis = app.app.jobsRedis;
+  const data = await redis.hget(keys.bullJobPrefix + id, 'data');
+  const [subject, harness, jam, seq, origin, maxRuntime] = await redis.hmget(keys.run(id), 'subject', 'harness', 'jam', 'seq', 'origin', 'maxRuntime');
+  if (data === null || !subject || !harness) throw new Error(`job ${id} is not in Redis`);
+  return {
+    id, seq: Number(seq), harness, jam: jam ?? '', request: JSON.parse(data) as object, subjectJson: subject,
+    origin: origin || null, maxRuntimeSeconds: maxRuntime ? Number(maxRuntime) : null,
+  };
+}
+
+export interface RedisBytes {
+  /** A run job as the run queue's script writes it: BullMQ job hash, run state, wait-list entry. */
+  runJob: number;
+  /** BullMQ's own `Queue.add` job with the same data, under a UUID id as a run job has. */
+  bullmqUuid: number;
+  /** The same under BullMQ's own numbered ids. */
+  bullmqNumbered: number;
 }
 
 /**
- * Redis bytes of a plain BullMQ job holding the same data as a run job, added with `Queue.add`:
- * under BullMQ's own numbered ids, or under a UUID job id as every run job has (the id is in
- * the job's key, its wait-list entry and its events).
+ * Redis bytes per queued job, each figure a sample of BYTES_SAMPLE_JOBS jobs on a throwaway
+ * server of its own, emptied before each sample, so every sample grows the same empty
+ * keyspace by the same count. (Sampled on the bench's shared server after the million-job
+ * fill, BullMQ's UUID job read 262 bytes, below its numbered one: the main dictionary's
+ * old table, freed once rehashed, fell inside its sample.) The run job is `model` copied
+ * under fresh ids through the run queue's own script; BullMQ's job has the same data.
  */
-export async function bullmqBytesPerJob(redisUrl: string, data: object, ids: 'numbered' | 'uuid'): Promise<number> {
-  const redis = new Redis(redisOptionsFromUrl(redisUrl));
-  const connection = new Redis({ ...redisOptionsFromUrl(redisUrl), maxRetriesPerRequest: null });
-  const queue = new Queue('bullmq-own', { connection, prefix: `bench-own-${randomUUID().slice(0, 8)}` });
-  try {
-    await queue.waitUntilReady();
+export async function redisBytesPerJob(model: QueuedRun): Promise<RedisBytes> {
+  const dir = mkdtempSync(join(tmpdir(), 'evb-bench-bytes-'));
+  const server = await startManagedRedis({ dir, persistent: false });
+  const redis = new Redis(redisOptionsFromUrl(server.url));
+  const sample = async (add: (count: number) => Promise<unknown>) => {
+    await redis.flushall();
     const before = await usedMemory(redis);
-    for (let i = 0; i < BULLMQ_SAMPLE_JOBS; i += 1000) {
-      await Promise.all(Array.from({ length: 1000 }, () => queue.add('run', data, ids === 'uuid' ? { jobId: randomUUID() } : {})));
+    for (let i = 0; i < BYTES_SAMPLE_JOBS; i += 1000) await add(1000);
+    return ((await usedMemory(redis)) - before) / BYTES_SAMPLE_JOBS;
+  };
+  const bullmq = async (ids: 'uuid' | 'numbered') => {
+    const connection = new Redis({ ...redisOptionsFromUrl(server.url), maxRetriesPerRequest: null });
+    const queue = new Queue('bullmq-own', { connection, prefix: 'bytes-own' });
+    try {
+      await queue.waitUntilReady();
+      return await sample((count) => Promise.all(Array.from({ length: count }, () => queue.add('run', model.request, ids === 'uuid' ? { jobId: randomUUID() } : {}))));
+    } finally {
+      await queue.close();
+      connection.disconnect();
     }
-    const perJob = ((await usedMemory(redis)) - before) / BULLMQ_SAMPLE_JOBS;
-    await queue.obliterate({ force: true });
-    return perJob;
+  };
+  try {
+    const queue = new RunQueue({ redis, prefix: 'bytes' });
+    let seq = 0;
+    const copies = (count: number) => Array.from({ length: count }, () => {
+      const id = randomUUID();
+      return { ...model, id, seq: (seq += 1), subjectJson: model.subjectJson.replaceAll(model.id, id) };
+    });
+    const runJob = await sample((count) => queue.add(copies(count))).finally(() => queue.close());
+    return { runJob, bullmqUuid: await bullmq('uuid'), bullmqNumbered: await bullmq('numbered') };
   } finally {
-    await queue.close();
-    connection.disconnect();
     redis.disconnect();
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -11,7 +11,7 @@
  * dispatchers run elsewhere; the held-claim section times from the server's thread.
  */
 import { fileURLToPath } from 'node:url';
-import { bullmqBytesPerJob, claimBehindHeld, claimLatencyByDepth, depthRow, DEPTHS } from './claim-scaling.js';
+import { claimBehindHeld, claimLatencyByDepth, depthRow, DEPTHS, queuedRunOf, redisBytesPerJob } from './claim-scaling.js';
 import { startNoopServer } from './floors.js';
 import { benchRedis } from './lib/bench-redis.js';
 import { SERVICE_TOKEN, startClaimApp } from './lib/claim-app.js';
@@ -138,10 +138,8 @@ export default async function benchClaim(): Promise<boolean> {
 
     const clients = { claim: client.send, noop: noopClient.send };
     const held = await claimBehindHeld(app, clients);
-    const { rows, footprint } = await claimLatencyByDepth(app, (claims) => timeClaims(app.url, noop.url, redis.url, SERVICE_TOKEN, claims, 0), redis.url);
-    const sampleData = JSON.parse((await app.app.jobsRedis.hget(app.app.runJobs.queue.keys.bullJobPrefix + ids[0], 'data'))!) as object;
-    const bullmqPerJob = await bullmqBytesPerJob(redis.url, sampleData, 'uuid');
-    const bullmqNumbered = await bullmqBytesPerJob(redis.url, sampleData, 'numbered');
+    const { rows, sqlitePerJob } = await claimLatencyByDepth(app, (claims) => timeClaims(app.url, noop.url, redis.url, SERVICE_TOKEN, claims, 0));
+    const bytes = await redisBytesPerJob(await queuedRunOf(app, ids[0]!));
     printTable('Claim latency by queue depth (one dispatcher, interleaved with the no-op floor)', rows.map(depthRow));
     printTable(`A claim behind ${held.heldCount.toLocaleString()} jobs held by a harness cap`, [
       { measure: 'first claim (finds the one claimable job)', p50: ms(held.first.ms), p99: '', answer: held.first.claimedFree ? 'the claimable job' : `HTTP ${held.first.status}` },
@@ -149,10 +147,10 @@ export default async function benchClaim(): Promise<boolean> {
       { measure: 'floor: no-op POST', p50: ms(held.floor.p50), p99: ms(held.floor.p99), answer: '' },
     ]);
     printTable('Bytes per queued job', [
-      { store: 'Redis, run job (BullMQ job + run state + wait-list entry)', bytes: Math.round(footprint.redisPerJob) },
-      { store: "Redis, BullMQ's own Queue.add job, same data and a UUID id", bytes: Math.round(bullmqPerJob) },
-      { store: "Redis, BullMQ's own Queue.add job, same data, BullMQ's numbered ids", bytes: Math.round(bullmqNumbered) },
-      { store: 'SQLite, jobs row and indexes', bytes: Math.round(footprint.sqlitePerJob) },
+      { store: 'Redis, run job (BullMQ job + run state + wait-list entry)', bytes: Math.round(bytes.runJob) },
+      { store: "Redis, BullMQ's own Queue.add job, same data and a UUID id", bytes: Math.round(bytes.bullmqUuid) },
+      { store: "Redis, BullMQ's own Queue.add job, same data, BullMQ's numbered ids", bytes: Math.round(bytes.bullmqNumbered) },
+      { store: 'SQLite, jobs row and indexes', bytes: Math.round(sqlitePerJob) },
     ]);
     // Each depth's p50 as a multiple of the no-op floor timed beside it: the machine's own
     // drift between the depths (minutes apart) is not the queue's.
@@ -176,8 +174,8 @@ export default async function benchClaim(): Promise<boolean> {
       },
       {
         target: "Redis bytes per queued job <= BullMQ's own job (same data, UUID id)",
-        measured: `${Math.round(footprint.redisPerJob)} vs ${Math.round(bullmqPerJob)}`,
-        result: footprint.redisPerJob <= bullmqPerJob ? 'PASS' : 'AIM',
+        measured: `${Math.round(bytes.runJob)} vs ${Math.round(bytes.bullmqUuid)}`,
+        result: bytes.runJob <= bytes.bullmqUuid ? 'PASS' : 'AIM',
       },
     );
     printTable('Targets', checks);
