@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BACKEND_MIGRATIONS, openDatabase } from '../../src/db/open-database.js';
+import { BACKEND_MIGRATIONS, openDatabase, WAL_SIZE_LIMIT } from '../../src/db/open-database.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'evb-migrate-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -66,5 +66,26 @@ describe('migrations', () => {
     db.prepare("INSERT INTO schema_migrations (id, name, applied_at) VALUES (9001, '9001_from_the_future.sql', 'x')").run();
     db.close();
     expect(() => openDatabase(file)).toThrow(/migrated by a newer build \(9001_from_the_future\.sql\)/);
+  });
+});
+
+describe('the write-ahead log', () => {
+  it('is cut back to its size limit when it starts over after a burst larger than that', () => {
+    const file = join(dir, 'burst.sqlite');
+    const db = openDatabase(file);
+    const wal = () => statSync(`${file}-wal`).size;
+    db.exec('CREATE TABLE burst (body BLOB)');
+    const insert = db.prepare('INSERT INTO burst (body) VALUES (?)');
+    const body = Buffer.alloc(1024 * 1024, 1);
+    // One transaction, as a large enqueue is: no checkpoint can start the log over inside it.
+    db.transaction(() => {
+      for (let i = 0; i < 80; i += 1) insert.run(body);
+    })();
+    expect(wal()).toBeGreaterThan(WAL_SIZE_LIMIT);
+    db.pragma('wal_checkpoint(PASSIVE)');
+    // The next write starts the log over, and cuts the file back as it does.
+    db.exec('DELETE FROM burst');
+    expect(wal()).toBeLessThanOrEqual(WAL_SIZE_LIMIT);
+    db.close();
   });
 });
