@@ -4,14 +4,12 @@
  * `Queue.add` job, and a claim behind ten thousand jobs held by a harness cap.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { setHarnessCap } from '../src/jobs/harness-caps.js';
 import { RunQueue, type QueuedRun } from '../src/queue/run-queue.js';
-import { redisOptionsFromUrl, startManagedRedis } from '../src/redis/managed-redis.js';
+import { redisOptionsFromUrl } from '../src/redis/managed-redis.js';
+import { benchRedis } from './lib/bench-redis.js';
 import { BENCH_LAUNCH, CLAIM_HEADERS, type ClaimApp } from './lib/claim-app.js';
 import type { BenchResponse } from './lib/keep-alive-client.js';
 import type { ClaimTimings } from './lib/time-claims.js';
@@ -106,8 +104,7 @@ export interface RedisBytes {
  * under fresh ids through the run queue's own script; BullMQ's job has the same data.
  */
 export async function redisBytesPerJob(model: QueuedRun): Promise<RedisBytes> {
-  const dir = mkdtempSync(join(tmpdir(), 'evb-bench-bytes-'));
-  const server = await startManagedRedis({ dir, persistent: false });
+  const server = await benchRedis({ own: true });
   const redis = new Redis(redisOptionsFromUrl(server.url));
   const sample = async (add: (count: number) => Promise<unknown>) => {
     await redis.flushall();
@@ -138,7 +135,6 @@ export async function redisBytesPerJob(model: QueuedRun): Promise<RedisBytes> {
   } finally {
     redis.disconnect();
     await server.stop();
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -21,6 +21,20 @@ const MIGRATION_WAIT = 5 * 60 * 1000;
 export const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
 
 /**
+ * The settings every connection to the store runs with, this module's and the claim
+ * writer's own alike.
+ */
+export function tuneConnection(db: Database): Database {
+  db.pragma('journal_mode = WAL');
+  // NORMAL is durable across process crashes in WAL mode; only an OS crash can lose the last commits.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
+  return db;
+}
+
+/**
  * Opens (creating if needed) a SQLite file in WAL mode and applies every numbered
  * migration in `migrationsDir` it has not applied yet. The API and `npm run worker` open
  * the same file, so the migrations run in one IMMEDIATE transaction: the second process
@@ -29,13 +43,7 @@ export const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
  */
 export function openDatabase(file: string, migrationsDir: string = BACKEND_MIGRATIONS): Database {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const db = new BetterSqlite3(file);
-  db.pragma('journal_mode = WAL');
-  // NORMAL is durable across process crashes in WAL mode; only an OS crash can lose the last commits.
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
+  const db = tuneConnection(new BetterSqlite3(file));
   try {
     migrate(db, migrationsDir);
   } catch (error) {

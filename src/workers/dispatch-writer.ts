@@ -9,17 +9,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { jobsTable } from '../db/jobs-table.js';
-import { WAL_SIZE_LIMIT } from '../db/open-database.js';
+import { tuneConnection } from '../db/open-database.js';
 import { STOP_WRITER, type DispatchBatch, type DispatchWriterInput, type DispatchWriterReply } from '../jobs/dispatch-recorder.js';
 
 const RETRY_MS = 100;
 const CHECKPOINT_MS = 1000;
 
 const { file } = workerData as DispatchWriterInput;
-const db = new BetterSqlite3(file);
-db.pragma('synchronous = NORMAL');
-db.pragma('busy_timeout = 5000');
-db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
+const db = tuneConnection(new BetterSqlite3(file));
 const jobs = jobsTable(db);
 const port = parentPort!;
 const reply = (message: DispatchWriterReply) => port.postMessage(message);

@@ -3,7 +3,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { redisOptionsFromUrl } from '../../src/redis/managed-redis.js';
-import { openConsole, seedCatalog } from '../helpers/jobs-fixtures.js';
+import { openConsole, seedCatalog, type SseClient } from '../helpers/jobs-fixtures.js';
 import { jobsHttp } from '../helpers/jobs-http.js';
 import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 import { until } from '../helpers/until.js';
@@ -24,6 +24,13 @@ beforeAll(async () => {
 });
 afterAll(() => backend.close());
 
+/** A console with the runs topic switched on. */
+async function runsConsole(): Promise<SseClient> {
+  const client = await openConsole(base);
+  expect((await http.put(`/notifications/${await client.streamId}/topics`, undefined, { runs: true })).status).toBe(204);
+  return client;
+}
+
 describe('GET /notifications', () => {
   it('opens with a stream frame and delivers runs only once the topic is switched on', async () => {
     const client = await openConsole(base);
@@ -43,11 +50,9 @@ describe('GET /notifications', () => {
   });
 
   it('delivers each run event of a channel message that carries several, in order', async () => {
-    const client = await openConsole(base);
+    const client = await runsConsole();
     const publisher = new Redis(redisOptionsFromUrl(inject('redisUrl')));
     try {
-      const streamId = await client.streamId;
-      expect((await http.put(`/notifications/${streamId}/topics`, undefined, { runs: true })).status).toBe(204);
       // As the claim script sends the run events of one call.
       const events = ['one', 'two', 'three'].map((runId) => JSON.stringify({ kind: 'state-changed', state: 'dispatched', runId }));
       await publisher.publish(backend.app.runJobs.queue.keys.consoleChannel, `r${events.join('\n')}`);
@@ -130,11 +135,9 @@ describe('GET /notifications', () => {
 
 describe('GET /notifications when Redis drops the console channel', () => {
   it('resyncs every open console once the channel is subscribed again, then delivers as before', async () => {
-    const client = await openConsole(base);
+    const client = await runsConsole();
     const admin = new Redis(redisOptionsFromUrl(inject('redisUrl')));
     try {
-      const streamId = await client.streamId;
-      expect((await http.put(`/notifications/${streamId}/topics`, undefined, { runs: true })).status).toBe(204);
       const channel = backend.app.runJobs.queue.keys.consoleChannel;
       const clients = (await admin.client('LIST')) as string;
       const ours = clients.split('\n').filter((line) => line.includes(` name=${channel} `));
