@@ -4,7 +4,6 @@ import { jobsTable } from '../../db/jobs-table.js';
 import { observeBilledRate } from '../../models/observe-billed-rate.js';
 import { closeQueues, failFastConnection, queueProducerConnection, reportOutages } from '../../redis/redis-connections.js';
 import { artifactService, type ArtifactService } from '../../runs/artifact-service.js';
-import { cabinetStats } from '../../runs/cabinet-stats.js';
 import { runListing, type RunListing } from '../../runs/list-runs.js';
 import { publishJobs, type PublishJobs } from '../../runs/publish-jobs.js';
 import { followPublishLive, type PublishLine } from '../../runs/publish-live.js';
@@ -32,7 +31,6 @@ declare module 'fastify' {
       publishQueue: Queue<PublishPayload>;
       artifacts: ArtifactService;
       snapshot: SnapshotWriter;
-      stats: ReturnType<typeof cabinetStats>;
       unreadable: ReturnType<typeof unreadableRuns>;
       /** `DATA_DIR/run-media`: a run's stored media, one folder per run id. */
       mediaDir: string;
@@ -85,7 +83,6 @@ async function runs(app: FastifyInstance) {
     publishQueue,
     artifacts,
     snapshot,
-    stats: cabinetStats(db),
     unreadable: unreadableRuns(db),
     mediaDir,
     uploadShowcase: showcaseUploads({ rows, jobs: jobsTable(db), mediaDir, maxBytes: config.showcaseUploadMaxBytes, requestSnapshot }),
