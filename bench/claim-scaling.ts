@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { jobStateCounts } from '../src/db/job-state-counts.js';
 import { setHarnessCap } from '../src/jobs/harness-caps.js';
 import { RunQueue, type QueuedRun } from '../src/queue/run-queue.js';
 import { redisOptionsFromUrl } from '../src/redis/managed-redis.js';
@@ -13,7 +14,7 @@ import { benchRedis } from './lib/bench-redis.js';
 import { BENCH_LAUNCH, CLAIM_HEADERS, type ClaimApp } from './lib/claim-app.js';
 import type { BenchResponse } from './lib/keep-alive-client.js';
 import type { ClaimTimings } from './lib/time-claims.js';
-import { ms, timeInterleaved, type LatencySummary } from './lib/stats.js';
+import { longestStall, ms, timeInterleaved, type LatencySummary } from './lib/stats.js';
 
 export const DEPTHS = [1_000, 100_000, 1_000_000];
 const DEPTH_CLAIMS = 3000;
@@ -44,18 +45,25 @@ export interface DepthRow {
   /** Jobs enqueued to reach the depth, and how long that took. */
   added: number;
   fillSeconds: number;
+  /** The in-flight job counts `/metrics` and `/status` need, run on this thread (ms). */
+  countsInline: number;
+  /** How long a `GET /metrics` scrape held the server's event loop (ms). */
+  scrapeHold: number;
 }
 
 /**
  * Claim latency with `depth` jobs queued behind the claims (one dispatcher, interleaved with
  * the floors), for each depth in turn: the queue is filled to depth + the claims measured,
  * so it holds at least `depth` throughout. The queue starts empty. SQLite bytes per job are
- * read around the largest fill.
+ * read around the largest fill. At each depth a `GET /metrics` scrape (`scrape`) is timed
+ * for how long it holds the event loop, beside its job counts run on this thread.
  */
 export async function claimLatencyByDepth(
   app: ClaimApp,
   timeClaims: (claims: number) => Promise<ClaimTimings>,
+  scrape: () => Promise<unknown>,
 ): Promise<{ rows: DepthRow[]; sqlitePerJob: number }> {
+  const counts = jobStateCounts(app.db);
   const rows: DepthRow[] = [];
   let queued = 0;
   let sqlitePerJob = 0;
@@ -68,7 +76,11 @@ export async function claimLatencyByDepth(
     sqlitePerJob = (sqliteBytes(app) - sqliteBefore) / adding;
     const { claim, noopPost } = await timeClaims(DEPTH_CLAIMS);
     queued = depth;
-    rows.push({ depth, claim, floor: noopPost, added: adding, fillSeconds });
+    const countsStarted = performance.now();
+    counts();
+    const countsInline = performance.now() - countsStarted;
+    const scrapeHold = await longestStall(scrape);
+    rows.push({ depth, claim, floor: noopPost, added: adding, fillSeconds, countsInline, scrapeHold });
   }
   return { rows, sqlitePerJob };
 }
@@ -183,4 +195,6 @@ export const depthRow = (row: DepthRow) => ({
   'no-op p50': ms(row.floor.p50),
   'claim / no-op': `${(row.claim.p50 / row.floor.p50).toFixed(2)}x`,
   'enqueued (jobs/s)': Math.round(row.added / row.fillSeconds),
+  'job counts inline': ms(row.countsInline),
+  '/metrics held the loop': ms(row.scrapeHold),
 });

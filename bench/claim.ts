@@ -138,7 +138,11 @@ export default async function benchClaim(): Promise<boolean> {
 
     const clients = { claim: client.send, noop: noopClient.send };
     const held = await claimBehindHeld(app, clients);
-    const { rows, sqlitePerJob } = await claimLatencyByDepth(app, (claims) => timeClaims(app.url, noop.url, redis.url, SERVICE_TOKEN, claims, 0));
+    const { rows, sqlitePerJob } = await claimLatencyByDepth(
+      app,
+      (claims) => timeClaims(app.url, noop.url, redis.url, SERVICE_TOKEN, claims, 0),
+      () => client.send('GET', '/metrics'),
+    );
     const bytes = await redisBytesPerJob(await queuedRunOf(app, ids[0]!));
     printTable('Claim latency by queue depth (one dispatcher, interleaved with the no-op floor)', rows.map(depthRow));
     printTable(`A claim behind ${held.heldCount.toLocaleString()} jobs held by a harness cap`, [
@@ -166,6 +170,11 @@ export default async function benchClaim(): Promise<boolean> {
         target: `claim behind ${held.heldCount.toLocaleString()} held jobs answers the claimable one within 5 ms`,
         measured: `${ms(held.first.ms)}, ${held.first.claimedFree ? 'the claimable job' : `HTTP ${held.first.status}`}`,
         result: verdict(held.first.claimedFree && held.first.ms <= 5),
+      },
+      {
+        target: `a /metrics scrape at ${DEPTHS.at(-1)!.toLocaleString()} queued holds the event loop <= a fifth of its job counts run inline`,
+        measured: `${ms(rows.at(-1)!.scrapeHold)} vs ${ms(rows.at(-1)!.countsInline)}`,
+        result: verdict(rows.at(-1)!.scrapeHold <= rows.at(-1)!.countsInline / 5),
       },
       {
         target: 'repeated claims do not rescan the held jobs',

@@ -6,7 +6,7 @@ import { startBenchBackend } from './lib/bench-backend.js';
 import { benchRedis } from './lib/bench-redis.js';
 import { keepAliveClient } from './lib/keep-alive-client.js';
 import { machineLine } from './lib/machine.js';
-import { ms, printTable, summarize } from './lib/stats.js';
+import { longestStall, ms, printTable, summarize } from './lib/stats.js';
 
 const RUNS = 100_000;
 const PROVIDERS = ['Together', 'DeepInfra', 'Alibaba', 'Z.AI', 'Fireworks', 'Novita', 'Baseten', 'Groq'];
@@ -15,22 +15,6 @@ const TARGET_RATIO = 3;
 /** The event loop may be held during a read for at most this share of the aggregate's own time. */
 const TARGET_STALL_SHARE = 0.2;
 
-/** Largest lateness (ms) of a 1 ms ticker while `work` runs: how long the event loop was held. */
-async function longestStall(work: () => Promise<unknown>): Promise<number> {
-  let longest = 0;
-  let last = performance.now();
-  const ticker = setInterval(() => {
-    const now = performance.now();
-    longest = Math.max(longest, now - last - 1);
-    last = now;
-  }, 1);
-  try {
-    await work();
-  } finally {
-    clearInterval(ticker);
-  }
-  return longest;
-}
 
 function ggRecord(i: number) {
   const finished = Date.UTC(2025, 0, 1) + i * 60_000;

@@ -59,3 +59,23 @@ export async function timePaired(iterations: number, warmup: number, a: () => Pr
   const [first, second] = await timeInterleaved(iterations, warmup, [a, b]);
   return [first!, second!];
 }
+
+/**
+ * How long the event loop was held while `work` ran: the largest lateness (ms) of a 1 ms
+ * timer ticking meanwhile.
+ */
+export async function longestStall(work: () => Promise<unknown>): Promise<number> {
+  let longest = 0;
+  let last = performance.now();
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last - 1);
+    last = now;
+  }, 1);
+  try {
+    await work();
+  } finally {
+    clearInterval(ticker);
+  }
+  return longest;
+}

@@ -23,6 +23,7 @@ import queueDashboard from './plugins/queue-dashboard.js';
 import runJobs, { type RunJobsOptions } from './plugins/run-jobs.js';
 import runs from './plugins/runs.js';
 import scheduleOwners from './plugins/schedule-owners.js';
+import statsReader from './plugins/stats-reader.js';
 import store from './plugins/store.js';
 import streams from './plugins/streams.js';
 import coverageRoutes from './routes/coverage/index.js';
@@ -66,6 +67,7 @@ async function app(instance: FastifyInstance, { config, db, jobs = {} }: AppOpti
   await instance.register(crossOrigin, { origins: config.corsOrigins });
   await instance.register(openapi);
   await instance.register(store, { config, db });
+  await instance.register(statsReader);
   await instance.register(streams);
   const tokenHashes = jobsTable(db);
   await instance.register(authenticate, {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Static } from '@sinclair/typebox';
 import type { DeploymentStatus } from '../api/schemas/status.js';
 import { CONTRACT_VERSION } from '../contract-version.js';
-import { IN_FLIGHT_STATES, jobStateCounts, type InFlightState } from '../db/job-state-counts.js';
+import { IN_FLIGHT_STATES, type InFlightState } from '../db/job-state-counts.js';
 import { storeMeta } from '../db/store-meta.js';
 import { listHarnessConfig } from '../jobs/harness-caps.js';
 import { SECOND } from '../time.js';
@@ -19,18 +19,18 @@ const zeroCounts = (): StateCounts => Object.fromEntries(IN_FLIGHT_STATES.map((s
 /**
  * What an operator asks first: is the store ready, how many jobs sit in each state (per
  * harness, beside its cap), what the BullMQ queues hold and which workers are connected.
- * SQLite answers the job figures; Redis answers the queue figures, and a Redis that does not
- * answer within a second leaves them null with the reason rather than holding the read.
+ * SQLite answers the job figures (counted on the statistics thread); Redis answers the queue
+ * figures, and a Redis that does not answer within a second leaves them null with the reason
+ * rather than holding the read.
  */
 export function deploymentStatus(app: FastifyInstance): () => Promise<Status> {
-  const counts = jobStateCounts(app.db);
   const meta = storeMeta(app.db);
   return async () => {
     const jobs = zeroCounts();
     const byHarness = new Map<string, StateCounts>();
     // This process's claims not yet written count as what they are.
     await app.runJobs.dispatches.settled();
-    for (const row of counts()) {
+    for (const row of await app.statsReader.read('job-state-counts')) {
       jobs[row.state] += row.jobs;
       const harness = byHarness.get(row.harness) ?? zeroCounts();
       harness[row.state] += row.jobs;

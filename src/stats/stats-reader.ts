@@ -1,17 +1,19 @@
 import { Piscina } from 'piscina';
+import type { HarnessStateCount } from '../db/job-state-counts.js';
 import type { Database } from '../db/open-database.js';
-import { toError, tooManyRequests } from '../errors.js';
+import { toError } from '../errors.js';
 import type { cabinetStats } from '../runs/cabinet-stats.js';
 import type { StatsRead, StatsTask } from '../workers/read-stats.js';
 import { workerFile } from '../workers/worker-file.js';
 import type { modelAccuracy } from './model-accuracy.js';
 import type { providerStats } from './provider-stats.js';
 
-/** What each read answers, as its route serves it. */
+/** What each read answers. */
 export interface StatsAnswers {
   providers: ReturnType<ReturnType<typeof providerStats>['read']>;
   'model-accuracy': ReturnType<ReturnType<typeof modelAccuracy>>;
   cabinet: ReturnType<ReturnType<typeof cabinetStats>>;
+  'job-state-counts': HarnessStateCount[];
 }
 
 export interface StatsReader {
@@ -19,18 +21,26 @@ export interface StatsReader {
   close(): Promise<void>;
 }
 
-/** Reads waiting for the thread beyond the one it runs; more are refused with a 429. */
-const MAX_WAITING = 16;
 /** The thread ends after this long (ms) without a read, and starts again with the next. */
 const IDLE_MS = 60_000;
 
+interface Waiting {
+  read: StatsRead;
+  answer: Promise<unknown>;
+  settle: { done(value: unknown): void; fail(error: Error): void };
+}
+
 /**
- * The `GET /stats/*` aggregates scan the whole history (at 100,000 stored runs each took
- * 145–270 ms, the HTTP event loop held all the while, claims included), so they run on a
- * worker thread of their own (src/workers/read-stats.ts) over a read-only connection: a
- * read sees every write committed before it was asked for. One thread, started by the first
- * read: statistics are a console's occasional page, and a second scan in parallel would
- * only take a core from the API.
+ * Aggregates over whole tables: the `GET /stats/*` reads scan the whole history (at 100,000
+ * stored runs each took 145–270 ms) and the job counts of `/status` and `/metrics` every
+ * in-flight job (80 ms at 100,000 queued), with the HTTP event loop held all the while,
+ * claims included. They run on a worker thread of their own (src/workers/read-stats.ts) over
+ * a read-only connection, one at a time: a second scan in parallel would only take a core
+ * from the API. The thread starts with the first read and ends after a minute without one.
+ *
+ * A read asked for while the same aggregate waits its turn shares that read: it has not
+ * started, so it sees every write committed before either was asked for. However many
+ * consoles ask at once, at most one read of each aggregate waits.
  */
 export function statsReader(db: Database): StatsReader {
   if (db.memory) throw new Error('Statistics are read over a second connection, which an in-memory store cannot have.');
@@ -42,16 +52,36 @@ export function statsReader(db: Database): StatsReader {
     // An idle thread must not park in Atomics.wait, holding the process open.
     atomics: 'disabled',
   });
+  /** Reads waiting for the thread, in the order first asked, one per aggregate. */
+  const waiting = new Map<StatsRead, Waiting>();
+  let running = false;
+
+  function next(): void {
+    if (running) return;
+    const [first] = waiting.values();
+    if (!first) return;
+    waiting.delete(first.read);
+    running = true;
+    piscina.run({ file: db.name, read: first.read, now: Date.now() }).then(
+      (value) => first.settle.done(value),
+      (error: unknown) => first.settle.fail(toError(error, `reading statistics (${first.read})`)),
+    ).finally(() => {
+      running = false;
+      next();
+    });
+  }
+
   return {
-    async read(read) {
-      if (piscina.queueSize >= MAX_WAITING) {
-        throw tooManyRequests(`${MAX_WAITING} statistics reads are already waiting; retry in a second.`, 1);
+    read<K extends StatsRead>(read: K): Promise<StatsAnswers[K]> {
+      let entry = waiting.get(read);
+      if (!entry) {
+        let settle!: Waiting['settle'];
+        const answer = new Promise<unknown>((done, fail) => (settle = { done, fail }));
+        entry = { read, answer, settle };
+        waiting.set(read, entry);
+        next();
       }
-      try {
-        return (await piscina.run({ file: db.name, read, now: Date.now() })) as StatsAnswers[typeof read];
-      } catch (error) {
-        throw toError(error, `reading statistics (${read})`);
-      }
+      return entry.answer as Promise<StatsAnswers[K]>;
     },
     close: () => piscina.destroy(),
   };

@@ -1,10 +1,11 @@
 import BetterSqlite3 from 'better-sqlite3';
+import { jobStateCounts } from '../db/job-state-counts.js';
 import { cabinetStats } from '../runs/cabinet-stats.js';
 import { modelAccuracy } from '../stats/model-accuracy.js';
 import { providerStats } from '../stats/provider-stats.js';
 
-/** Which `GET /stats/*` aggregate a task reads. */
-export type StatsRead = 'providers' | 'model-accuracy' | 'cabinet';
+/** Which aggregate a task reads: a `GET /stats/*` answer, or the in-flight jobs per harness and state. */
+export type StatsRead = 'providers' | 'model-accuracy' | 'cabinet' | 'job-state-counts';
 
 export interface StatsTask {
   /** The store's file. */
@@ -22,11 +23,13 @@ function readersOf(file: string) {
   const providers = providerStats(db);
   const accuracy = modelAccuracy(db);
   const cabinet = cabinetStats(db);
+  const jobCounts = jobStateCounts(db);
   return {
     file,
     providers: () => providers.read(),
     'model-accuracy': () => accuracy(),
     cabinet: (now: number) => cabinet(now),
+    'job-state-counts': () => jobCounts(),
   };
 }
 
@@ -34,9 +37,9 @@ function readersOf(file: string) {
 let readers: ReturnType<typeof readersOf> | null = null;
 
 /**
- * Piscina task: one whole-history statistics aggregate, over a read-only connection of the
- * thread's own, so a read that scans every stored run never holds the event loop that
- * serves HTTP (src/stats/stats-reader.ts).
+ * Piscina task: one aggregate over a whole table, over a read-only connection of the
+ * thread's own, so a read that scans every stored run or in-flight job never holds the
+ * event loop that serves HTTP (src/stats/stats-reader.ts).
  */
 export default function readStats(task: StatsTask): unknown {
   if (readers?.file !== task.file) readers = readersOf(task.file);

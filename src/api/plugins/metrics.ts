@@ -30,4 +30,4 @@ async function metrics(app: FastifyInstance) {
   );
 }
 
-export default fp(metrics, { name: 'metrics', fastify: '5.x', dependencies: ['operations'] });
+export default fp(metrics, { name: 'metrics', fastify: '5.x', dependencies: ['operations', 'stats-reader'] });

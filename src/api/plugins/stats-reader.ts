@@ -1,0 +1,18 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { statsReader, type StatsReader } from '../../stats/stats-reader.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Whole-table aggregates (statistics, job counts), read on a thread of their own. */
+    statsReader: StatsReader;
+  }
+}
+
+async function statsReaderPlugin(app: FastifyInstance) {
+  const reader = statsReader(app.db);
+  app.decorate('statsReader', reader);
+  app.addHook('onClose', () => reader.close());
+}
+
+export default fp(statsReaderPlugin, { name: 'stats-reader', fastify: '5.x', dependencies: ['store'] });
