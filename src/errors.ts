@@ -21,7 +21,8 @@ export type ErrorCode =
   | 'catalog_unavailable'
   | 'router_key_missing'
   | 'upstream_unavailable'
-  | 'queue_unavailable';
+  | 'queue_unavailable'
+  | 'stats_unavailable';
 
 export const STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
@@ -42,6 +43,7 @@ export const STATUS: Record<ErrorCode, number> = {
   catalog_unavailable: 503,
   router_key_missing: 503,
   queue_unavailable: 503,
+  stats_unavailable: 503,
 };
 
 export class HttpError extends Error {
@@ -78,6 +80,9 @@ export const upstreamUnavailable = (message: string, cause?: unknown) =>
 /** Redis, which holds the job queue, the live streams and the console channel, cannot be reached. */
 export const queueUnavailable = (cause?: unknown) =>
   new HttpError('queue_unavailable', 'The job queue (Redis) is unavailable right now; retry in a few seconds.', { cause });
+/** A whole-table aggregate did not finish in time on the statistics thread. */
+export const statsUnavailable = (what: string, seconds: number, cause?: unknown) =>
+  new HttpError('stats_unavailable', `Reading ${what} took longer than ${seconds} s and was stopped; retry later.`, { cause });
 export const routerKeyMissing = () =>
   new HttpError('router_key_missing', 'ROUTER_API_KEY is not configured on this deployment.');
 

@@ -1,7 +1,7 @@
 import { Piscina } from 'piscina';
 import type { HarnessStateCount } from '../db/job-state-counts.js';
 import type { Database } from '../db/open-database.js';
-import { toError } from '../errors.js';
+import { statsUnavailable, toError } from '../errors.js';
 import type { cabinetStats } from '../runs/cabinet-stats.js';
 import type { StatsRead, StatsTask } from '../workers/read-stats.js';
 import { workerFile } from '../workers/worker-file.js';
@@ -23,6 +23,8 @@ export interface StatsReader {
 
 /** The thread ends after this long (ms) without a read, and starts again with the next. */
 const IDLE_MS = 60_000;
+/** A read still running after this long (ms) is stopped with its thread, so none waits forever behind it. */
+const READ_TIMEOUT_MS = 30_000;
 
 interface Waiting {
   read: StatsRead;
@@ -36,13 +38,14 @@ interface Waiting {
  * in-flight job (80 ms at 100,000 queued), with the HTTP event loop held all the while,
  * claims included. They run on a worker thread of their own (src/workers/read-stats.ts) over
  * a read-only connection, one at a time: a second scan in parallel would only take a core
- * from the API. The thread starts with the first read and ends after a minute without one.
+ * from the API. The thread starts with the first read and ends after a minute without one;
+ * a read still running after `timeoutMs` is stopped with its thread and answered 503.
  *
  * A read asked for while the same aggregate waits its turn shares that read: it has not
  * started, so it sees every write committed before either was asked for. However many
  * consoles ask at once, at most one read of each aggregate waits.
  */
-export function statsReader(db: Database): StatsReader {
+export function statsReader(db: Database, { timeoutMs = READ_TIMEOUT_MS } = {}): StatsReader {
   if (db.memory) throw new Error('Statistics are read over a second connection, which an in-memory store cannot have.');
   const piscina = new Piscina<StatsTask, unknown>({
     filename: workerFile('read-stats'),
@@ -62,9 +65,12 @@ export function statsReader(db: Database): StatsReader {
     if (!first) return;
     waiting.delete(first.read);
     running = true;
-    piscina.run({ file: db.name, read: first.read, now: Date.now() }).then(
+    const signal = AbortSignal.timeout(timeoutMs);
+    piscina.run({ file: db.name, read: first.read, now: Date.now() }, { signal }).then(
       (value) => first.settle.done(value),
-      (error: unknown) => first.settle.fail(toError(error, `reading statistics (${first.read})`)),
+      (error: unknown) => first.settle.fail(signal.aborted
+        ? statsUnavailable(`statistics (${first.read})`, timeoutMs / 1000, error)
+        : toError(error, `reading statistics (${first.read})`)),
     ).finally(() => {
       running = false;
       next();

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { jobsTable, type NewJobRow } from '../../src/db/jobs-table.js';
+import { HttpError } from '../../src/errors.js';
 import { openDatabase, type Database } from '../../src/db/open-database.js';
 import { decodeRunRecord } from '../../src/runs/decode-run-record.js';
 import { cabinetStats } from '../../src/runs/cabinet-stats.js';
@@ -72,6 +73,19 @@ describe('statistics reader thread', () => {
   it('counts in-flight jobs per harness and state', async () => {
     jobsTable(db).insert([jobRow('j1'), jobRow('j2')]);
     expect(await reader.read('job-state-counts')).toEqual([{ harness: 'codex', state: 'queued', jobs: 2 }]);
+  });
+
+  it('stops a read that runs past its time, with its thread, and answers 503', async () => {
+    const hurried = statsReader(db, { timeoutMs: 1 });
+    try {
+      // Starting the thread and opening the store alone take longer than a millisecond.
+      const error = (await hurried.read('cabinet').catch((caught: unknown) => caught)) as HttpError;
+      expect(error).toBeInstanceOf(HttpError);
+      expect(error.statusCode).toBe(503);
+      expect(error.message).toBe('Reading statistics (cabinet) took longer than 0.001 s and was stopped; retry later.');
+    } finally {
+      await hurried.close();
+    }
   });
 
   it('refuses an in-memory store, which a second connection cannot open', () => {

@@ -5,7 +5,7 @@ import { DeploymentStatus } from '../../schemas/status.js';
 
 const statusRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const status = deploymentStatus(app);
-  app.get('/status', { schema: { response: { 200: DeploymentStatus, ...errorResponses() } } }, () => status());
+  app.get('/status', { schema: { response: { 200: DeploymentStatus, ...errorResponses(503) } } }, () => status());
 };
 
 export default statusRoutes;
