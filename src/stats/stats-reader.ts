@@ -1,7 +1,7 @@
 import { Piscina } from 'piscina';
 import type { HarnessStateCount } from '../db/job-state-counts.js';
 import type { Database } from '../db/open-database.js';
-import { statsUnavailable, toError } from '../errors.js';
+import { HttpError, statsUnavailable, toError } from '../errors.js';
 import type { cabinetStats } from '../runs/cabinet-stats.js';
 import type { StatsRead, StatsTask } from '../workers/read-stats.js';
 import { workerFile } from '../workers/worker-file.js';
@@ -58,6 +58,7 @@ export function statsReader(db: Database, { timeoutMs = READ_TIMEOUT_MS } = {}):
   /** Reads waiting for the thread, in the order first asked, one per aggregate. */
   const waiting = new Map<StatsRead, Waiting>();
   let running = false;
+  let closed = false;
 
   function next(): void {
     if (running) return;
@@ -79,6 +80,8 @@ export function statsReader(db: Database, { timeoutMs = READ_TIMEOUT_MS } = {}):
 
   return {
     read<K extends StatsRead>(read: K): Promise<StatsAnswers[K]> {
+      // Piscina would start a new thread for a read after its pool was destroyed.
+      if (closed) return Promise.reject(new HttpError('stats_unavailable', 'The server is shutting down; retry in a few seconds.'));
       let entry = waiting.get(read);
       if (!entry) {
         let settle!: Waiting['settle'];
@@ -89,6 +92,9 @@ export function statsReader(db: Database, { timeoutMs = READ_TIMEOUT_MS } = {}):
       }
       return entry.answer as Promise<StatsAnswers[K]>;
     },
-    close: () => piscina.destroy(),
+    close() {
+      closed = true;
+      return piscina.destroy();
+    },
   };
 }

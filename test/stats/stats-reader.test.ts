@@ -88,6 +88,16 @@ describe('statistics reader thread', () => {
     }
   });
 
+  it('ends reads with the reader: those running or waiting fail, later ones are refused', async () => {
+    const closing = statsReader(db);
+    const reads = Promise.allSettled([closing.read('cabinet'), closing.read('providers')]);
+    await closing.close();
+    expect((await reads).map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+    const late = (await closing.read('cabinet').catch((caught: unknown) => caught)) as HttpError;
+    expect(late.statusCode).toBe(503);
+    expect(late.message).toContain('shutting down');
+  });
+
   it('refuses an in-memory store, which a second connection cannot open', () => {
     const memory = openDatabase(':memory:');
     expect(() => statsReader(memory)).toThrow('in-memory store');
