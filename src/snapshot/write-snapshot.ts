@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { copyFile, link, lstat, mkdir, readdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, link, lstat, mkdir, open, readdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Database } from '../db/open-database.js';
 import type { Exclusive } from './snapshot-lock.js';
@@ -14,6 +14,11 @@ import { SECOND } from '../time.js';
 /** Version of the snapshot's `runs.json` shape. */
 export const SNAPSHOT_SCHEMA_VERSION = 1;
 const HOOK_TIMEOUT = 30 * SECOND;
+/**
+ * Published runs read per query. Read all at once, 20,000 published runs held the event
+ * loop for 250 ms (the query 220, the cards 40) and every record in memory together.
+ */
+const RUNS_PER_PAGE = 256;
 
 export interface SnapshotDeps {
   db: Database;
@@ -55,25 +60,53 @@ export interface SnapshotMedia {
  * interleave; then the deploy hook, when configured, is told.
  */
 export function snapshotWriter(deps: SnapshotDeps) {
-  const published = deps.db.prepare<[], RunRow>(
-    `SELECT ${LISTED_COLUMNS}, record FROM runs WHERE published = 1 AND decode_error IS NULL ORDER BY published_at DESC, id DESC`,
+  // Newest first, a page at a time after the last row of the previous page (a published run
+  // always has its published_at). A run published while a refresh runs sorts before the page
+  // it reads, so it waits for the next refresh, which its publish asks for; none is written twice.
+  const firstPage = deps.db.prepare<[number], RunRow>(
+    `SELECT ${LISTED_COLUMNS}, record FROM runs WHERE published = 1 AND decode_error IS NULL
+      ORDER BY published_at DESC, id DESC LIMIT ?`,
   );
+  const pageAfter = deps.db.prepare<[string, string, string, number], RunRow>(
+    `SELECT ${LISTED_COLUMNS}, record FROM runs WHERE published = 1 AND decode_error IS NULL
+        AND (published_at < ? OR (published_at = ? AND id < ?))
+      ORDER BY published_at DESC, id DESC LIMIT ?`,
+  );
+  async function* publishedPages(): AsyncGenerator<RunRow[]> {
+    let page = firstPage.all(RUNS_PER_PAGE);
+    while (page.length > 0) {
+      yield page;
+      if (page.length < RUNS_PER_PAGE) return;
+      const last = page.at(-1)!;
+      page = pageAfter.all(last.published_at!, last.published_at!, last.id, RUNS_PER_PAGE);
+    }
+  }
   let running: Promise<SnapshotResult> = Promise.resolve({ refreshed: false, runs: 0, hookFired: false });
 
   const versionsDir = `${deps.dir}.versions`;
 
   async function write(): Promise<number> {
     await deps.grades.regradeStale();
-    const rows = published.all();
     // Names sort by creation; the suffix keeps two writes in one millisecond apart.
     const name = `${Date.now().toString(36).padStart(9, '0')}-${randomUUID().slice(0, 8)}`;
     const version = join(versionsDir, name);
     await mkdir(join(version, 'runs'), { recursive: true });
+    let count = 0;
     try {
-      await writeFile(join(version, 'runs.json'), `{"schemaVersion":${SNAPSHOT_SCHEMA_VERSION},"runs":[${rows.map(summaryCardJson).join(',')}]}`);
-      for (const row of rows) {
-        const showcase = await carryShowcase(row.id, version);
-        await writeFile(join(version, 'runs', `${encodeURIComponent(row.id)}.json`), JSON.stringify({ ...runDetail(row, deps.rows.reviews(row.id)), showcase }));
+      const cards = await open(join(version, 'runs.json'), 'w');
+      try {
+        await cards.write(`{"schemaVersion":${SNAPSHOT_SCHEMA_VERSION},"runs":[`);
+        for await (const page of publishedPages()) {
+          await cards.write(`${count > 0 ? ',' : ''}${page.map(summaryCardJson).join(',')}`);
+          for (const row of page) {
+            const showcase = await carryShowcase(row.id, version);
+            await writeFile(join(version, 'runs', `${encodeURIComponent(row.id)}.json`), JSON.stringify({ ...runDetail(row, deps.rows.reviews(row.id)), showcase }));
+          }
+          count += page.length;
+        }
+        await cards.write(']}');
+      } finally {
+        await cards.close();
       }
     } catch (error) {
       await rm(version, { recursive: true, force: true });
@@ -86,7 +119,7 @@ export function snapshotWriter(deps: SnapshotDeps) {
     await removeVersionsBut([name, previous]).catch((error: unknown) =>
       deps.onWarning(`old snapshot versions were not all removed: ${error instanceof Error ? error.message : String(error)}`),
     );
-    return rows.length;
+    return count;
   }
 
   /** Swaps the `dir` link to the version named; answers the version it pointed at before, if any. */

@@ -91,4 +91,22 @@ describe('snapshot publishing', () => {
     await writer.refresh();
     expect(readdirSync(`${dir}.versions`)).toHaveLength(2);
   });
+
+  it('writes runs published past one page, newest first, each once, with a detail file each', async () => {
+    // Two pages and a part, some sharing a publish time, so the page boundary falls inside a tie.
+    const ids = Array.from({ length: 600 }, (_, i) => `paged-${String(i).padStart(3, '0')}`);
+    for (const [i, id] of ids.entries()) {
+      await seedRun(backend, runRecord({ id }));
+      backend.app.runs.rows.markPublished({ id, publishedAt: new Date(Date.UTC(2026, 0, 1) + Math.floor(i / 7) * 1000).toISOString(), sourceRepo: null, playableBuild: null });
+    }
+    const dir = join(mkdtempSync(join(backend.dataDir, 'paged-')), 'snapshot');
+    const { rows, grades, mediaDir } = backend.app.runs;
+    const writer = snapshotWriter({ db: backend.db, rows, grades, mediaDir, dir, deployHook: null, onWarning: () => {}, exclusive: (work) => work() });
+    expect((await writer.refresh()).runs).toBe(602);
+    const listed = JSON.parse(readFileSync(join(dir, 'runs.json'), 'utf8')).runs.map((run: { id: string }) => run.id);
+    // snap-a and snap-b were published now, after every paged run; ties go by id, descending.
+    expect(listed.slice(2)).toEqual([...ids].sort((a, b) => Math.floor(ids.indexOf(b) / 7) - Math.floor(ids.indexOf(a) / 7) || b.localeCompare(a)));
+    expect(new Set(listed).size).toBe(602);
+    expect(readdirSync(join(dir, 'runs'))).toHaveLength(602);
+  }, 60_000);
 });
