@@ -67,9 +67,11 @@ export function snapshotWriter(deps: SnapshotDeps) {
     `SELECT ${LISTED_COLUMNS}, record FROM runs WHERE published = 1 AND decode_error IS NULL
       ORDER BY published_at DESC, id DESC LIMIT ?`,
   );
-  const pageAfter = deps.db.prepare<[string, string, string, number], RunRow>(
+  // A row value, so the page starts with a search of runs_published_order rather than a
+  // walk past every row already written.
+  const pageAfter = deps.db.prepare<[string, string, number], RunRow>(
     `SELECT ${LISTED_COLUMNS}, record FROM runs WHERE published = 1 AND decode_error IS NULL
-        AND (published_at < ? OR (published_at = ? AND id < ?))
+        AND (published_at, id) < (?, ?)
       ORDER BY published_at DESC, id DESC LIMIT ?`,
   );
   async function* publishedPages(): AsyncGenerator<RunRow[]> {
@@ -78,7 +80,7 @@ export function snapshotWriter(deps: SnapshotDeps) {
       yield page;
       if (page.length < RUNS_PER_PAGE) return;
       const last = page.at(-1)!;
-      page = pageAfter.all(last.published_at!, last.published_at!, last.id, RUNS_PER_PAGE);
+      page = pageAfter.all(last.published_at!, last.id, RUNS_PER_PAGE);
     }
   }
   let running: Promise<SnapshotResult> = Promise.resolve({ refreshed: false, runs: 0, hookFired: false });
