@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 
 /**
@@ -8,4 +9,14 @@ import type { FastifyReply } from 'fastify';
 export function sendJsonText(reply: { type(contentType: string): unknown }, text: string): FastifyReply {
   const plain = reply as unknown as FastifyReply;
   return plain.type('application/json; charset=utf-8').send(text);
+}
+
+/**
+ * Sends JSON text as `chunks` yields it, each asked for only once the client has taken
+ * what came before: a body as long as a table never sits in memory whole. A failure
+ * part-way ends the connection (the status line has gone).
+ */
+export function sendJsonStream(reply: { type(contentType: string): unknown }, chunks: AsyncIterable<string>): FastifyReply {
+  const plain = reply as unknown as FastifyReply;
+  return plain.type('application/json; charset=utf-8').send(Readable.from(chunks, { objectMode: false }));
 }

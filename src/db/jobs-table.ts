@@ -36,6 +36,10 @@ const COLUMNS = `seq, id, account_id AS accountId, origin, test_case_slug AS tes
   state, token_hash AS tokenHash, record_id AS recordId, detail, enqueued_at AS enqueuedAt,
   dispatched_at AS dispatchedAt, started_at AS startedAt, finished_at AS finishedAt`;
 
+/** What the active list (`GET /jobs/active`) shows of a job in flight. */
+export type ActiveJobRow = Pick<JobRow, 'seq' | 'id' | 'state' | 'testCaseSlug' | 'testCaseVersion' | 'variant' | 'harnessSlug'
+  | 'modelId' | 'engine' | 'ggPreset' | 'origin' | 'enqueuedAt' | 'startedAt'>;
+
 /**
  * The condition of a job in flight (queued, pending, dispatched, starting or running) as the
  * partial in-flight indexes state it (migration 0080), for `jobs` under `table`: terminal
@@ -55,6 +59,12 @@ export function jobsTable(db: Database) {
   const byId = db.prepare<[string], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`);
   const tokenOf = db.prepare<[string], string | null>('SELECT token_hash FROM jobs WHERE id = ?').pluck();
   const inFlightRows = db.prepare<[], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${inFlight()} ORDER BY seq`);
+  const activeAfter = db.prepare<[number, number], ActiveJobRow>(
+    `SELECT seq, id, state, test_case_slug AS testCaseSlug, test_case_version AS testCaseVersion, variant,
+       harness_slug AS harnessSlug, model_id AS modelId, engine, gg_preset AS ggPreset, origin,
+       enqueued_at AS enqueuedAt, started_at AS startedAt
+     FROM jobs INDEXED BY jobs_in_flight WHERE ${inFlight()} AND seq > ? ORDER BY seq LIMIT ?`,
+  );
   // By `seq`, the row's key: the claim's hot path skips the id index, and it writes no column
   // an index reads, so no index entry changes. Claims are written behind their answer, so a
   // driver's report (or a cancel) may have moved the row on already: only a waiting row
@@ -89,6 +99,8 @@ export function jobsTable(db: Database) {
     tokenHash: (id: string): string | null | undefined => tokenOf.get(id),
     /** Non-terminal jobs in queue order. */
     inFlight: (): JobRow[] => inFlightRows.all(),
+    /** Up to `limit` non-terminal jobs after `afterSeq` in queue order, with what the active list shows of them. */
+    activeAfter: (afterSeq: number, limit: number): ActiveJobRow[] => activeAfter.all(afterSeq, limit),
     /** Claims, many at once, each with its token's hash and time. */
     markAllDispatched: (claims: Array<{ seq: number; tokenHash: string; at: string }>) => void dispatchAll(claims),
     /** queued <-> pending moves, many at once. */

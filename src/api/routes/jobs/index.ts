@@ -1,14 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { notFound } from '../../../errors.js';
+import { activeJobsJson } from '../../../jobs/active-jobs.js';
 import { cancelJob, cancelSweep, type Sweep } from '../../../jobs/cancel-jobs.js';
 import { claimNextJob } from '../../../jobs/claim-next-job.js';
 import { enqueueRun, enqueueRuns, launchAck } from '../../../jobs/enqueue-runs.js';
 import { followJobLive } from '../../../jobs/follow-job-live.js';
 import { relayJobEvents } from '../../../jobs/relay-job-events.js';
 import { reportJobStatus } from '../../../jobs/report-job-status.js';
-import { runSubject } from '../../../events/run-events.js';
 import { hijackReply } from '../../hijack-reply.js';
+import { sendJsonStream } from '../../send-json-text.js';
 import { JsonTooDeepError } from '../../json-depth.js';
 import { errorResponses, NoContent } from '../../schemas/common.js';
 import {
@@ -54,17 +55,10 @@ const jobsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   // Reads of job state see this process's claims, whose rows are written just behind their answers.
-  app.get('/jobs/active', { schema: { response: { 200: ActiveJobs, ...errorResponses() } } }, async () => {
+  // Streamed as it is read: the list is as long as the queue.
+  app.get('/jobs/active', { schema: { response: { 200: ActiveJobs, ...errorResponses() } } }, async (_request, reply) => {
     await ctx.dispatches.settled();
-    return {
-      jobs: ctx.jobs.inFlight().map((job) => ({
-        ...runSubject(job),
-        state: job.state,
-        origin: job.origin,
-        enqueuedAt: job.enqueuedAt,
-        startedAt: job.startedAt,
-      })),
-    };
+    return sendJsonStream(reply, activeJobsJson(ctx.jobs));
   });
 
   app.get('/jobs/:id', { schema: { params: JobIdParams, response: { 200: JobStatus, ...errorResponses(404) } } }, async (request) => {

@@ -1,0 +1,59 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { jobsTable, type JobsTable, type NewJobRow } from '../../src/db/jobs-table.js';
+import { openDatabase, type Database } from '../../src/db/open-database.js';
+import { runSubject } from '../../src/events/run-events.js';
+import { activeJobsJson } from '../../src/jobs/active-jobs.js';
+
+let dir: string;
+let db: Database;
+let jobs: JobsTable;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'evb-active-'));
+  db = openDatabase(join(dir, 'backend.sqlite'));
+  jobs = jobsTable(db);
+});
+afterEach(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const row = (i: number): NewJobRow => ({
+  id: `job-${String(i).padStart(4, '0')}`, accountId: 'a', origin: i % 3 === 0 ? 'plan:p1' : null, testCaseSlug: 'carom', testCaseVersion: 'v1.1.0',
+  variant: 'base', harnessSlug: i % 2 ? 'codex' : 'claude', modelId: 'm', provider: null, engine: i % 5 === 0 ? 'godot' : null, testType: 'end-to-end',
+  ggConfigId: null, ggPreset: null, request: '{"large":"not listed"}', enqueuedAt: '2026-11-26T00:00:00.000Z',
+});
+
+async function collect(chunks: AsyncGenerator<string>): Promise<string[]> {
+  const out: string[] = [];
+  for await (const chunk of chunks) out.push(chunk);
+  return out;
+}
+
+describe('the active list, read a page at a time', () => {
+  it('lists every job in flight in queue order across pages, as the whole list would, and none that finished', async () => {
+    jobs.insert(Array.from({ length: 1201 }, (_, i) => row(i)));
+    // Gaps on and around the page boundaries.
+    jobs.markAllFinished(['job-0000', 'job-0499', 'job-0500', 'job-0501', 'job-1200'], 'canceled', 'gone', '2026-11-26T00:00:01.000Z');
+    jobs.markStarted('job-0002', 'running', '2026-11-26T00:00:02.000Z');
+    const chunks = await collect(activeJobsJson(jobs));
+    expect(chunks.length).toBeGreaterThanOrEqual(5);
+    const listed = JSON.parse(chunks.join('')) as { jobs: Array<Record<string, unknown>> };
+    const expected = jobs.inFlight().map((job) => ({
+      ...runSubject(job), state: job.state, origin: job.origin, enqueuedAt: job.enqueuedAt, startedAt: job.startedAt,
+    }));
+    expect(listed.jobs).toHaveLength(1196);
+    expect(listed.jobs).toEqual(expected);
+    expect(listed.jobs.find((job) => job.runId === 'job-0002')).toMatchObject({ state: 'running', startedAt: '2026-11-26T00:00:02.000Z' });
+    expect(listed.jobs.find((job) => job.runId === 'job-0005')).toMatchObject({ engine: 'godot' });
+  });
+
+  it('is an empty list when nothing is in flight', async () => {
+    expect(JSON.parse((await collect(activeJobsJson(jobs))).join(''))).toEqual({ jobs: [] });
+    jobs.insert([row(1)]);
+    jobs.markAllFinished(['job-0001'], 'failed', 'x', '2026-11-26T00:00:01.000Z');
+    expect(JSON.parse((await collect(activeJobsJson(jobs))).join(''))).toEqual({ jobs: [] });
+  });
+});
