@@ -1,29 +1,17 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { jobsTable, type JobsTable, type NewJobRow } from '../../src/db/jobs-table.js';
-import { openDatabase, type Database } from '../../src/db/open-database.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { jobsTable, type JobsTable } from '../../src/db/jobs-table.js';
 import { runSubject } from '../../src/events/run-events.js';
 import { activeJobsJson } from '../../src/jobs/active-jobs.js';
+import { jobRow, useTempStore } from '../helpers/temp-store.js';
 
-let dir: string;
-let db: Database;
+const store = useTempStore('evb-active-');
 let jobs: JobsTable;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'evb-active-'));
-  db = openDatabase(join(dir, 'backend.sqlite'));
-  jobs = jobsTable(db);
-});
-afterEach(() => {
-  db.close();
-  rmSync(dir, { recursive: true, force: true });
+  jobs = jobsTable(store.db);
 });
 
-const row = (i: number): NewJobRow => ({
-  id: `job-${String(i).padStart(4, '0')}`, accountId: 'a', origin: i % 3 === 0 ? 'plan:p1' : null, testCaseSlug: 'carom', testCaseVersion: 'v1.1.0',
-  variant: 'base', harnessSlug: i % 2 ? 'codex' : 'claude', modelId: 'm', provider: null, engine: i % 5 === 0 ? 'godot' : null, testType: 'end-to-end',
-  ggConfigId: null, ggPreset: null, request: '{"large":"not listed"}', enqueuedAt: '2026-11-26T00:00:00.000Z',
+const row = (i: number) => jobRow(`job-${String(i).padStart(4, '0')}`, {
+  origin: i % 3 === 0 ? 'plan:p1' : null, harnessSlug: i % 2 ? 'codex' : 'claude', engine: i % 5 === 0 ? 'godot' : null, request: '{"large":"not listed"}',
 });
 
 async function collect(chunks: AsyncGenerator<string>): Promise<string[]> {

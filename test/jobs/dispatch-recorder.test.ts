@@ -1,29 +1,17 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { jobsTable, type JobsTable, type NewJobRow } from '../../src/db/jobs-table.js';
-import { openDatabase, type Database } from '../../src/db/open-database.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { jobsTable, type JobsTable } from '../../src/db/jobs-table.js';
+import type { Database } from '../../src/db/open-database.js';
 import { dispatchRecorder } from '../../src/jobs/dispatch-recorder.js';
+import { jobRow as row, useTempStore } from '../helpers/temp-store.js';
 import { until } from '../helpers/until.js';
 
-let dir: string;
+const store = useTempStore('evb-dispatch-');
 let db: Database;
 let jobs: JobsTable;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'evb-dispatch-'));
-  db = openDatabase(join(dir, 'backend.sqlite'));
+  db = store.db;
   jobs = jobsTable(db);
-});
-afterEach(() => {
-  db.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const row = (id: string): NewJobRow => ({
-  id, accountId: 'a', origin: null, testCaseSlug: 'carom', testCaseVersion: 'v1.1.0', variant: 'base', harnessSlug: 'claude',
-  modelId: 'm', provider: null, engine: null, testType: 'end-to-end', ggConfigId: null, ggPreset: null, request: '{}', enqueuedAt: '2026-11-25T00:00:00.000Z',
 });
 
 describe('claims copied to SQLite behind their answers, by the writer thread', () => {

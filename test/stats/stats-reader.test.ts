@@ -1,53 +1,38 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { jobsTable, type NewJobRow } from '../../src/db/jobs-table.js';
+import { jobsTable } from '../../src/db/jobs-table.js';
 import { HttpError } from '../../src/errors.js';
-import { openDatabase, type Database } from '../../src/db/open-database.js';
+import { openDatabase } from '../../src/db/open-database.js';
 import { decodeRunRecord } from '../../src/runs/decode-run-record.js';
 import { cabinetStats } from '../../src/runs/cabinet-stats.js';
 import { runRows } from '../../src/runs/run-rows.js';
 import { providerStats } from '../../src/stats/provider-stats.js';
 import { statsReader, type StatsReader } from '../../src/stats/stats-reader.js';
+import { jobRow, useTempStore } from '../helpers/temp-store.js';
 import { ggRunRecord, slice } from './gg-run-records.js';
 
-let dir: string;
-let db: Database;
+const store = useTempStore('evb-stats-reader-');
 let reader: StatsReader;
-
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'evb-stats-reader-'));
-  db = openDatabase(join(dir, 'backend.sqlite'));
-  reader = statsReader(db);
+  reader = statsReader(store.db);
 });
-afterEach(async () => {
-  await reader.close();
-  db.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => reader.close());
 
 function storeGgRun(id: string, calls: number): void {
   const record = ggRunRecord({ id, model: 'vendor/model', summary: { executionMode: 'tool_calling', providerStats: [slice('Together', 'vendor/model', { calls })], toolCalls: 3 } });
   const decoded = decodeRunRecord(record);
-  runRows(db).store({ id, jobId: null, record: JSON.stringify(record), recordFormat: 1, decodeError: null, events: '[]', lifted: decoded.lifted });
+  runRows(store.db).store({ id, jobId: null, record: JSON.stringify(record), recordFormat: 1, decodeError: null, events: '[]', lifted: decoded.lifted });
 }
-
-const jobRow = (id: string): NewJobRow => ({
-  id, accountId: 'a', origin: null, testCaseSlug: 'carom', testCaseVersion: 'v1.1.0', variant: 'base', harnessSlug: 'codex',
-  modelId: 'm', provider: null, engine: null, testType: 'end-to-end', ggConfigId: null, ggPreset: null, request: '{}', enqueuedAt: '2026-11-26T00:00:00.000Z',
-});
 
 describe('statistics reader thread', () => {
   it('answers what the aggregates answer on the API connection, writes committed just before included', async () => {
     storeGgRun('gg-1', 10);
-    expect(await reader.read('providers')).toEqual(providerStats(db).read());
+    expect(await reader.read('providers')).toEqual(providerStats(store.db).read());
     storeGgRun('gg-2', 7);
     const providers = await reader.read('providers');
     expect(providers.runsScanned).toBe(2);
     expect(providers.providers[0]!.totals.calls).toBe(17);
     const now = Date.now();
-    expect((await reader.read('cabinet')).weekly).toEqual(cabinetStats(db)(now).weekly);
+    expect((await reader.read('cabinet')).weekly).toEqual(cabinetStats(store.db)(now).weekly);
     expect((await reader.read('model-accuracy')).models.map((model) => model.modelId)).toEqual(['vendor/model']);
   });
 
@@ -71,12 +56,12 @@ describe('statistics reader thread', () => {
   });
 
   it('counts in-flight jobs per harness and state', async () => {
-    jobsTable(db).insert([jobRow('j1'), jobRow('j2')]);
+    jobsTable(store.db).insert([jobRow('j1'), jobRow('j2')]);
     expect(await reader.read('job-state-counts')).toEqual([{ harness: 'codex', state: 'queued', jobs: 2 }]);
   });
 
   it('stops a read that runs past its time, with its thread, and answers 503', async () => {
-    const hurried = statsReader(db, { timeoutMs: 1 });
+    const hurried = statsReader(store.db, { timeoutMs: 1 });
     try {
       // Starting the thread and opening the store alone take longer than a millisecond.
       const error = (await hurried.read('cabinet').catch((caught: unknown) => caught)) as HttpError;
@@ -89,7 +74,7 @@ describe('statistics reader thread', () => {
   });
 
   it('ends reads with the reader: those running or waiting fail, later ones are refused', async () => {
-    const closing = statsReader(db);
+    const closing = statsReader(store.db);
     const reads = Promise.allSettled([closing.read('cabinet'), closing.read('providers')]);
     await closing.close();
     expect((await reads).map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
