@@ -58,12 +58,14 @@ export function jobsTable(db: Database) {
   const insertAll = db.transaction((rows: NewJobRow[]) => rows.map((row) => Number(insert.run(row).lastInsertRowid)));
   const byId = db.prepare<[string], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`);
   const tokenOf = db.prepare<[string], string | null>('SELECT token_hash FROM jobs WHERE id = ?').pluck();
-  const inFlightRows = db.prepare<[], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${inFlight()} ORDER BY seq`);
+  const inFlightRows = db.prepare<[number, number], JobRow>(
+    `SELECT ${COLUMNS} FROM jobs WHERE ${inFlight()} AND seq > ? ORDER BY seq LIMIT ?`,
+  );
   const activeAfter = db.prepare<[number, number], ActiveJobRow>(
     `SELECT seq, id, state, test_case_slug AS testCaseSlug, test_case_version AS testCaseVersion, variant,
        harness_slug AS harnessSlug, model_id AS modelId, engine, gg_preset AS ggPreset, origin,
        enqueued_at AS enqueuedAt, started_at AS startedAt
-     FROM jobs INDEXED BY jobs_in_flight WHERE ${inFlight()} AND seq > ? ORDER BY seq LIMIT ?`,
+     FROM jobs WHERE ${inFlight()} AND seq > ? ORDER BY seq LIMIT ?`,
   );
   // By `seq`, the row's key: the claim's hot path skips the id index, and it writes no column
   // an index reads, so no index entry changes. Claims are written behind their answer, so a
@@ -97,8 +99,8 @@ export function jobsTable(db: Database) {
     get: (id: string): JobRow | null => byId.get(id) ?? null,
     /** undefined: no such job; null: not claimed yet. */
     tokenHash: (id: string): string | null | undefined => tokenOf.get(id),
-    /** Non-terminal jobs in queue order. */
-    inFlight: (): JobRow[] => inFlightRows.all(),
+    /** Non-terminal jobs in queue order: every one, or a page of `limit` after `after` (a `seq`). */
+    inFlight: ({ after = Number.MIN_SAFE_INTEGER, limit = -1 }: { after?: number; limit?: number } = {}): JobRow[] => inFlightRows.all(after, limit),
     /** Up to `limit` non-terminal jobs after `afterSeq` in queue order, with what the active list shows of them. */
     activeAfter: (afterSeq: number, limit: number): ActiveJobRow[] => activeAfter.all(afterSeq, limit),
     /** Claims, many at once, each with its token's hash and time. */

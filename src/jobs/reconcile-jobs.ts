@@ -47,10 +47,11 @@ export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConf
 
   const report: ReconcileReport = { updated: 0, requeued: 0, lost: 0 };
   const orphans = new Set(await ctx.queue.takeOrphans());
-  const rows = ctx.jobs.inFlight();
   const now = new Date().toISOString();
-  for (let i = 0; i < rows.length; i += CHUNK) {
-    const chunk = rows.slice(i, i + CHUNK);
+  // A page of in-flight rows at a time, each after the last of the one before: a queue of a
+  // million jobs read at once (launch bodies included) could take more memory than the
+  // process has, and a boot that dies of it never comes back.
+  for (let chunk = ctx.jobs.inFlight({ limit: CHUNK }); chunk.length > 0; chunk = ctx.jobs.inFlight({ after: chunk.at(-1)!.seq, limit: CHUNK })) {
     const states = await ctx.queue.states(chunk.map((row) => row.id));
     const requeue: QueuedRun[] = [];
     const lost: string[] = [];
