@@ -79,7 +79,18 @@ describe('the API while its Redis is down', () => {
 
     // The same address again (the supervisor restarts it there): everything reconnects on its own.
     redis = await startManagedRedis({ dir, persistent: true });
-    await until(async () => (await http.post('/jobs/next', SERVICE)).status === 200, 10_000, 'claims to work again');
+    // What the claims answered while waiting, runs of the same answer counted, for the failure message.
+    const answers: Array<{ answer: string; times: number }> = [];
+    const claimed = async () => {
+      const { status, body } = await http.post('/jobs/next', SERVICE);
+      const answer = `${status}${body?.error?.code ? ` ${body.error.code}` : ''}`;
+      if (answers.at(-1)?.answer === answer) answers.at(-1)!.times += 1;
+      else answers.push({ answer, times: 1 });
+      return status === 200;
+    };
+    await until(claimed, 10_000, 'claims to work again').catch((error: Error) => {
+      throw new Error(`${error.message}; claims answered ${answers.map(({ answer, times }) => `${answer} x${times}`).join(', then ')}`);
+    });
     expect((await http.get(`/jobs/${queued}`)).body.state).toBe('dispatched');
     const console = await fetch(`${base}/notifications`);
     expect(console.status).toBe(200);
