@@ -61,7 +61,7 @@ export function jobsTable(db: Database) {
   const inFlightRows = db.prepare<[number, number], JobRow>(
     `SELECT ${COLUMNS} FROM jobs WHERE ${inFlight()} AND seq > ? ORDER BY seq LIMIT ?`,
   );
-  const activeAfter = db.prepare<[number, number], ActiveJobRow>(
+  const activeRows = db.prepare<[number, number], ActiveJobRow>(
     `SELECT seq, id, state, test_case_slug AS testCaseSlug, test_case_version AS testCaseVersion, variant,
        harness_slug AS harnessSlug, model_id AS modelId, engine, gg_preset AS ggPreset, origin,
        enqueued_at AS enqueuedAt, started_at AS startedAt
@@ -101,8 +101,8 @@ export function jobsTable(db: Database) {
     tokenHash: (id: string): string | null | undefined => tokenOf.get(id),
     /** Non-terminal jobs in queue order: every one, or a page of `limit` after `after` (a `seq`). */
     inFlight: ({ after = Number.MIN_SAFE_INTEGER, limit = -1 }: { after?: number; limit?: number } = {}): JobRow[] => inFlightRows.all(after, limit),
-    /** Up to `limit` non-terminal jobs after `afterSeq` in queue order, with what the active list shows of them. */
-    activeAfter: (afterSeq: number, limit: number): ActiveJobRow[] => activeAfter.all(afterSeq, limit),
+    /** A page of `limit` non-terminal jobs after `after` (a `seq`) in queue order, with only what the active list shows of them. */
+    activeList: ({ after, limit }: { after: number; limit: number }): ActiveJobRow[] => activeRows.all(after, limit),
     /** Claims, many at once, each with its token's hash and time. */
     markAllDispatched: (claims: Array<{ seq: number; tokenHash: string; at: string }>) => void dispatchAll(claims),
     /** queued <-> pending moves, many at once. */

@@ -8,7 +8,7 @@ import { runSubject } from '../events/run-events.js';
  */
 const JOBS_PER_PAGE = 500;
 
-/** One entry of the active list, in the order its schema documents. */
+/** One entry of the active list: the run's subject, its state, origin and times. */
 const activeJobJson = (job: ActiveJobRow) =>
   JSON.stringify({ ...runSubject(job), state: job.state, origin: job.origin, enqueuedAt: job.enqueuedAt, startedAt: job.startedAt });
 
@@ -19,11 +19,11 @@ const activeJobJson = (job: ActiveJobRow) =>
  * holds one page, not the list. A job enqueued meanwhile is listed at the end; one that
  * finishes meanwhile may or may not be, as its page was read before or after.
  */
-export async function* activeJobsJson(jobs: Pick<JobsTable, 'activeAfter'>): AsyncGenerator<string> {
+export async function* activeJobsJson(jobs: Pick<JobsTable, 'activeList'>): AsyncGenerator<string> {
   yield '{"jobs":[';
   let after = Number.MIN_SAFE_INTEGER;
   for (let first = true; ; first = false) {
-    const page = jobs.activeAfter(after, JOBS_PER_PAGE);
+    const page = jobs.activeList({ after, limit: JOBS_PER_PAGE });
     if (page.length > 0) yield `${first ? '' : ','}${page.map(activeJobJson).join(',')}`;
     if (page.length < JOBS_PER_PAGE) break;
     after = page.at(-1)!.seq;
