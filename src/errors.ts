@@ -80,7 +80,7 @@ export const upstreamUnavailable = (message: string, cause?: unknown) =>
 /** Redis, which holds the job queue, the live streams and the console channel, cannot be reached. */
 export const queueUnavailable = (cause?: unknown) =>
   new HttpError('queue_unavailable', 'The job queue (Redis) is unavailable right now; retry in a few seconds.', { cause });
-/** A whole-table aggregate did not finish in time on the statistics thread. */
+/** A whole-table aggregate did not finish in time on the statistics thread (its code also answers reads after it closed). */
 export const statsUnavailable = (what: string, seconds: number, cause?: unknown) =>
   new HttpError('stats_unavailable', `Reading ${what} took longer than ${seconds} s and was stopped; retry later.`, { cause });
 export const routerKeyMissing = () =>
