@@ -58,15 +58,13 @@ export function jobsTable(db: Database) {
   const insertAll = db.transaction((rows: NewJobRow[]) => rows.map((row) => Number(insert.run(row).lastInsertRowid)));
   const byId = db.prepare<[string], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`);
   const tokenOf = db.prepare<[string], string | null>('SELECT token_hash FROM jobs WHERE id = ?').pluck();
-  const inFlightRows = db.prepare<[number, number], JobRow>(
-    `SELECT ${COLUMNS} FROM jobs WHERE ${inFlight()} AND seq > ? ORDER BY seq LIMIT ?`,
-  );
-  const activeRows = db.prepare<[number, number], ActiveJobRow>(
-    `SELECT seq, id, state, test_case_slug AS testCaseSlug, test_case_version AS testCaseVersion, variant,
-       harness_slug AS harnessSlug, model_id AS modelId, engine, gg_preset AS ggPreset, origin,
-       enqueued_at AS enqueuedAt, started_at AS startedAt
-     FROM jobs WHERE ${inFlight()} AND seq > ? ORDER BY seq LIMIT ?`,
-  );
+  // A page of jobs in flight in queue order, after a `seq`.
+  const inFlightPage = <Row>(columns: string) =>
+    db.prepare<[number, number], Row>(`SELECT ${columns} FROM jobs WHERE ${inFlight()} AND seq > ? ORDER BY seq LIMIT ?`);
+  const inFlightRows = inFlightPage<JobRow>(COLUMNS);
+  const activeRows = inFlightPage<ActiveJobRow>(`seq, id, state, test_case_slug AS testCaseSlug, test_case_version AS testCaseVersion,
+    variant, harness_slug AS harnessSlug, model_id AS modelId, engine, gg_preset AS ggPreset, origin, enqueued_at AS enqueuedAt,
+    started_at AS startedAt`);
   // By `seq`, the row's key: the claim's hot path skips the id index, and it writes no column
   // an index reads, so no index entry changes. Claims are written behind their answer, so a
   // driver's report (or a cancel) may have moved the row on already: only a waiting row
@@ -101,8 +99,8 @@ export function jobsTable(db: Database) {
     tokenHash: (id: string): string | null | undefined => tokenOf.get(id),
     /** Non-terminal jobs in queue order: every one, or a page of `limit` after `after` (a `seq`). */
     inFlight: ({ after = Number.MIN_SAFE_INTEGER, limit = -1 }: { after?: number; limit?: number } = {}): JobRow[] => inFlightRows.all(after, limit),
-    /** A page of `limit` non-terminal jobs after `after` (a `seq`) in queue order, with only what the active list shows of them. */
-    activeList: ({ after, limit }: { after: number; limit: number }): ActiveJobRow[] => activeRows.all(after, limit),
+    /** A page of `limit` non-terminal jobs after `after` (a `seq`; default the first) in queue order, with only what the active list shows of them. */
+    activeList: ({ after = Number.MIN_SAFE_INTEGER, limit }: { after?: number; limit: number }): ActiveJobRow[] => activeRows.all(after, limit),
     /** Claims, many at once, each with its token's hash and time. */
     markAllDispatched: (claims: Array<{ seq: number; tokenHash: string; at: string }>) => void dispatchAll(claims),
     /** queued <-> pending moves, many at once. */

@@ -20,6 +20,9 @@ const MIGRATION_WAIT = 5 * 60 * 1000;
  */
 export const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
 
+/** How long a connection waits for another's write lock before failing (ms). */
+export const BUSY_TIMEOUT_MS = 5000;
+
 /**
  * The settings every connection to the store runs with, this module's and the claim
  * writer's own alike.
@@ -29,7 +32,7 @@ export function tuneConnection(db: Database): Database {
   // NORMAL is durable across process crashes in WAL mode; only an OS crash can lose the last commits.
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
   return db;
 }

@@ -1,5 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { ActiveJobRow, JobsTable } from '../db/jobs-table.js';
+import { keysetPages } from '../db/keyset-pages.js';
 import { runSubject } from '../events/run-events.js';
 
 /**
@@ -21,13 +22,11 @@ const activeJobJson = (job: ActiveJobRow) =>
  */
 export async function* activeJobsJson(jobs: Pick<JobsTable, 'activeList'>): AsyncGenerator<string> {
   yield '{"jobs":[';
-  let after = Number.MIN_SAFE_INTEGER;
-  for (let first = true; ; first = false) {
-    const page = jobs.activeList({ after, limit: JOBS_PER_PAGE });
-    if (page.length > 0) yield `${first ? '' : ','}${page.map(activeJobJson).join(',')}`;
-    if (page.length < JOBS_PER_PAGE) break;
-    after = page.at(-1)!.seq;
-    await yieldToEventLoop();
+  let first = true;
+  for (const page of keysetPages<ActiveJobRow>((last) => jobs.activeList({ after: last?.seq, limit: JOBS_PER_PAGE }), JOBS_PER_PAGE)) {
+    if (!first) await yieldToEventLoop();
+    yield `${first ? '' : ','}${page.map(activeJobJson).join(',')}`;
+    first = false;
   }
   yield ']}';
 }

@@ -1,4 +1,5 @@
 import type { JobRow } from '../db/jobs-table.js';
+import { keysetPages } from '../db/keyset-pages.js';
 import { runSubjectJson } from '../events/run-events.js';
 import { isTerminal, type JobState, type QueuedRun } from '../queue/run-queue.js';
 import { MINUTE } from '../time.js';
@@ -51,7 +52,7 @@ export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConf
   // A page of in-flight rows at a time, each after the last of the one before: a queue of a
   // million jobs read at once (launch bodies included) could take more memory than the
   // process has, and a boot that dies of it never comes back.
-  for (let chunk = ctx.jobs.inFlight({ limit: CHUNK }); chunk.length > 0; chunk = ctx.jobs.inFlight({ after: chunk.at(-1)!.seq, limit: CHUNK })) {
+  for (const chunk of keysetPages<JobRow>((last) => ctx.jobs.inFlight({ after: last?.seq, limit: CHUNK }), CHUNK)) {
     const states = await ctx.queue.states(chunk.map((row) => row.id));
     const requeue: QueuedRun[] = [];
     const lost: string[] = [];

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { copyFile, link, lstat, mkdir, open, readdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { keysetPages } from '../db/keyset-pages.js';
 import type { Database } from '../db/open-database.js';
 import type { Exclusive } from './snapshot-lock.js';
 import { mediaKindOf } from '../catalog/media-kind.js';
@@ -61,28 +62,18 @@ export interface SnapshotMedia {
  */
 export function snapshotWriter(deps: SnapshotDeps) {
   // Newest first, a page at a time after the last row of the previous page (a published run
-  // always has its published_at). A run published while a refresh runs sorts before the page
-  // it reads, so it waits for the next refresh, which its publish asks for; none is written twice.
-  const firstPage = deps.db.prepare<[number], RunRow>(
-    `SELECT ${LISTED_COLUMNS}, record FROM runs WHERE published = 1 AND decode_error IS NULL
-      ORDER BY published_at DESC, id DESC LIMIT ?`,
-  );
-  // A row value, so the page starts with a search of runs_published_order rather than a
-  // walk past every row already written.
+  // always has its published_at), as a row value so each page starts with a search of
+  // runs_published_order rather than a walk past every row already written. A run published
+  // while a refresh runs sorts before the page it reads, so it waits for the next refresh,
+  // which its publish asks for; none is written twice.
   const pageAfter = deps.db.prepare<[string, string, number], RunRow>(
     `SELECT ${LISTED_COLUMNS}, record FROM runs WHERE published = 1 AND decode_error IS NULL
         AND (published_at, id) < (?, ?)
       ORDER BY published_at DESC, id DESC LIMIT ?`,
   );
-  async function* publishedPages(): AsyncGenerator<RunRow[]> {
-    let page = firstPage.all(RUNS_PER_PAGE);
-    while (page.length > 0) {
-      yield page;
-      if (page.length < RUNS_PER_PAGE) return;
-      const last = page.at(-1)!;
-      page = pageAfter.all(last.published_at!, last.id, RUNS_PER_PAGE);
-    }
-  }
+  // The first page starts after a time no ISO timestamp reaches.
+  const publishedPages = () =>
+    keysetPages<RunRow>((last) => pageAfter.all(last ? last.published_at! : '\uffff', last?.id ?? '', RUNS_PER_PAGE), RUNS_PER_PAGE);
   let running: Promise<SnapshotResult> = Promise.resolve({ refreshed: false, runs: 0, hookFired: false });
 
   const versionsDir = `${deps.dir}.versions`;
@@ -98,7 +89,7 @@ export function snapshotWriter(deps: SnapshotDeps) {
       const cards = await open(join(version, 'runs.json'), 'w');
       try {
         await cards.write(`{"schemaVersion":${SNAPSHOT_SCHEMA_VERSION},"runs":[`);
-        for await (const page of publishedPages()) {
+        for (const page of publishedPages()) {
           await cards.write(`${count > 0 ? ',' : ''}${page.map(summaryCardJson).join(',')}`);
           for (const row of page) {
             const showcase = await carryShowcase(row.id, version);

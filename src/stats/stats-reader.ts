@@ -3,7 +3,7 @@ import type { HarnessStateCount } from '../db/job-state-counts.js';
 import type { Database } from '../db/open-database.js';
 import { HttpError, statsUnavailable, toError } from '../errors.js';
 import type { cabinetStats } from '../runs/cabinet-stats.js';
-import type { StatsRead, StatsTask } from '../workers/read-stats.js';
+import type { StatsRead, StatsReaderInput, StatsTask } from '../workers/read-stats.js';
 import { workerFile } from '../workers/worker-file.js';
 import type { modelAccuracy } from './model-accuracy.js';
 import type { providerStats } from './provider-stats.js';
@@ -49,6 +49,7 @@ export function statsReader(db: Database, { timeoutMs = READ_TIMEOUT_MS } = {}):
   if (db.memory) throw new Error('Statistics are read over a second connection, which an in-memory store cannot have.');
   const piscina = new Piscina<StatsTask, unknown>({
     filename: workerFile('read-stats'),
+    workerData: { file: db.name } satisfies StatsReaderInput,
     minThreads: 0,
     maxThreads: 1,
     idleTimeout: IDLE_MS,
@@ -67,7 +68,7 @@ export function statsReader(db: Database, { timeoutMs = READ_TIMEOUT_MS } = {}):
     waiting.delete(first.read);
     running = true;
     const signal = AbortSignal.timeout(timeoutMs);
-    piscina.run({ file: db.name, read: first.read, now: Date.now() }, { signal }).then(
+    piscina.run({ read: first.read, now: Date.now() }, { signal }).then(
       (value) => first.settle.done(value),
       (error: unknown) => first.settle.fail(signal.aborted
         ? statsUnavailable(`statistics (${first.read})`, timeoutMs / 1000, error)
