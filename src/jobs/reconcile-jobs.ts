@@ -8,7 +8,7 @@ import { announceWaiting, type JobsContext } from './jobs-context.js';
 import { reportJobStatus } from './report-job-status.js';
 
 const CHUNK = 1000;
-const LOST = 'The job was lost from Redis while in flight.';
+export const LOST_FROM_REDIS = 'The job was lost from Redis while in flight.';
 export const REAPED = 'The service restarted while the job was in flight.';
 
 export interface ReconcileOptions {
@@ -79,7 +79,7 @@ export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConf
     const held = await ctx.queue.requeue(requeue);
     ctx.jobs.markWaiting(requeue.map((run) => run.id), 'queued');
     announceWaiting(ctx, held, 'pending');
-    ctx.jobs.markAllFinished(lost, 'failed', LOST, now);
+    ctx.jobs.markAllFinished(lost, 'failed', LOST_FROM_REDIS, now);
     report.requeued += requeue.length;
     report.lost += lost.length;
   }

@@ -34,7 +34,7 @@ describe('the API while its Redis is down', () => {
   beforeAll(async () => {
     // Its own redis-server, so killing it harms no other test file.
     redis = await startManagedRedis({ dir, persistent: true });
-    backend = await startTestBackend({ SERVICE_TOKEN: SERVICE, REDIS_URL: redis.url }, { pricedModels: [MODEL], jobs: { heartbeatMs: 200 } });
+    backend = await startTestBackend({ SERVICE_TOKEN: SERVICE, REDIS_URL: redis.url }, { pricedModels: [MODEL], jobs: { heartbeatMs: 200, restartGraceMs: 300 } });
     seedCatalog(backend.db, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
     base = await backend.app.listen({ host: '127.0.0.1', port: 0 });
     http = jobsHttp(base);
@@ -78,6 +78,8 @@ describe('the API while its Redis is down', () => {
     expect((await http.get(`/jobs/${queued}`)).status).toBe(200);
 
     // The same address again (the supervisor restarts it there): everything reconnects on its own.
+    // Should the kill beat the append-only file (Redis postpones its write while a slow fsync
+    // runs), the restart heal queues the job again from SQLite once it is past the grace.
     redis = await startManagedRedis({ dir, persistent: true });
     // What the claims answered while waiting, runs of the same answer counted, for the failure message.
     const answers: Array<{ answer: string; times: number }> = [];

@@ -11,12 +11,16 @@ import { dispatchRecorder } from '../../jobs/dispatch-recorder.js';
 import type { JobsContext } from '../../jobs/jobs-context.js';
 import { sqliteLaunchCatalog, type LaunchCatalog } from '../../jobs/launch-catalog.js';
 import { launchModelAdmission } from '../../models/admit-launch-model.js';
-import { reapOrphanedJobs, reconcileJobs } from '../../jobs/reconcile-jobs.js';
+import { reconcileJobsLocked, redisRestartHealer } from '../../jobs/heal-redis-restart.js';
+import { reapOrphanedJobs } from '../../jobs/reconcile-jobs.js';
+import { scheduleBilledRateRefresh } from '../../models/billed-rate-refresh.js';
 import { RunQueue } from '../../queue/run-queue.js';
+import { ScheduleLocks } from '../../queue/schedule-lock.js';
 import { scheduleStaleJobSweep } from '../../jobs/stale-jobs-processor.js';
 import { bullConnection } from '../../redis/managed-redis.js';
-import { failFastConnection, quitConnection } from '../../redis/redis-connections.js';
-import { SECOND } from '../../time.js';
+import { failFastConnection, queueProducerConnection, quitConnection } from '../../redis/redis-connections.js';
+import { watchRedisRestarts } from '../../redis/redis-restarts.js';
+import { MINUTE, SECOND } from '../../time.js';
 import { STREAM_DRAIN_TIMEOUT_MS } from '../ndjson-stream.js';
 
 declare module 'fastify' {
@@ -39,12 +43,14 @@ export interface RunJobsOptions {
   consoleBufferFrames?: number;
   /** A job live follower whose socket does not drain within this long is disconnected (default 30 s, ms). */
   liveDrainTimeoutMs?: number;
+  /** After Redis restarts, jobs enqueued within this long are reconciled in a second pass, once past it (default 1 minute, ms). */
+  restartGraceMs?: number;
 }
 
 /**
  * The run job queue and its live streams: Redis connections, the BullMQ-backed queue, the
  * console event bus. Reconciles SQLite with Redis and reaps orphaned jobs while the app
- * boots, so nothing is served before the two agree.
+ * boots, so nothing is served before the two agree, and again whenever Redis restarts.
  */
 async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
   const { config, db } = app;
@@ -90,17 +96,24 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
   // Claims answered but not yet copied are written before the store closes.
   app.addHook('onClose', () => ctx.dispatches.close());
   const harnessConfig = harnessConfigTable(db);
+  const locks = new ScheduleLocks(redis, config.redisPrefix);
   // Several API processes (no reaping) means another may be mid-enqueue or mid-claim now.
-  const reconciled = await reconcileJobs(ctx, harnessConfig, { exclusive: config.reapOrphanedJobs });
+  const reconciled = await reconcileJobsLocked(locks, ctx, harnessConfig, { exclusive: config.reapOrphanedJobs });
   if (reconciled.updated + reconciled.requeued + reconciled.lost > 0) log.info(reconciled, 'reconciled jobs with Redis');
   if (config.reapOrphanedJobs) {
     const reaped = await reapOrphanedJobs(ctx);
     if (reaped > 0) log.info({ reaped }, 'failed jobs a previous process left in flight');
   }
-  await scheduleStaleJobSweep(bullConnection(config.redisUrl), config.redisPrefix, {
-    dispatchLeaseMs: config.dispatchLeaseMs,
-    runtimeGraceMs: config.runtimeGraceMs,
-  });
+  // The recurring jobs' schedulers live in Redis only: put there at boot, and again after a restart.
+  const reschedule = () =>
+    Promise.all([
+      scheduleStaleJobSweep(bullConnection(config.redisUrl), config.redisPrefix, { dispatchLeaseMs: config.dispatchLeaseMs, runtimeGraceMs: config.runtimeGraceMs }),
+      scheduleBilledRateRefresh(queueProducerConnection(config.redisUrl), config.redisPrefix),
+    ]);
+  await reschedule();
+  const healer = redisRestartHealer(ctx, harnessConfig, { locks, graceMs: options.restartGraceMs ?? MINUTE, reschedule, log });
+  app.addHook('onClose', async () => healer.close());
+  await watchRedisRestarts(redis, () => healer.restarted(), (error) => log.warn({ err: error }, 'could not tell whether Redis restarted'));
 
   app.decorate('runJobs', ctx);
   app.decorate('consoleStreams', streams);
