@@ -33,8 +33,8 @@ export interface RestartHealOptions {
    * alone and a second pass follows once the first's youngest are past it.
    */
   graceMs: number;
-  /** Puts back what a process writes to Redis only at boot (the recurring job schedulers). */
-  reschedule(): Promise<unknown>;
+  /** Puts back what Redis held beside the run jobs (recurring job schedulers, publish jobs' queue entries). */
+  restore(): Promise<unknown>;
   log: { info(object: object, message: string): void; warn(object: object, message: string): void };
 }
 
@@ -48,7 +48,7 @@ export interface RestartHealer {
 /**
  * Heals what a restarted Redis forgot while the service keeps serving: the run jobs it lost
  * are queued again from SQLite (or failed, for those that were in flight), its harness caps
- * are copied back, and the recurring job schedulers are put back. Boot's reconcile does the
+ * are copied back, and what `restore` covers is put back. Boot's reconcile does the
  * same before the router serves; without this, a job lost by a crash of Redis stayed queued
  * in SQLite, and no claim found it, until the API process restarted.
  */
@@ -69,7 +69,7 @@ export function redisRestartHealer(ctx: JobsContext, harnessConfig: HarnessConfi
     while (owed && !stop.signal.aborted) {
       owed = false;
       try {
-        await options.reschedule();
+        await options.restore();
         await reconcile('first');
         await sleep(graceMs, undefined, { signal: stop.signal, ref: false });
         await reconcile('after the grace');

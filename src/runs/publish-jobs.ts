@@ -55,6 +55,7 @@ export function publishGateRefusal(row: RunRow): string | null {
 export function publishJobs(db: Database) {
   const selectOne = db.prepare<[string], Row>('SELECT * FROM publish_jobs WHERE id = ?');
   const selectLive = db.prepare<[string], Row>("SELECT * FROM publish_jobs WHERE run_id = ? AND state = 'live'");
+  const selectAllLive = db.prepare<[], Row>("SELECT * FROM publish_jobs WHERE state = 'live' ORDER BY created_ms");
   const selectLatestSucceeded = db.prepare<[string], Row>(
     "SELECT * FROM publish_jobs WHERE run_id = ? AND state = 'succeeded' ORDER BY created_ms DESC LIMIT 1",
   );
@@ -87,6 +88,8 @@ export function publishJobs(db: Database) {
       return row ? fromRow(row) : null;
     },
     claim: (runId: string, now = Date.now()) => claimTransaction.immediate(runId, now),
+    /** Every job still live (one per run at most), oldest first. */
+    live: () => selectAllLive.all().map(fromRow),
     markFinished,
     /** The result line a finished job's live stream ends with, rebuilt from its row. */
     resultOf(job: PublishJob): PublishLine | null {

@@ -3,7 +3,7 @@ import { Queue, type ConnectionOptions } from 'bullmq';
 import { notFound, unprocessable } from '../errors.js';
 import type { ArtifactService, ReleaseLinks } from './artifact-service.js';
 import type { NotificationPublisher } from './notification-publisher.js';
-import { publishGateRefusal, type PublishJobs } from './publish-jobs.js';
+import { publishGateRefusal, STALE_PUBLISH_JOB, type PublishJob, type PublishJobs } from './publish-jobs.js';
 import type { PublishLine } from './publish-live.js';
 import type { RunGrades } from './run-grades.js';
 import type { RunRows } from './run-rows.js';
@@ -29,6 +29,22 @@ export interface RequestPublishDeps {
   queue: Queue<PublishPayload>;
 }
 
+/** Queues a publish job under its own id: BullMQ adds nothing while a job of that id exists. */
+const enqueuePublishJob = (queue: Queue<PublishPayload>, job: PublishJob) =>
+  queue.add('publish', { publishJobId: job.id, runId: job.runId }, { jobId: job.id, attempts: 1, removeOnComplete: 1000, removeOnFail: 1000 });
+
+/**
+ * Queues again every live publish job younger than STALE_PUBLISH_JOB (an older one is
+ * replaced by the next request anyway): after Redis lost its queue entry, the job would
+ * otherwise hold its run, and keep its live stream open, for the rest of that hour. One
+ * whose entry Redis still has is left as it is. Answers how many were live.
+ */
+export async function requeueLivePublishJobs(jobs: PublishJobs, queue: Queue<PublishPayload>, now = Date.now()): Promise<number> {
+  const live = jobs.live().filter((job) => now - job.createdMs < STALE_PUBLISH_JOB);
+  for (const job of live) await enqueuePublishJob(queue, job);
+  return live.length;
+}
+
 /**
  * `POST /runs/{id}/publish`: applies the gate, then claims the run's one live publish job
  * (an existing live job is answered again) and enqueues it under its own id.
@@ -47,7 +63,7 @@ export async function requestPublish(deps: RequestPublishDeps, runId: string): P
   const { job, created } = deps.jobs.claim(runId);
   if (created) {
     try {
-      await deps.queue.add('publish', { publishJobId: job.id, runId }, { jobId: job.id, attempts: 1, removeOnComplete: 1000, removeOnFail: 1000 });
+      await enqueuePublishJob(deps.queue, job);
     } catch (error) {
       // Without its queue entry the job would block the run for an hour; fail it so a retry can go at once.
       deps.jobs.markFinished(job.id, 'failed', { detail: 'The publish job could not be enqueued.' });

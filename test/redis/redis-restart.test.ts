@@ -8,6 +8,8 @@ import { BACKGROUND_QUEUES } from '../../src/queue/queue-keys.js';
 import { bullConnection, startManagedRedis, type ManagedRedis } from '../../src/redis/managed-redis.js';
 import { seedCatalog } from '../helpers/jobs-fixtures.js';
 import { jobsHttp } from '../helpers/jobs-http.js';
+import { runRecord } from '../helpers/run-record-builder.js';
+import { seedRun } from '../helpers/runs-test-helpers.js';
 import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 import { until } from '../helpers/until.js';
 
@@ -37,7 +39,7 @@ describe('a Redis that restarts empty while the API serves', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('queues its waiting jobs again, fails the in-flight ones, and puts back the caps and the recurring schedulers', async () => {
+  it('queues its waiting jobs again, fails the in-flight ones, and puts back the caps, the recurring schedulers and the live publish jobs', async () => {
     expect((await http.put('/harness-config/codex', operator, { maxParallelism: 1 })).status).toBe(200);
     const { jobId: first } = (await http.post('/jobs', operator, launch)).body;
     const { jobId: second } = (await http.post('/jobs', operator, launch)).body;
@@ -45,6 +47,11 @@ describe('a Redis that restarts empty while the API serves', () => {
     // The cap holds the second behind the first.
     expect((await http.post('/jobs/next', SERVICE)).status).toBe(204);
     expect((await http.get(`/jobs/${second}`)).body.state).toBe('pending');
+
+    // A publish job is live in SQLite; its queue entry goes with the restart.
+    const published = runRecord();
+    await seedRun(backend, published);
+    const { job: publish } = backend.app.runs.publishJobs.claim(String(published.id));
 
     process.kill(redis.pid, 'SIGKILL');
     await redis.exited;
@@ -64,6 +71,7 @@ describe('a Redis that restarts empty while the API serves', () => {
     expect((await http.get(`/jobs/${second}`)).body.state).toBe('dispatched');
     expect(Object.fromEntries(await backend.app.runJobs.queue.caps())).toEqual({ codex: 1 });
 
+    expect(await backend.app.runs.publishQueue.getJob(publish.id), 'the live publish job').toBeDefined();
     for (const [name, scheduler] of [[BACKGROUND_QUEUES.staleJobs, 'stale-job-sweep'], [BACKGROUND_QUEUES.billedRates, 'billed-rate-refresh']] as const) {
       const queue = new Queue(name, { connection: bullConnection(redis.url), prefix: backend.config.redisPrefix });
       try {

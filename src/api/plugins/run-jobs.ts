@@ -14,6 +14,7 @@ import { launchModelAdmission } from '../../models/admit-launch-model.js';
 import { reconcileJobsLocked, redisRestartHealer } from '../../jobs/heal-redis-restart.js';
 import { reapOrphanedJobs } from '../../jobs/reconcile-jobs.js';
 import { scheduleBilledRateRefresh } from '../../models/billed-rate-refresh.js';
+import { requeueLivePublishJobs } from '../../runs/publish-run.js';
 import { RunQueue } from '../../queue/run-queue.js';
 import { ScheduleLocks } from '../../queue/schedule-lock.js';
 import { scheduleStaleJobSweep } from '../../jobs/stale-jobs-processor.js';
@@ -104,14 +105,15 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
     const reaped = await reapOrphanedJobs(ctx);
     if (reaped > 0) log.info({ reaped }, 'failed jobs a previous process left in flight');
   }
-  // The recurring jobs' schedulers live in Redis only: put there at boot, and again after a restart.
-  const reschedule = () =>
-    Promise.all([
-      scheduleStaleJobSweep(bullConnection(config.redisUrl), config.redisPrefix, { dispatchLeaseMs: config.dispatchLeaseMs, runtimeGraceMs: config.runtimeGraceMs }),
-      scheduleBilledRateRefresh(queueProducerConnection(config.redisUrl), config.redisPrefix),
-    ]);
-  await reschedule();
-  const healer = redisRestartHealer(ctx, harnessConfig, { locks, graceMs: options.restartGraceMs ?? MINUTE, reschedule, log });
+  // What Redis holds beside the run jobs and SQLite can give back: the recurring jobs'
+  // schedulers and the live publish jobs' queue entries. Put there at boot, and again after a restart.
+  const restore = async () => {
+    await scheduleStaleJobSweep(bullConnection(config.redisUrl), config.redisPrefix, { dispatchLeaseMs: config.dispatchLeaseMs, runtimeGraceMs: config.runtimeGraceMs });
+    await scheduleBilledRateRefresh(queueProducerConnection(config.redisUrl), config.redisPrefix);
+    await requeueLivePublishJobs(app.runs.publishJobs, app.runs.publishQueue);
+  };
+  await restore();
+  const healer = redisRestartHealer(ctx, harnessConfig, { locks, graceMs: options.restartGraceMs ?? MINUTE, restore, log });
   app.addHook('onClose', async () => healer.close());
   await watchRedisRestarts(redis, () => healer.restarted(), (error) => log.warn({ err: error }, 'could not tell whether Redis restarted'));
 
