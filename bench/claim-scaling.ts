@@ -11,13 +11,15 @@ import { setHarnessCap } from '../src/jobs/harness-caps.js';
 import { RunQueue, type QueuedRun } from '../src/queue/run-queue.js';
 import { redisOptionsFromUrl } from '../src/redis/managed-redis.js';
 import { benchRedis } from './lib/bench-redis.js';
-import { BENCH_LAUNCH, CLAIM_HEADERS, type ClaimApp } from './lib/claim-app.js';
-import type { BenchResponse } from './lib/keep-alive-client.js';
-import type { ClaimTimings } from './lib/time-claims.js';
+import { BENCH_LAUNCH, CLAIM_HEADERS, SERVICE_TOKEN, startClaimApp, type ClaimApp } from './lib/claim-app.js';
+import { keepAliveClient, type BenchResponse } from './lib/keep-alive-client.js';
+import { timeClaimsAcross } from './lib/time-claims.js';
 import { longestStall, ms, timeInterleaved, type LatencySummary } from './lib/stats.js';
 
 export const DEPTHS = [1_000, 100_000, 1_000_000];
 const DEPTH_CLAIMS = 3000;
+/** Untimed rounds first: each depth's app is new, its connections and caches cold. */
+const DEPTH_WARMUP = 300;
 /** Jobs per Redis bytes sample. */
 const BYTES_SAMPLE_JOBS = 100_000;
 const HELD_JOBS = 10_000;
@@ -41,6 +43,7 @@ const sqliteBytes = (app: ClaimApp) =>
 export interface DepthRow {
   depth: number;
   claim: LatencySummary;
+  /** The no-op POST series timed in the same rounds as every depth's claims. */
   floor: LatencySummary;
   /** Jobs enqueued to reach the depth, and how long that took. */
   added: number;
@@ -52,37 +55,51 @@ export interface DepthRow {
 }
 
 /**
- * Claim latency with `depth` jobs queued behind the claims (one dispatcher, interleaved with
- * the floors), for each depth in turn: the queue is filled to depth + the claims measured,
- * so it holds at least `depth` throughout. The queue starts empty. SQLite bytes per job are
- * read around the largest fill. At each depth a `GET /metrics` scrape (`scrape`) is timed
- * for how long it holds the event loop, beside its job counts run on this thread.
+ * Claim latency with each of DEPTHS jobs queued behind the claims. Each depth has an app and
+ * a redis-server of its own, filled to depth + the claims (so it holds at least `depth`
+ * throughout), and the claims of all of them are timed in the same rounds, one per app per
+ * round beside one no-op POST: every depth sees the same moments of the machine. (Timed one
+ * depth after another, minutes apart, the same depth's claim/no-op ratio moved by ±10% from
+ * block to block, as much as the target allows between depths.) SQLite bytes per job are
+ * read around the largest fill. At each depth a `GET /metrics` scrape is timed for how long
+ * it holds the event loop, beside its job counts run on this thread.
  */
-export async function claimLatencyByDepth(
-  app: ClaimApp,
-  timeClaims: (claims: number) => Promise<ClaimTimings>,
-  scrape: () => Promise<unknown>,
-): Promise<{ rows: DepthRow[]; sqlitePerJob: number }> {
-  const counts = jobStateCounts(app.db);
-  const rows: DepthRow[] = [];
-  let queued = 0;
-  let sqlitePerJob = 0;
-  for (const depth of DEPTHS) {
-    const adding = depth + DEPTH_CLAIMS - queued;
-    const sqliteBefore = sqliteBytes(app);
-    const started = process.hrtime.bigint();
-    await app.fill(adding);
-    const fillSeconds = Number(process.hrtime.bigint() - started) / 1e9;
-    sqlitePerJob = (sqliteBytes(app) - sqliteBefore) / adding;
-    const { claim, noopPost } = await timeClaims(DEPTH_CLAIMS);
-    queued = depth;
-    const countsStarted = performance.now();
-    counts();
-    const countsInline = performance.now() - countsStarted;
-    const scrapeHold = await longestStall(scrape);
-    rows.push({ depth, claim, floor: noopPost, added: adding, fillSeconds, countsInline, scrapeHold });
+export async function claimLatencyByDepth(noopUrl: string): Promise<{ rows: DepthRow[]; sqlitePerJob: number }> {
+  const depths: Array<{ depth: number; redis: Awaited<ReturnType<typeof benchRedis>>; app: ClaimApp; added: number; fillSeconds: number; sqliteBytes: number }> = [];
+  try {
+    for (const depth of DEPTHS) {
+      const redis = await benchRedis({ own: true });
+      const app = await startClaimApp(redis.url).catch(async (error: unknown) => {
+        await redis.stop();
+        throw error;
+      });
+      const added = depth + DEPTH_WARMUP + DEPTH_CLAIMS;
+      const entry = { depth, redis, app, added, fillSeconds: 0, sqliteBytes: sqliteBytes(app) };
+      depths.push(entry);
+      const started = process.hrtime.bigint();
+      await app.fill(added);
+      entry.fillSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+      entry.sqliteBytes = sqliteBytes(app) - entry.sqliteBytes;
+    }
+    const largest = depths.at(-1)!;
+    const sqlitePerJob = largest.sqliteBytes / largest.added;
+    const { noopPost, claims } = await timeClaimsAcross(depths.map(({ app }) => app.url), noopUrl, SERVICE_TOKEN, DEPTH_CLAIMS, DEPTH_WARMUP);
+    const rows: DepthRow[] = [];
+    for (const [i, { depth, app, added, fillSeconds }] of depths.entries()) {
+      const countsStarted = performance.now();
+      jobStateCounts(app.db)();
+      const countsInline = performance.now() - countsStarted;
+      const client = keepAliveClient(app.url);
+      const scrapeHold = await longestStall(() => client.send('GET', '/metrics')).finally(() => client.close());
+      rows.push({ depth, claim: claims[i]!, floor: noopPost, added, fillSeconds, countsInline, scrapeHold });
+    }
+    return { rows, sqlitePerJob };
+  } finally {
+    for (const { app, redis } of depths) {
+      await app.close();
+      await redis.stop();
+    }
   }
-  return { rows, sqlitePerJob };
 }
 
 /** One of the app's jobs as the run queue took it (launch data, subject, harness, origin), read back from Redis. */

@@ -1,9 +1,10 @@
 /**
  * A worker thread that times one dispatcher's claims against their floors, interleaved round
- * by round: a no-op POST, the raw claim script, and `POST /jobs/next`. It runs off the
- * server's thread, as a real dispatcher runs in another process, so work the server does
- * after answering (response hooks, the claim's deferred store write) is not charged to the
- * caller's wait. The raw claim is called from here too, over this thread's own connection.
+ * by round: a no-op POST, the raw claim script (when a queue was filled for it), then
+ * `POST /jobs/next` on each app in turn. It runs off the server's thread, as a real
+ * dispatcher runs in another process, so work the server does after answering (response
+ * hooks, the claim's deferred store write) is not charged to the caller's wait. The raw
+ * claim is called from here too, over this thread's own connection.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { Redis } from 'ioredis';
@@ -14,36 +15,41 @@ import { timeInterleaved, type LatencySummary } from './stats.js';
 
 export interface LatencyInput {
   noopUrl: string;
-  appUrl: string;
+  /** Apps whose claims are timed, each one `POST /jobs/next` per round. */
+  appUrls: string[];
   token: string;
-  redisUrl: string;
-  /** Prefix of the queue the raw claims take from (filled by the caller). */
-  rawPrefix: string;
+  /** The queue the raw claims take from (filled by the caller), or null for no raw series. */
+  raw: { redisUrl: string; prefix: string } | null;
   iterations: number;
   warmup: number;
 }
 
-/** The no-op POST, the raw claim script and the claim, in that order. */
-export type LatencyOutput = [LatencySummary, LatencySummary, LatencySummary];
+export interface LatencyOutput {
+  noopPost: LatencySummary;
+  rawClaim: LatencySummary | null;
+  /** One per app, in `appUrls` order. */
+  claims: LatencySummary[];
+}
 
 async function run(input: LatencyInput): Promise<LatencyOutput> {
-  const redis = new Redis(redisOptionsFromUrl(input.redisUrl));
-  const raw = new RunQueue({ redis, prefix: input.rawPrefix });
+  const redis = input.raw && new Redis(redisOptionsFromUrl(input.raw.redisUrl));
+  const raw = redis && new RunQueue({ redis, prefix: input.raw!.prefix });
   const noop = keepAliveClient(input.noopUrl);
-  const app = keepAliveClient(input.appUrl);
+  const apps = input.appUrls.map((url) => keepAliveClient(url));
   const headers = { authorization: `Bearer ${input.token}` };
   const tokenHash = '0'.repeat(64);
   try {
-    return await timeInterleaved(input.iterations, input.warmup, [
+    const [noopPost, ...rest] = await timeInterleaved(input.iterations, input.warmup, [
       () => noop.send('POST', '/noop'),
-      () => raw.claim(tokenHash),
-      () => app.send('POST', '/jobs/next', undefined, headers),
-    ]) as LatencyOutput;
+      ...(raw ? [() => raw.claim(tokenHash)] : []),
+      ...apps.map((app) => () => app.send('POST', '/jobs/next', undefined, headers)),
+    ]);
+    return { noopPost: noopPost!, rawClaim: raw ? rest.shift()! : null, claims: rest };
   } finally {
     noop.close();
-    app.close();
-    await raw.close();
-    redis.disconnect();
+    for (const app of apps) app.close();
+    await raw?.close();
+    redis?.disconnect();
   }
 }
 

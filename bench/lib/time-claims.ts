@@ -1,11 +1,12 @@
+import type { LatencySummary } from './stats.js';
 import type { LatencyInput, LatencyOutput } from './latency-worker.js';
 import { fillRawClaimQueue } from './raw-claim.js';
 import { runWorker } from './run-worker.js';
 
 export interface ClaimTimings {
-  noopPost: LatencyOutput[0];
-  rawClaim: LatencyOutput[1];
-  claim: LatencyOutput[2];
+  noopPost: LatencySummary;
+  rawClaim: LatencySummary;
+  claim: LatencySummary;
 }
 
 /**
@@ -14,8 +15,19 @@ export interface ClaimTimings {
  * must hold `iterations + warmup` claimable jobs.
  */
 export async function timeClaims(appUrl: string, noopUrl: string, redisUrl: string, token: string, iterations: number, warmup: number): Promise<ClaimTimings> {
-  const rawPrefix = await fillRawClaimQueue(redisUrl, iterations + warmup);
-  const input: LatencyInput = { noopUrl, appUrl, token, redisUrl, rawPrefix, iterations, warmup };
-  const [noopPost, rawClaim, claim] = await runWorker<LatencyInput, LatencyOutput>('latency-worker', input);
-  return { noopPost, rawClaim, claim };
+  const prefix = await fillRawClaimQueue(redisUrl, iterations + warmup);
+  const { noopPost, rawClaim, claims } = await runWorker<LatencyInput, LatencyOutput>('latency-worker', {
+    noopUrl, appUrls: [appUrl], token, raw: { redisUrl, prefix }, iterations, warmup,
+  });
+  return { noopPost, rawClaim: rawClaim!, claim: claims[0]! };
+}
+
+/**
+ * Times `iterations` claims on each of several apps, round by round with a no-op POST, so
+ * every series sees the same moments of the machine. Each app must hold `iterations + warmup`
+ * claimable jobs.
+ */
+export async function timeClaimsAcross(appUrls: string[], noopUrl: string, token: string, iterations: number, warmup: number): Promise<{ noopPost: LatencySummary; claims: LatencySummary[] }> {
+  const { noopPost, claims } = await runWorker<LatencyInput, LatencyOutput>('latency-worker', { noopUrl, appUrls, token, raw: null, iterations, warmup });
+  return { noopPost, claims };
 }
