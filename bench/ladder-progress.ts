@@ -16,7 +16,7 @@ import { ladderCells } from '../src/ladders/measure-ladder.js';
 import { decodeRunRecord } from '../src/runs/decode-run-record.js';
 import { ratingRank } from '../src/runs/run-states.js';
 import { benchRedis } from './lib/bench-redis.js';
-import { ms, printTable, timePaired, type LatencySummary } from './lib/stats.js';
+import { longestStall, ms, printTable, summarize, timePaired, type LatencySummary } from './lib/stats.js';
 import { syntheticRunRecord } from './lib/synthetic-run.js';
 
 const RUNS = 100_000;
@@ -88,7 +88,7 @@ export default async function benchLadderProgress(): Promise<void> {
       rungs: Array.from({ length: RUNGS }, (_, r) => ({ slug: `rung-${r}`, version: 'v1.0.0', variant: 'base' })),
     });
     const ladder = ctx.ladders.get(ACCOUNT, id)!;
-    const board = ladderProgress(ctx, ACCOUNT, ladder);
+    const board = await ladderProgress(ctx, ACCOUNT, ladder);
     const statuses = board.climbers.reduce<Record<string, number>>((count, c) => ({ ...count, [c.status]: (count[c.status] ?? 0) + 1 }), {});
     console.log(`board: ${board.climbers.length} climbers x ${board.rungs.length} rungs; ${JSON.stringify(statuses)}; runsUnreviewed ${board.runsUnreviewed}`);
 
@@ -134,10 +134,18 @@ export default async function benchLadderProgress(): Promise<void> {
 
     const [boardTime, rawTime] = await timePaired(20, 3, progress, raw);
     const [jsonTime, rawAgain] = await timePaired(20, 3, serialized, raw);
+    // How long one board holds the event loop, which claims and every other request share.
+    const holds: number[] = [];
+    for (let i = 0; i < 5; i++) holds.push(await longestStall(progress));
+    const hold = summarize(holds);
     const header = `ladder progress, ${RUNGS} rungs x ${board.climbers.length} climbers over ${RUNS} runs (p50; ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores; load average ${loadavg().map((load) => load.toFixed(2)).join(' ')})`;
     printTable(header, [
       row('board (ladderProgress)', boardTime, rawTime),
       row('board + JSON text', jsonTime, rawAgain),
+      {
+        measure: 'board: longest hold of the event loop', board: ms(hold.p50), 'raw sqlite': ms(rawTime.p50),
+        ratio: (hold.p50 / rawTime.p50).toFixed(2), verdict: hold.p50 <= rawTime.p50 / 5 ? 'PASS' : 'FAIL',
+      },
     ]);
   } finally {
     await app.close();

@@ -68,9 +68,31 @@ export interface RunCellIdentity {
   completed: boolean;
 }
 
-export function cellCounts(db: Database) {
-  const runs = db.prepare<{ cells: string; reviewer: string }, { cell: number; completed: number; unreviewed: number }>(CELL_COUNT_SQL.runs);
-  const jobs = db.prepare<{ cells: string }, { cell: number; inFlight: number; pending: number }>(CELL_COUNT_SQL.jobs);
+/** The cells as `cellsParam` encodes them, and the requesting account. */
+export interface CellCountArgs {
+  cells: string;
+  reviewer: string;
+}
+
+/** What the two count queries answer: a row per cell with any match, by its index. */
+export interface CellCountRows {
+  runs: Array<{ cell: number; completed: number; unreviewed: number }>;
+  jobs: Array<{ cell: number; inFlight: number; pending: number }>;
+}
+
+/** The count queries over `db` (the statistics thread runs them, src/workers/read-stats.ts). */
+export function cellCountQueries(db: Database): (args: CellCountArgs) => CellCountRows {
+  const runs = db.prepare<CellCountArgs, CellCountRows['runs'][number]>(CELL_COUNT_SQL.runs);
+  const jobs = db.prepare<{ cells: string }, CellCountRows['jobs'][number]>(CELL_COUNT_SQL.jobs);
+  return (args) => ({ runs: runs.all(args), jobs: jobs.all({ cells: args.cells }) });
+}
+
+/**
+ * Cell counting for plans and ladders. The per-cell counts read every run of every cell (55 ms
+ * for a 1,000-cell matrix over 100,000 runs), so `readRows` runs them off the event loop (the
+ * app passes the statistics thread's read); the rest are index lookups, run here.
+ */
+export function cellCounts(db: Database, readRows: (args: CellCountArgs) => Promise<CellCountRows>) {
   const originInFlight = db.prepare<[string], number>(CELL_COUNT_SQL.originInFlight).pluck();
   const originInFlightIds = db.prepare<[string], string>(`SELECT id FROM jobs INDEXED BY jobs_origin_in_flight WHERE origin = ? AND ${inFlight()} ORDER BY seq`).pluck();
   const queue = db.prepare<{ cells: string; reviewer: string; limit: number }, ListedRow>(
@@ -85,16 +107,16 @@ export function cellCounts(db: Database) {
 
   return {
     /** Counts per cell, aligned with `cells`; `reviewerId` is the requesting account. */
-    count(cells: CoverageCell[], reviewerId: string): CellCounts[] {
+    async count(cells: CoverageCell[], reviewerId: string): Promise<CellCounts[]> {
       const counts = cells.map(() => ({ completed: 0, inFlight: 0, pending: 0, unreviewed: 0 }));
       if (cells.length === 0) return counts;
-      const param = cellsParam(cells);
-      for (const row of runs.all({ cells: param, reviewer: reviewerId })) {
+      const rows = await readRows({ cells: cellsParam(cells), reviewer: reviewerId });
+      for (const row of rows.runs) {
         const cell = counts[row.cell]!;
         cell.completed = row.completed;
         cell.unreviewed = row.unreviewed;
       }
-      for (const row of jobs.all({ cells: param })) {
+      for (const row of rows.jobs) {
         const cell = counts[row.cell]!;
         cell.inFlight = row.inFlight;
         cell.pending = row.pending;

@@ -32,9 +32,9 @@ export interface MeasuredPlan {
 }
 
 /** Counts every cell of the plan for the requester and works out the buffer in force. */
-export function measurePlan(ctx: CoverageContext, accountId: string, plan: CoveragePlan): MeasuredPlan {
+export async function measurePlan(ctx: CoverageContext, accountId: string, plan: CoveragePlan): Promise<MeasuredPlan> {
   const cells = planCells(ctx, accountId, plan);
-  const counts = ctx.counter.count(cells, accountId);
+  const counts = await ctx.counter.count(cells, accountId);
   const check = ctx.launchability();
   let unreviewed = 0;
   const counted = cells.map((cell, i) => {
@@ -74,8 +74,8 @@ function rollups(plan: CoveragePlan, measured: MeasuredPlan) {
 }
 
 /** `GET /coverage-plans/{id}/coverage`. */
-export function planMatrix(ctx: CoverageContext, accountId: string, plan: CoveragePlan) {
-  const measured = measurePlan(ctx, accountId, plan);
+export async function planMatrix(ctx: CoverageContext, accountId: string, plan: CoveragePlan) {
+  const measured = await measurePlan(ctx, accountId, plan);
   const cells = measured.cells.map(({ cell, counts, unlaunchable, latestVersion }) => ({
     ...cellView(cell),
     desired: cell.desired,
@@ -93,14 +93,16 @@ export function planMatrix(ctx: CoverageContext, accountId: string, plan: Covera
 }
 
 /** `GET /coverage-plans/summary`: every plan of the account with its roll-ups. */
-export function planSummary(ctx: CoverageContext, accountId: string) {
-  return {
-    plans: ctx.plans.list(accountId).map((plan) => ({
+export async function planSummary(ctx: CoverageContext, accountId: string) {
+  const plans = [];
+  for (const plan of ctx.plans.list(accountId)) {
+    plans.push({
       id: plan.id,
       name: plan.name,
       paused: plan.schedule.paused,
       autoTopUp: plan.schedule.autoTopUp,
-      ...rollups(plan, measurePlan(ctx, accountId, plan)),
-    })),
-  };
+      ...rollups(plan, await measurePlan(ctx, accountId, plan)),
+    });
+  }
+  return { plans };
 }

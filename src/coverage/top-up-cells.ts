@@ -112,7 +112,7 @@ export interface TopUpOwner {
   origin: string;
   paused(): boolean;
   /** Its cells in emission order with their counts, the target in force and its occupancy. */
-  measure(): { target: BufferTarget; occupancy: number; cells: CountedCell[] };
+  measure(): Promise<{ target: BufferTarget; occupancy: number; cells: CountedCell[] }>;
 }
 
 /**
@@ -121,14 +121,14 @@ export interface TopUpOwner {
  * pause or halt that landed meanwhile is honoured and the shortfall is recomputed.
  */
 export async function topUpOwner(ctx: JobsContext, locks: ScheduleLocks, owner: TopUpOwner): Promise<TopUpResult> {
-  const skip = (skipped: 'busy' | 'paused'): TopUpResult => {
-    const { target, occupancy } = owner.measure();
+  const skip = async (skipped: 'busy' | 'paused'): Promise<TopUpResult> => {
+    const { target, occupancy } = await owner.measure();
     return { target, occupancy, enqueued: 0, launched: [], unlaunchable: [], skipped };
   };
   if (owner.paused()) return skip('paused');
   const attempt = await locks.withLock(owner.origin, async (lock) => {
     if (owner.paused()) return skip('paused');
-    const { target, occupancy, cells } = owner.measure();
+    const { target, occupancy, cells } = await owner.measure();
     return topUpCells(ctx, lock, { accountId: owner.accountId, origin: owner.origin, target, occupancy, cells });
   });
   return attempt.held ? attempt.value : skip('busy');

@@ -18,14 +18,14 @@ export interface OutcomeBody {
  * replaces it. A verdict the board resolved but no top-up stored yet is stored first; a rung
  * with no verdict at all is 409.
  */
-export function overrideOutcome(ctx: LadderContext, accountId: string, id: string, body: OutcomeBody) {
+export async function overrideOutcome(ctx: LadderContext, accountId: string, id: string, body: OutcomeBody) {
   const ladder = requireLadder(ctx, accountId, id);
   const key = climberKeyOf(ctx, ladder, { key: body.key });
   const rung = ladder.rungs.find((candidate) => candidate.id === body.rungId);
   if (!rung) throw badRequest(`body.rungId "${body.rungId}" is not a rung of ladder ${ladder.id}.`);
   const pin = { climberKey: key, rungId: rung.id, decidedVersion: rung.version, decidedEngine: rung.engine };
 
-  const climber = measureLadder(ctx, accountId, ladder).climbers.find((candidate) => candidate.climber.combination.key === key)!;
+  const climber = (await measureLadder(ctx, accountId, ladder)).climbers.find((candidate) => candidate.climber.combination.key === key)!;
   const position = ladder.rungs.indexOf(rung);
   if (!climber.verdicts.has(rung.id)) {
     const standing = climber.rungs[position]!.standing;

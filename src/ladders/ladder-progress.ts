@@ -73,8 +73,8 @@ function currentRungView(rung: ClimberRung, latestVersion: string, unlaunchable:
  * `GET /ladders/{id}/progress`: the board (open-points.md, Ladder progress). A read: verdicts
  * it resolves are marked `recorded: false` and stored by the next top-up.
  */
-export function ladderProgress(ctx: LadderContext, accountId: string, ladder: Ladder) {
-  const measured = measureLadder(ctx, accountId, ladder);
+export async function ladderProgress(ctx: LadderContext, accountId: string, ladder: Ladder) {
+  const measured = await measureLadder(ctx, accountId, ladder);
   const check = ctx.coverage.launchability();
   const now = new Date().toISOString();
   let climbersToppedOut = 0;

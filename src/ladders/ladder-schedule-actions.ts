@@ -35,8 +35,8 @@ export async function topUpLadder(ctx: LadderContext, accountId: string, id: str
     accountId,
     origin: ladderOrigin(id),
     paused: () => requireLadder(ctx, accountId, id).paused,
-    measure() {
-      const measured = measureLadder(ctx, accountId, requireLadder(ctx, accountId, id));
+    async measure() {
+      const measured = await measureLadder(ctx, accountId, requireLadder(ctx, accountId, id));
       // Writing them down is idempotent (a stored verdict is kept as it was), so a skipped top-up may do it too.
       ctx.verdicts.record(id, liveVerdicts(measured));
       const check = ctx.coverage.launchability();
@@ -75,7 +75,7 @@ export async function haltLadder(ctx: LadderContext, account: Account, id: strin
  * climber reached (the runs the buffer counts), in emission order, as JSON text of summary cards.
  */
 export async function ladderQueue(ctx: LadderContext, accountId: string, ladder: Ladder, limit = DEFAULT_QUEUE_LIMIT): Promise<string> {
-  const measured = measureLadder(ctx, accountId, ladder);
+  const measured = await measureLadder(ctx, accountId, ladder);
   const reached = reachedCells(measured.climbers, ladder.outerAxis);
   // Unloaded builds the gate rated broken wait on no review: fetch past them, then leave them out.
   const skippable = reached.reduce((sum, rung) => sum + rung.unloadedUnreviewed, 0);

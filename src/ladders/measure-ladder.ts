@@ -68,11 +68,13 @@ function verdictsOf(stored: StoredVerdict[]) {
  * Counts every cell of the ladder for the requester and works out where each climber stands.
  * Reads only: a verdict resolved here is reported unrecorded, and only a top-up stores it.
  */
-export function measureLadder(ctx: LadderContext, accountId: string, ladder: Ladder): MeasuredLadder {
+export async function measureLadder(ctx: LadderContext, accountId: string, ladder: Ladder): Promise<MeasuredLadder> {
   const climbers = ladderClimbers(ctx, ladder);
   const cells = ladderCells(ladder, climbers);
-  const counts = ctx.coverage.counter.count(cells, accountId);
-  const evidence = ctx.evidence.of(cellsParam(cells), cells.length, ladder.gate, accountId);
+  const [counts, evidence] = await Promise.all([
+    ctx.coverage.counter.count(cells, accountId),
+    ctx.evidence.of(cellsParam(cells), cells.length, ladder.gate, accountId),
+  ]);
   const stored = verdictsOf(ctx.verdicts.list(ladder.id));
   const rungCount = ladder.rungs.length;
   const pinned = new Map(ladder.rungs.map((rung) => [rung.id, rung]));

@@ -1,23 +1,16 @@
 import { Piscina } from 'piscina';
-import type { HarnessStateCount } from '../db/job-state-counts.js';
 import type { Database } from '../db/open-database.js';
 import { HttpError, statsUnavailable, toError } from '../errors.js';
-import type { cabinetStats } from '../runs/cabinet-stats.js';
-import type { StatsRead, StatsReaderInput, StatsTask } from '../workers/read-stats.js';
+import type { StatsRead, StatsReaderInput, StatsReaders, StatsTask } from '../workers/read-stats.js';
 import { workerFile } from '../workers/worker-file.js';
-import type { modelAccuracy } from './model-accuracy.js';
-import type { providerStats } from './provider-stats.js';
 
-/** What each read answers. */
-export interface StatsAnswers {
-  providers: ReturnType<ReturnType<typeof providerStats>['read']>;
-  'model-accuracy': ReturnType<ReturnType<typeof modelAccuracy>>;
-  cabinet: ReturnType<ReturnType<typeof cabinetStats>>;
-  'job-state-counts': HarnessStateCount[];
-}
+/** What a read answers. */
+export type StatsAnswer<K extends StatsRead> = ReturnType<StatsReaders[K]>;
+/** A read's arguments: none for the whole-table aggregates. */
+export type StatsArgs<K extends StatsRead> = Parameters<StatsReaders[K]> extends [number, infer A] ? [args: A] : [];
 
 export interface StatsReader {
-  read<K extends StatsRead>(read: K): Promise<StatsAnswers[K]>;
+  read<K extends StatsRead>(read: K, ...args: StatsArgs<K>): Promise<StatsAnswer<K>>;
   close(): Promise<void>;
 }
 
@@ -28,22 +21,27 @@ const READ_TIMEOUT_MS = 30_000;
 
 interface Waiting {
   read: StatsRead;
+  /** The read and its arguments, as one key. */
+  key: string;
+  args: unknown;
   answer: Promise<unknown>;
   settle: { done(value: unknown): void; fail(error: Error): void };
 }
 
 /**
- * Aggregates over whole tables: the `GET /stats/*` reads scan the whole history (at 100,000
- * stored runs each took 145–270 ms) and the job counts of `/status` and `/metrics` every
- * in-flight job (80 ms at 100,000 queued), with the HTTP event loop held all the while,
- * claims included. They run on a worker thread of their own (src/workers/read-stats.ts) over
- * a read-only connection, one at a time: a second scan in parallel would only take a core
- * from the API. The thread starts with the first read and ends after a minute without one;
- * a read still running after `timeoutMs` is stopped with its thread and answered 503.
+ * Reads over whole tables or many cells: the `GET /stats/*` reads scan the whole history (at
+ * 100,000 stored runs each took 145–270 ms), the job counts of `/status` and `/metrics` every
+ * in-flight job (80 ms at 100,000 queued), and a ladder's cell counts and gate evidence every
+ * run of its cells (119 ms for 1,000 cells over 100,000 runs), with the HTTP event loop held
+ * all the while, claims included. They run on a worker thread of their own
+ * (src/workers/read-stats.ts) over a read-only connection, one at a time: a second scan in
+ * parallel would only take a core from the API. The thread starts with the first read and
+ * ends after a minute without one; a read still running after `timeoutMs` is stopped with
+ * its thread and answered 503.
  *
- * A read asked for while the same aggregate waits its turn shares that read: it has not
- * started, so it sees every write committed before either was asked for. However many
- * consoles ask at once, at most one read of each aggregate waits.
+ * A read asked for while the same read, with the same arguments, waits its turn shares it: it
+ * has not started, so it sees every write committed before either was asked for. However
+ * many consoles ask at once, at most one read of each kind and arguments waits.
  */
 export function statsReader(db: Database, { timeoutMs = READ_TIMEOUT_MS } = {}): StatsReader {
   if (db.memory) throw new Error('Statistics are read over a second connection, which an in-memory store cannot have.');
@@ -56,8 +54,8 @@ export function statsReader(db: Database, { timeoutMs = READ_TIMEOUT_MS } = {}):
     // An idle thread must not park in Atomics.wait, holding the process open.
     atomics: 'disabled',
   });
-  /** Reads waiting for the thread, in the order first asked, one per aggregate. */
-  const waiting = new Map<StatsRead, Waiting>();
+  /** Reads waiting for the thread, in the order first asked, one per read and arguments. */
+  const waiting = new Map<string, Waiting>();
   let running = false;
   let closed = false;
 
@@ -65,10 +63,10 @@ export function statsReader(db: Database, { timeoutMs = READ_TIMEOUT_MS } = {}):
     if (running) return;
     const [first] = waiting.values();
     if (!first) return;
-    waiting.delete(first.read);
+    waiting.delete(first.key);
     running = true;
     const signal = AbortSignal.timeout(timeoutMs);
-    piscina.run({ read: first.read, now: Date.now() }, { signal }).then(
+    piscina.run({ read: first.read, now: Date.now(), args: first.args } satisfies StatsTask, { signal }).then(
       (value) => first.settle.done(value),
       (error: unknown) => first.settle.fail(signal.aborted
         ? statsUnavailable(`statistics (${first.read})`, timeoutMs / 1000, error)
@@ -80,18 +78,20 @@ export function statsReader(db: Database, { timeoutMs = READ_TIMEOUT_MS } = {}):
   }
 
   return {
-    read<K extends StatsRead>(read: K): Promise<StatsAnswers[K]> {
+    read<K extends StatsRead>(read: K, ...rest: StatsArgs<K>): Promise<StatsAnswer<K>> {
       // Piscina would start a new thread for a read after its pool was destroyed.
       if (closed) return Promise.reject(new HttpError('stats_unavailable', 'The server is shutting down; retry in a few seconds.'));
-      let entry = waiting.get(read);
+      const args = rest[0] ?? null;
+      const key = args === null ? read : `${read}\u0000${JSON.stringify(args)}`;
+      let entry = waiting.get(key);
       if (!entry) {
         let settle!: Waiting['settle'];
         const answer = new Promise<unknown>((done, fail) => (settle = { done, fail }));
-        entry = { read, answer, settle };
-        waiting.set(read, entry);
+        entry = { read, key, args, answer, settle };
+        waiting.set(key, entry);
         next();
       }
-      return entry.answer as Promise<StatsAnswers[K]>;
+      return entry.answer as Promise<StatsAnswer<K>>;
     },
     close() {
       closed = true;

@@ -1,24 +1,17 @@
 import { workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
+import { cellCountQueries, type CellCountArgs } from '../coverage/cell-counts.js';
 import { jobStateCounts } from '../db/job-state-counts.js';
 import { BUSY_TIMEOUT_MS } from '../db/open-database.js';
+import { gateEvidenceQuery, type GateEvidenceArgs } from '../ladders/gate-evidence.js';
 import { cabinetStats } from '../runs/cabinet-stats.js';
 import { modelAccuracy } from '../stats/model-accuracy.js';
 import { providerStats } from '../stats/provider-stats.js';
-
-/** Which aggregate a task reads: a `GET /stats/*` answer, or the in-flight jobs per harness and state. */
-export type StatsRead = 'providers' | 'model-accuracy' | 'cabinet' | 'job-state-counts';
 
 /** The pool's `workerData`. */
 export interface StatsReaderInput {
   /** The store's file. */
   file: string;
-}
-
-export interface StatsTask {
-  read: StatsRead;
-  /** The reading process's clock (ms), for the week buckets of the cabinet. */
-  now: number;
 }
 
 const db = new BetterSqlite3((workerData as StatsReaderInput).file, { readonly: true, fileMustExist: true });
@@ -27,18 +20,37 @@ const providers = providerStats(db);
 const accuracy = modelAccuracy(db);
 const cabinet = cabinetStats(db);
 const jobCounts = jobStateCounts(db);
-const readers: Record<StatsRead, (now: number) => unknown> = {
-  providers: () => providers.read(),
-  'model-accuracy': () => accuracy(),
-  cabinet: (now) => cabinet(now),
-  'job-state-counts': () => jobCounts(),
-};
+const cellCounts = cellCountQueries(db);
+const evidence = gateEvidenceQuery(db);
 
 /**
- * Piscina task: one aggregate over a whole table, over this thread's read-only connection,
- * so a read that scans every stored run or in-flight job never holds the event loop that
- * serves HTTP (src/stats/stats-reader.ts).
+ * What the thread reads, each from the reading process's clock (ms, for the cabinet's week
+ * buckets) and its arguments: the `GET /stats/*` aggregates, the in-flight jobs per harness
+ * and state, and the per-cell counts and gate evidence behind coverage matrices, ladder
+ * boards and top-ups.
+ */
+const readers = {
+  providers: () => providers.read(),
+  'model-accuracy': () => accuracy(),
+  cabinet: (now: number) => cabinet(now),
+  'job-state-counts': () => jobCounts(),
+  'cell-counts': (_now: number, args: CellCountArgs) => cellCounts(args),
+  'gate-evidence': (_now: number, args: GateEvidenceArgs) => evidence(args),
+};
+export type StatsReaders = typeof readers;
+export type StatsRead = keyof StatsReaders;
+
+export interface StatsTask {
+  read: StatsRead;
+  now: number;
+  args: unknown;
+}
+
+/**
+ * Piscina task: one read that scans a whole table, or every run of many cells, over this
+ * thread's read-only connection, so it never holds the event loop that serves HTTP
+ * (src/stats/stats-reader.ts).
  */
 export default function readStats(task: StatsTask): unknown {
-  return readers[task.read](task.now);
+  return (readers[task.read] as (now: number, args: unknown) => unknown)(task.now, task.args);
 }

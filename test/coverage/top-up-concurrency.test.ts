@@ -106,7 +106,7 @@ describe('a top-up interrupted by a crash', () => {
     // What a top-up had committed when its process died: every launch of the cells it chose
     // written to SQLite in the one transaction enqueue makes, before anything reached Redis.
     const plan = ctx.plans.get(accountId, planId)!;
-    const measured = measurePlan(ctx, accountId, plan);
+    const measured = await measurePlan(ctx, accountId, plan);
     const { chosen } = await prepareTopUp(ctx.jobs, { accountId, origin: planOrigin(planId), target: measured.target, occupancy: measured.occupancy, cells: measured.cells });
     expect(chosen.map((item) => item.launches.length)).toEqual([2, 2]);
     ctx.jobs.jobs.insert(chosen.flatMap((item) => item.launches.map((launch) => launch.row)));

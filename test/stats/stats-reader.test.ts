@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cellCountQueries } from '../../src/coverage/cell-counts.js';
 import { jobsTable } from '../../src/db/jobs-table.js';
 import { HttpError } from '../../src/errors.js';
 import { openDatabase } from '../../src/db/open-database.js';
+import { gateEvidenceQuery } from '../../src/ladders/gate-evidence.js';
 import { decodeRunRecord } from '../../src/runs/decode-run-record.js';
 import { cabinetStats } from '../../src/runs/cabinet-stats.js';
 import { runRows } from '../../src/runs/run-rows.js';
@@ -58,6 +60,24 @@ describe('statistics reader thread', () => {
   it('counts in-flight jobs per harness and state', async () => {
     jobsTable(store.db).insert([jobRow('j1'), jobRow('j2')]);
     expect(await reader.read('job-state-counts')).toEqual([{ harness: 'codex', state: 'queued', jobs: 2 }]);
+  });
+
+  it('reads cell counts and gate evidence as the queries do inline, sharing a waiting read only with the same arguments', async () => {
+    jobsTable(store.db).insert([jobRow('j1'), jobRow('j2')]);
+    const { testCaseSlug, testCaseVersion, variant, harnessSlug, modelId } = jobRow('j1');
+    const cells = JSON.stringify([[testCaseSlug, testCaseVersion, variant, 'none', harnessSlug, modelId, null], ['other', 'v1.0.0', 'base', 'none', 'codex', 'm', null]]);
+    const inline = cellCountQueries(store.db)({ cells, reviewer: 'alice' });
+    expect(inline.jobs).toEqual([{ cell: 0, inFlight: 2, pending: 0 }]);
+
+    const running = reader.read('providers');
+    const [alice, aliceAgain, bob] = [reader.read('cell-counts', { cells, reviewer: 'alice' }), reader.read('cell-counts', { cells, reviewer: 'alice' }), reader.read('cell-counts', { cells, reviewer: 'bob' })];
+    expect(await alice).toEqual(inline);
+    expect(await aliceAgain).toBe(await alice);
+    expect(await bob).not.toBe(await alice);
+    await running;
+
+    const args = { cells, reviewer: 'alice', floor: 1, unloadedBroken: 1 } as const;
+    expect(await reader.read('gate-evidence', args)).toEqual(gateEvidenceQuery(store.db)(args));
   });
 
   it('stops a read that runs past its time, with its thread, and answers 503', async () => {

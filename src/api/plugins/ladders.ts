@@ -21,7 +21,7 @@ async function ladders(app: FastifyInstance) {
     ladders: laddersTable(db),
     climbers: ladderClimbersTable(db),
     verdicts: ladderVerdictsTable(db),
-    evidence: gateEvidence(db),
+    evidence: gateEvidence((args) => app.statsReader.read('gate-evidence', args)),
     index: catalog.index,
   };
   scheduleOwners.origins.register('ladder', 'ladder', (accountId, id) => ctx.ladders.exists(accountId, id));
