@@ -17,8 +17,9 @@ import { buildApp } from '../src/api/app.js';
 import { buildAuthApp } from '../src/auth/app.js';
 import { AUTH_MIGRATIONS } from '../src/auth/server.js';
 import { loadConfig } from '../src/config.js';
-import { CELL_COUNT_SQL, cellsParam } from '../src/coverage/cell-counts.js';
+import { CELL_COUNT_SQL, cellsParam, SORTED_QUEUE_SQL } from '../src/coverage/cell-counts.js';
 import { planCells, planMatrix } from '../src/coverage/plan-matrix.js';
+import { planQueue } from '../src/coverage/plan-schedule-actions.js';
 import { openDatabase } from '../src/db/open-database.js';
 import type { LaunchCatalog } from '../src/jobs/launch-catalog.js';
 import { decodeRunRecord } from '../src/runs/decode-run-record.js';
@@ -141,6 +142,16 @@ export default async function benchCoverage(): Promise<void> {
     for (let i = 0; i < 5; i++) holds.push(await longestStall(() => planMatrix(app.coverage, account.id, plan)));
     const matrixHold = summarize(holds);
 
+    // The review queue's first page, against the one sorted statement over every cell it replaced.
+    const queueUrl = `/coverage-plans/${matrixPlan.id}/queue`;
+    const sortedQueue = db.prepare(SORTED_QUEUE_SQL);
+    const [queueHttp, queueSorted] = await timePaired(MATRIX_ITERATIONS, 5, { run: () => client.send('GET', queueUrl, undefined, headers) }, {
+      run: async () => sortedQueue.all({ cells: cellsParam(cells), reviewer: account.id, limit: 51 }),
+    });
+    const queueHolds: number[] = [];
+    for (let i = 0; i < 5; i++) queueHolds.push(await longestStall(() => planQueue(app.coverage, account.id, matrixPlan.id)));
+    const queueHold = summarize(queueHolds);
+
     // The top-up: 500 cells of one run each, over cases no run covers yet.
     const topUpPlan = await create({ name: 'topup', runsPerCell: 1, combos, cases: pins(CASES, TOPUP_CASES), schedule: { bufferTarget: { kind: 'unbounded' } } });
     const launches = pins(CASES, TOPUP_CASES).flatMap((pin) => combos.map((combo) => ({ testCase: pin.slug, version: pin.version, variant: pin.variant, ...combo })));
@@ -177,6 +188,15 @@ export default async function benchCoverage(): Promise<void> {
       {
         measure: 'matrix: longest hold of the event loop (the route call)', http: ms(matrixHold.p50), baseline: ms(matrixRaw.p50), 'baseline is': 'the same queries inline',
         ratio: (matrixHold.p50 / matrixRaw.p50).toFixed(2), target: '<= 0.2', verdict: matrixHold.p50 <= matrixRaw.p50 / 5 ? 'PASS' : 'FAIL',
+      },
+      {
+        measure: 'review queue, first 50', http: ms(queueHttp.p50), baseline: ms(queueSorted.p50), 'baseline is': 'one statement sorting every cell',
+        ratio: (queueHttp.p50 / queueSorted.p50).toFixed(2), target: '', verdict: '',
+      },
+      {
+        measure: 'review queue: longest hold of the event loop (the route call)', http: ms(queueHold.p50), baseline: ms(queueSorted.p50),
+        'baseline is': 'one statement sorting every cell', ratio: (queueHold.p50 / queueSorted.p50).toFixed(2), target: '<= 0.2',
+        verdict: queueHold.p50 <= queueSorted.p50 / 5 ? 'PASS' : 'FAIL',
       },
       { measure: `top-up, ${launches.length} runs`, http: ms(topUpHttp.p50), baseline: ms(batchHttp.p50), 'baseline is': 'POST /jobs/batch, same launches', ratio: (topUpHttp.p50 / batchHttp.p50).toFixed(2), target: '<= 2', verdict: topUpHttp.p50 / batchHttp.p50 <= 2 ? 'PASS' : 'FAIL' },
     ]);

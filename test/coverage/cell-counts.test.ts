@@ -14,7 +14,7 @@ let token: string;
 beforeAll(async () => {
   backend = await startTestBackend({ SERVICE_TOKEN: SERVICE }, { pricedModels: ['vendor/x', 'vendor/root'] });
   seedCatalog(backend.db, backend.dataDir, [
-    { slug: 'kart', version: 'v2.0.0', engines: ['simple-2d'] },
+    { slug: 'kart', version: 'v2.0.0', engines: ['simple-2d'], domains: ['play'] },
     { slug: 'bench', version: 'v1.0.0', testType: 'performance' },
   ]);
   http = jobsHttp(await backend.app.listen({ host: '127.0.0.1', port: 0 }));
@@ -81,6 +81,32 @@ describe('the cell counting rules', () => {
     expect((await matrixOf(plan.id)).cells[0].ggConfigName).toBe('Solo 2');
     await http.delete(`/gg/configs/${config.id}`, token);
     expect((await matrixOf(plan.id)).cells[0]).toMatchObject({ ggConfigName: null, unlaunchable: `gg configuration saved:${config.id} no longer exists.` });
+  });
+
+  it('queues unreviewed runs cell by cell in plan order, oldest first within a cell, and stops at the limit', async () => {
+    const plan = (await http.post('/coverage-plans', token, {
+      name: 'queue order', runsPerCell: 5, combos: [{ harness: 'pi', model: 'vendor/x' }, { harness: 'cline', model: 'vendor/x' }],
+      cases: [{ slug: 'kart', version: 'v2.0.0', variant: 'base', engine: 'simple-2d' }],
+    })).body;
+    const at = (minute: number) => `2026-01-01T00:${String(minute).padStart(2, '0')}:00.000Z`;
+    const seeded = async (harness: string, minute: number) => {
+      const record = runRecord({ slug: 'kart', version: 'v2.0.0', engine: 'simple-2d', harness, model: 'vendor/x', finishedAt: at(minute) });
+      await seedRun(backend, record);
+      return record.id;
+    };
+    // Stored out of finish order; the second cell's runs all finished before the first cell's.
+    const pi = [await seeded('pi', 30), await seeded('pi', 10), await seeded('pi', 20)];
+    const cline = [await seeded('cline', 2), await seeded('cline', 1)];
+    const reviewed = await http.post(`/runs/${pi[1]}/reviews`, token, { ratings: [{ domain: 'play', rating: 'great' }], writeup: 'Fine.' });
+    expect(reviewed.status, JSON.stringify(reviewed.body)).toBe(200);
+    const queue = async (limit: number) => {
+      const { runs, truncated } = (await http.get(`/coverage-plans/${plan.id}/queue?limit=${limit}`, token)).body;
+      return { ids: runs.map((run: { id: string }) => run.id), truncated };
+    };
+    expect(await queue(10)).toEqual({ ids: [pi[2], pi[0], cline[1], cline[0]], truncated: false });
+    expect(await queue(1)).toEqual({ ids: [pi[2]], truncated: true });
+    expect(await queue(3)).toEqual({ ids: [pi[2], pi[0], cline[1]], truncated: true });
+    expect(await queue(4)).toEqual({ ids: [pi[2], pi[0], cline[1], cline[0]], truncated: false });
   });
 
   it('never counts a machine-graded run as waiting on a review', async () => {
