@@ -10,6 +10,8 @@ import { startManagedRedis } from '../../src/redis/managed-redis.js';
 import { openConsole, seedCatalog } from '../helpers/jobs-fixtures.js';
 import { jobsHttp } from '../helpers/jobs-http.js';
 import { openLive } from '../helpers/ndjson-client.js';
+import { runRecord } from '../helpers/run-record-builder.js';
+import { seedRun } from '../helpers/runs-test-helpers.js';
 import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 
 const SERVICE = 'dispatch-secret';
@@ -140,6 +142,17 @@ describe('restarts', () => {
     const again = await restart(backend, { reapOrphanedJobs: false });
     expect((await again.http.get(`/jobs/${jobId}`)).body.state).toBe('queued');
     expect(await again.app.runJobs.queue.bull.getJob(jobId)).toBeUndefined();
+  });
+
+  it('puts back at boot the queue entry of a publish job live in SQLite that Redis lost', async () => {
+    const { backend } = await start();
+    const record = runRecord();
+    await seedRun(backend, record);
+    // Claimed in SQLite, never queued: as a Redis that lost the entry leaves it.
+    const { job } = backend.app.runs.publishJobs.claim(String(record.id));
+    expect(await backend.app.runs.publishQueue.getJob(job.id)).toBeUndefined();
+    const again = await restart(backend);
+    expect((await again.app.runs.publishQueue.getJob(job.id))?.data).toEqual({ publishJobId: job.id, runId: record.id });
   });
 
   it('keeps queued jobs across a restart of Redis (append-only file)', async () => {
