@@ -1,7 +1,7 @@
 import type { RouterClient } from './router-client.js';
 import { fillMissingListPrice, refuseUncatalogued } from './list-price-from-router.js';
 import type { ModelCatalogStore } from './model-catalog-store.js';
-import { observeIfMissing } from './observe-billed-rate.js';
+import { enqueueRateObserver } from './observe-billed-rate.js';
 
 export type Admission = { ok: true } | { ok: false; reason: string };
 
@@ -15,6 +15,7 @@ export function launchModelAdmission(
   client: Pick<RouterClient, 'lookupListing' | 'getEndpoints'>,
   onObservationError: (error: unknown) => void,
 ) {
+  const observeRate = enqueueRateObserver(store, client, onObservationError);
   return {
     async admit(modelId: string): Promise<Admission> {
       const entry = store.get(modelId);
@@ -30,7 +31,8 @@ export function launchModelAdmission(
           outputPerMtok: rates.outputPerMtok!,
         }, fill.entry.listPriceAsOf!);
       }
-      await observeIfMissing(store, client, modelId, 'enqueue', onObservationError);
+      // The billed rate, when none is on record yet, is observed behind the launch's answer.
+      observeRate(modelId);
       return { ok: true };
     },
   };

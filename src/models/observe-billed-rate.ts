@@ -36,20 +36,56 @@ async function pinnedRates(client: Pick<RouterClient, 'getEndpoints'>, slug: str
   return endpoint ? endpoint.rates : null;
 }
 
-/** The missing-only observation made at enqueue and on save: best effort, never blocks the caller's success. */
+/** The missing-only observation made on save: best effort, never blocks the caller's success. */
 export async function observeIfMissing(
   store: ModelCatalogStore,
   client: Pick<RouterClient, 'lookupListing' | 'getEndpoints'>,
   slug: string,
-  source: 'enqueue' | 'save',
   onError: (error: unknown) => void,
 ): Promise<void> {
   if (store.hasBilledRate(slug)) return;
   try {
-    await observeBilledRate(store, client, slug, source);
+    await observeBilledRate(store, client, slug, 'save');
   } catch (error) {
     onError(error);
   }
+}
+
+/** After an enqueue-time observation failed, or found no rate, the model is not asked about again for this long (ms). */
+const ENQUEUE_RETRY_MS = 60_000;
+
+/**
+ * The missing-only observation made at enqueue, in the background: a launch never waits on
+ * the routing provider for it (whose calls time out after 10 s), one observation per model
+ * runs at a time, and a model whose observation failed or found no rate waits a minute
+ * before the next launch asks again, so an outage of the provider costs one call and one
+ * logged failure per model a minute, not one per launch. The 24-hour refresh and the
+ * observation at run completion fill what this misses.
+ */
+export function enqueueRateObserver(
+  store: ModelCatalogStore,
+  client: Pick<RouterClient, 'lookupListing' | 'getEndpoints'>,
+  onError: (error: unknown) => void,
+  retryMs = ENQUEUE_RETRY_MS,
+): (slug: string) => void {
+  const running = new Set<string>();
+  const missedAt = new Map<string, number>();
+  return (slug) => {
+    if (running.has(slug) || store.hasBilledRate(slug) || Date.now() - (missedAt.get(slug) ?? -Infinity) < retryMs) return;
+    running.add(slug);
+    observeBilledRate(store, client, slug, 'enqueue')
+      .then(
+        () => {
+          if (store.hasBilledRate(slug)) missedAt.delete(slug);
+          else missedAt.set(slug, Date.now());
+        },
+        (error: unknown) => {
+          missedAt.set(slug, Date.now());
+          onError(error);
+        },
+      )
+      .finally(() => running.delete(slug));
+  };
 }
 
 /** The 24-hour refresh: every curated model, one failure not stopping the others. */

@@ -10,6 +10,7 @@ import { DAY } from '../../src/time.js';
 import { FAKE_LOGOS, startFakeLogoServer, type FakeLogoServer } from '../fakes/fake-logo-server.js';
 import { FAKE_SLUGS, startFakeRouter, type FakeRouter } from '../fakes/fake-router.js';
 import { bearer, startTestBackend, type TestBackend } from '../helpers/test-backend.js';
+import { until } from '../helpers/until.js';
 
 let backend: TestBackend;
 let router: FakeRouter;
@@ -213,6 +214,39 @@ describe('launch admission', () => {
     expect(entry.listPriceAsOf).toBe(new Date().toISOString().slice(0, 10));
     // No cached rate listed: cached input is billed as input.
     expect(entry.listPrice!.cachedInputPerMtok).toBe(entry.listPrice!.inputPerMtok);
+  });
+
+  it('answers without waiting on a slow provider for the billed rate, and observes it behind the answer', async () => {
+    backend.app.models.create({ slug: FAKE_SLUGS.noOutputRate, ...HAND_PRICE });
+    expect(backend.app.models.hasBilledRate(FAKE_SLUGS.noOutputRate)).toBe(false);
+    await router.slow(1500);
+    try {
+      const began = Date.now();
+      expect(await admission().admit(FAKE_SLUGS.noOutputRate)).toEqual({ ok: true });
+      expect(Date.now() - began).toBeLessThan(1000);
+      await until(() => backend.app.models.hasBilledRate(FAKE_SLUGS.noOutputRate), 10_000, 'the billed rate to be observed');
+    } finally {
+      await router.normal();
+    }
+  });
+
+  it('asks a failing provider about a model once while it keeps failing, and reports that failure once', async () => {
+    const slug = 'acme/flaky-1';
+    backend.app.models.create({ slug, ...HAND_PRICE });
+    const failures: unknown[] = [];
+    const admit = launchModelAdmission(backend.app.models, backend.app.router, (error) => failures.push(error));
+    const asked = () => router.requests.filter((request) => request.path.includes(slug)).length;
+    await router.status(503, 'overloaded');
+    try {
+      for (let i = 0; i < 5; i++) expect(await admit.admit(slug)).toEqual({ ok: true });
+      await until(() => failures.length > 0, 30_000, 'the observation to fail');
+      const calls = asked();
+      for (let i = 0; i < 5; i++) expect(await admit.admit(slug)).toEqual({ ok: true });
+      await new Promise((resume) => setTimeout(resume, 100));
+      expect({ failures: failures.length, calls: asked() }).toEqual({ failures: 1, calls });
+    } finally {
+      await router.normal();
+    }
   });
 
   it('refuses a curated model the provider lists no rate for, and keeps a hand price', async () => {

@@ -18,7 +18,7 @@ const modelRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { models, router } = app;
   const seedModelForm = modelFormSeeder(app.db);
   const observeOnSave = (slug: string) =>
-    void observeIfMissing(models, router, slug, 'save', (error) => app.log.warn({ err: error, slug }, 'billed-rate observation on save failed'));
+    void observeIfMissing(models, router, slug, (error) => app.log.warn({ err: error, slug }, 'billed-rate observation on save failed'));
 
   const wire = (entry: ModelEntry) => modelEntryWire(entry, app.config.routerBaseUrl);
   /** The body with its logo markup sanitized (or fetched from providerLogoUrl), before anything is stored. */
