@@ -131,6 +131,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     genReqId: requestIds(),
     requestIdHeader: 'x-request-id',
     return503OnClosing: true,
+    // Boot's reconcile reads every in-flight job (11 s at a million queued, 47 s when Redis
+    // came back empty and all are queued again), past Fastify's 10 s per plugin. A start that
+    // hangs is caught by what waits for it: the supervisor kills one that reports no progress
+    // for 30 s (src/runtime/node-child.ts), and the reconcile reports each page.
+    pluginTimeout: 0,
     schemaController: { compilersFactory: { buildValidator: requestValidators } },
     ...envelopeServerOptions,
   }).withTypeProvider<TypeBoxTypeProvider>();

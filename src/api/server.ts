@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { pino } from 'pino';
 import { configOrExit } from '../runtime/config-or-exit.js';
 import { openDatabase } from '../db/open-database.js';
-import { announceReady, exitWithParent } from '../runtime/node-child.js';
+import { announceProgress, announceReady, exitWithParent } from '../runtime/node-child.js';
 import { installProcessPolicy } from '../runtime/process-policy.js';
 import { SECOND } from '../time.js';
 import { buildApp } from './app.js';
@@ -27,7 +27,8 @@ async function main() {
   mkdirSync(config.dataDir, { recursive: true });
   installProcessPolicy(pino({ level: config.logLevel === 'silent' ? 'error' : config.logLevel, base: { process: 'api' } }));
   const db = openDatabase(join(config.dataDir, 'backend.sqlite'));
-  const app = await buildApp({ config: { ...config, redisUrl, authUrl }, db });
+  // A boot reconciling a large queue reports how far it got, so the supervisor waits for it.
+  const app = await buildApp({ config: { ...config, redisUrl, authUrl }, db, jobs: { onBootProgress: announceProgress } });
 
   let closing = false;
   const shutdown = async (reason: string) => {

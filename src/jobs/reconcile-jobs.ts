@@ -20,6 +20,8 @@ export interface ReconcileOptions {
   exclusive: boolean;
   /** Default 1 minute. */
   graceMs?: number;
+  /** Told after each page how many in-flight jobs are checked so far (a boot reports it to its supervisor). */
+  onProgress?: (checked: number) => void;
 }
 
 export interface ReconcileReport {
@@ -47,6 +49,7 @@ export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConf
   for (const row of stored) announceWaiting(ctx, await ctx.queue.setCap(row.slug, row.maxParallelism, row.revision), 'queued');
 
   const report: ReconcileReport = { updated: 0, requeued: 0, lost: 0 };
+  let checked = 0;
   const orphans = new Set(await ctx.queue.takeOrphans());
   const now = new Date().toISOString();
   // A page of in-flight rows at a time, each after the last of the one before: a queue of a
@@ -82,6 +85,8 @@ export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConf
     ctx.jobs.markAllFinished(lost, 'failed', LOST_FROM_REDIS, now);
     report.requeued += requeue.length;
     report.lost += lost.length;
+    checked += chunk.length;
+    options.onProgress?.(checked);
   }
   return report;
 }

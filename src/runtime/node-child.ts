@@ -6,7 +6,11 @@ export interface NodeChildOptions {
   /** For messages: "the auth service", "the API". */
   label: string;
   env: NodeJS.ProcessEnv;
-  /** How long it may take to say it serves (ms, default 30 s). */
+  /**
+   * How long it may go without saying it serves, or that its start made progress (ms,
+   * default 30 s): a long start that keeps reporting (see `announceProgress`) is waited for,
+   * a silent one is killed.
+   */
   readyTimeoutMs?: number;
   /** How long a stop waits after SIGTERM before SIGKILL (ms, default 15 s). */
   stopGraceMs?: number;
@@ -16,6 +20,11 @@ export interface NodeChildOptions {
 interface ReadyMessage {
   ready: true;
   url: string;
+}
+
+/** What a child entry point sends while a long start goes on (see `announceProgress`). */
+interface ProgressMessage {
+  progress: string;
 }
 
 /**
@@ -29,12 +38,24 @@ export async function startNodeChild(entry: string, options: NodeChildOptions): 
   let timer: NodeJS.Timeout | undefined;
   try {
     const url = await Promise.race([
-      new Promise<string>((done) => child.on('message', (message: Partial<ReadyMessage>) => message.ready && done(message.url ?? ''))),
+      new Promise<string>((done, fail) => {
+        let progress: string | null = null;
+        const arm = () => {
+          clearTimeout(timer);
+          const silence = `${options.label} did not start within ${timeoutMs / SECOND} s`;
+          timer = setTimeout(() => fail(new Error(progress ? `${silence} of its last progress (${progress})` : silence)), timeoutMs);
+        };
+        arm();
+        child.on('message', (message: Partial<ReadyMessage & ProgressMessage>) => {
+          if (message.ready) done(message.url ?? '');
+          else if (typeof message.progress === 'string') {
+            progress = message.progress;
+            arm();
+          }
+        });
+      }),
       exited.then(({ code, signal }) => {
         throw new Error(`${options.label} exited (${signal ?? `code ${code}`}) before it served`);
-      }),
-      new Promise<never>((_, fail) => {
-        timer = setTimeout(() => fail(new Error(`${options.label} did not start within ${timeoutMs / SECOND} s`)), timeoutMs);
       }),
     ]);
     return { url, pid: child.pid!, exited, stop: () => stopForked(child, exited, options.stopGraceMs ?? 15 * SECOND) };
@@ -57,6 +78,21 @@ async function stopForked(child: ReturnType<typeof fork>, exited: Promise<unknow
 /** For a child entry point: tells the parent it serves (no-op when started without one). */
 export function announceReady(url: string): void {
   process.send?.({ ready: true, url } satisfies ReadyMessage);
+}
+
+/** Progress is sent at most this often (ms); the parent only needs to hear it within its timeout. */
+const PROGRESS_EVERY_MS = SECOND;
+let progressSentAt = 0;
+
+/**
+ * For a child entry point: tells the parent its start is still making progress (for the
+ * parent's log of a start that times out), so a long start (a boot reconciling a million
+ * queued jobs) is not taken for a hung one. At most once a second; no-op without a parent.
+ */
+export function announceProgress(what: string): void {
+  if (!process.send || Date.now() - progressSentAt < PROGRESS_EVERY_MS) return;
+  progressSentAt = Date.now();
+  process.send({ progress: what } satisfies ProgressMessage);
 }
 
 /**

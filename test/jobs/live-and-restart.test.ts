@@ -32,9 +32,9 @@ async function start(env: Record<string, string> = {}) {
 }
 
 /** The app again on the same SQLite file and Redis prefix, as after a restart of the service. */
-async function restart(backend: TestBackend, overrides: { reapOrphanedJobs?: boolean } = {}) {
+async function restart(backend: TestBackend, overrides: { reapOrphanedJobs?: boolean } = {}, onBootProgress?: (what: string) => void) {
   await backend.app.close();
-  const app = await buildApp({ config: { ...backend.config, ...overrides }, db: backend.db, jobs: jobsOptions });
+  const app = await buildApp({ config: { ...backend.config, ...overrides }, db: backend.db, jobs: { ...jobsOptions, onBootProgress } });
   cleanups.push(() => app.close());
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
   return { app, base, http: jobsHttp(base) };
@@ -130,6 +130,14 @@ describe('restarts', () => {
     expect((await again.http.get(`/jobs/${behind}`)).body).toMatchObject({ state: 'canceled', detail: 'canceled elsewhere' });
     expect((await again.http.get(`/jobs/${lost}`)).body.state).toBe('queued');
     expect((await again.http.post('/jobs/next', SERVICE)).body.jobId).toBe(lost);
+  });
+
+  it('reports how far the boot reconcile got, page by page, for the supervisor', async () => {
+    const { backend, http, operator } = await start();
+    await http.post('/jobs/batch', operator, { runs: [launch, launch, launch] });
+    const progress: string[] = [];
+    await restart(backend, {}, (what) => progress.push(what));
+    expect(progress).toEqual(['reconciled 3 in-flight jobs with Redis']);
   });
 
   it('leaves a fresh half-enqueued job to its own process when several processes share Redis', async () => {

@@ -46,6 +46,8 @@ export interface RunJobsOptions {
   liveDrainTimeoutMs?: number;
   /** After Redis restarts, jobs enqueued within this long are reconciled in a second pass, once past it (default 1 minute, ms). */
   restartGraceMs?: number;
+  /** Told how boot's reconcile goes (the API process passes it on to its supervisor, which then waits for a long boot). */
+  onBootProgress?: (what: string) => void;
 }
 
 /**
@@ -99,7 +101,10 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
   const harnessConfig = harnessConfigTable(db);
   const locks = new ScheduleLocks(redis, config.redisPrefix);
   // Several API processes (no reaping) means another may be mid-enqueue or mid-claim now.
-  const reconciled = await reconcileJobsLocked(locks, ctx, harnessConfig, { exclusive: config.reapOrphanedJobs });
+  const reconciled = await reconcileJobsLocked(locks, ctx, harnessConfig, {
+    exclusive: config.reapOrphanedJobs,
+    onProgress: (checked) => options.onBootProgress?.(`reconciled ${checked} in-flight jobs with Redis`),
+  });
   if (reconciled.updated + reconciled.requeued + reconciled.lost > 0) log.info(reconciled, 'reconciled jobs with Redis');
   if (config.reapOrphanedJobs) {
     const reaped = await reapOrphanedJobs(ctx);
