@@ -18,7 +18,8 @@ export interface BenchBackend {
 export async function startBenchBackend(redisUrl: string, env: Env = {}, jobs?: RunJobsOptions): Promise<BenchBackend> {
   const dataDir = mkdtempSync(join(tmpdir(), 'evb-bench-'));
   const config = {
-    ...loadConfig({ DATA_DIR: dataDir, REDIS_URL: redisUrl, REDIS_PREFIX: `bench${process.pid}`, LOG_LEVEL: 'silent', ...env }),
+    // No network: the routing provider's address refuses at once, as the auth service's does.
+    ...loadConfig({ DATA_DIR: dataDir, REDIS_URL: redisUrl, REDIS_PREFIX: `bench${process.pid}`, LOG_LEVEL: 'silent', ROUTER_BASE_URL: 'http://127.0.0.1:9', ...env }),
     authUrl: env.AUTH_URL ?? 'http://127.0.0.1:9',
     redisUrl,
   };
