@@ -114,10 +114,13 @@ function queuedRun(ctx: JobsContext, row: JobRow): QueuedRun {
 /**
  * Boot, single-box deployments (REAP_ORPHANED_JOBS): fails every job a previous process left
  * dispatched, starting or running, before the router serves. Each is announced like any
- * other failure.
+ * other failure; `onProgress` hears every thousandth.
  */
-export async function reapOrphanedJobs(ctx: JobsContext): Promise<number> {
+export async function reapOrphanedJobs(ctx: JobsContext, onProgress?: (reaped: number, of: number) => void): Promise<number> {
   const ids = await ctx.queue.activeIds();
-  for (const id of ids) await reportJobStatus(ctx, id, { state: 'failed', detail: REAPED });
+  for (const [i, id] of ids.entries()) {
+    await reportJobStatus(ctx, id, { state: 'failed', detail: REAPED });
+    if ((i + 1) % 1000 === 0) onProgress?.(i + 1, ids.length);
+  }
   return ids.length;
 }

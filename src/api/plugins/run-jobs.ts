@@ -107,7 +107,7 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
   });
   if (reconciled.updated + reconciled.requeued + reconciled.lost > 0) log.info(reconciled, 'reconciled jobs with Redis');
   if (config.reapOrphanedJobs) {
-    const reaped = await reapOrphanedJobs(ctx);
+    const reaped = await reapOrphanedJobs(ctx, (done, of) => options.onBootProgress?.(`failed ${done} of ${of} jobs a previous process left in flight`));
     if (reaped > 0) log.info({ reaped }, 'failed jobs a previous process left in flight');
   }
   // What Redis holds beside the run jobs and SQLite can give back: the recurring jobs'
