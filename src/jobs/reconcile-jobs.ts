@@ -8,6 +8,7 @@ import { announceWaiting, type JobsContext } from './jobs-context.js';
 import { reportJobStatus } from './report-job-status.js';
 
 const CHUNK = 1000;
+const REAP_AT_ONCE = 100;
 export const LOST_FROM_REDIS = 'The job was lost from Redis while in flight.';
 export const REAPED = 'The service restarted while the job was in flight.';
 
@@ -118,9 +119,11 @@ function queuedRun(ctx: JobsContext, row: JobRow): QueuedRun {
  */
 export async function reapOrphanedJobs(ctx: JobsContext, onProgress?: (reaped: number, of: number) => void): Promise<number> {
   const ids = await ctx.queue.activeIds();
-  for (const [i, id] of ids.entries()) {
-    await reportJobStatus(ctx, id, { state: 'failed', detail: REAPED });
-    if ((i + 1) % 1000 === 0) onProgress?.(i + 1, ids.length);
+  // A hundred at once: their scripts share the connection's writes, where one at a time
+  // each waited out its own round trip (20,000 took 6 s).
+  for (let i = 0; i < ids.length; i += REAP_AT_ONCE) {
+    await Promise.all(ids.slice(i, i + REAP_AT_ONCE).map((id) => reportJobStatus(ctx, id, { state: 'failed', detail: REAPED })));
+    if ((i + REAP_AT_ONCE) % 1000 === 0) onProgress?.(i + REAP_AT_ONCE, ids.length);
   }
   return ids.length;
 }
