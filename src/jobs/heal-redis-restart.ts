@@ -58,9 +58,10 @@ export function redisRestartHealer(ctx: JobsContext, harnessConfig: HarnessConfi
   let owed = false;
   let healing = false;
 
-  async function reconcile(pass: string): Promise<void> {
-    const report = await reconcileJobsLocked(locks, ctx, harnessConfig, { exclusive: false, graceMs });
+  async function reconcile(pass: string, afterSeq?: number): Promise<ReconcileReport> {
+    const report = await reconcileJobsLocked(locks, ctx, harnessConfig, { exclusive: false, graceMs, afterSeq });
     if (report.updated + report.requeued + report.lost > 0) log.info({ ...report, pass }, 'reconciled jobs with the restarted Redis');
+    return report;
   }
 
   /** Passes until none is owed; the flag drops in the same turn as the last check, so no restart slips between. */
@@ -70,9 +71,11 @@ export function redisRestartHealer(ctx: JobsContext, harnessConfig: HarnessConfi
       owed = false;
       try {
         await options.restore();
-        await reconcile('first');
+        const { firstTooYoung } = await reconcile('first');
+        if (firstTooYoung === null) continue;
+        // Those left alone, and every job queued after the first of them, once past the grace.
         await sleep(graceMs, undefined, { signal: stop.signal, ref: false });
-        await reconcile('after the grace');
+        await reconcile('after the grace', firstTooYoung - 1);
       } catch (error) {
         if (stop.signal.aborted) break;
         log.warn({ err: error }, `reconciling jobs with the restarted Redis failed; retrying in ${RETRY_MS / SECOND} s`);

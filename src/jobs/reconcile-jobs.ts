@@ -23,6 +23,8 @@ export interface ReconcileOptions {
   graceMs?: number;
   /** Told after each page how many in-flight jobs are checked so far (a boot reports it to its supervisor). */
   onProgress?: (checked: number) => void;
+  /** Only the jobs queued after this one (a `seq`; default: every in-flight job). */
+  afterSeq?: number;
 }
 
 export interface ReconcileReport {
@@ -32,6 +34,8 @@ export interface ReconcileReport {
   requeued: number;
   /** In-flight jobs Redis no longer held, failed. */
   lost: number;
+  /** The `seq` of the first job Redis did not hold that was left alone as too young (within the grace), or null. */
+  firstTooYoung: number | null;
 }
 
 /**
@@ -49,14 +53,14 @@ export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConf
   for (const slug of (await ctx.queue.caps()).keys()) if (!known.has(slug)) announceWaiting(ctx, await ctx.queue.setCap(slug, null, null), 'queued');
   for (const row of stored) announceWaiting(ctx, await ctx.queue.setCap(row.slug, row.maxParallelism, row.revision), 'queued');
 
-  const report: ReconcileReport = { updated: 0, requeued: 0, lost: 0 };
+  const report: ReconcileReport = { updated: 0, requeued: 0, lost: 0, firstTooYoung: null };
   let checked = 0;
   const orphans = new Set(await ctx.queue.takeOrphans());
   const now = new Date().toISOString();
   // A page of in-flight rows at a time, each after the last of the one before: a queue of a
   // million jobs read at once (launch bodies included) could take more memory than the
   // process has, and a boot that dies of it never comes back.
-  for (const chunk of keysetPages<JobRow>((last) => ctx.jobs.inFlight({ after: last?.seq, limit: CHUNK }), CHUNK)) {
+  for (const chunk of keysetPages<JobRow>((last) => ctx.jobs.inFlight({ after: last?.seq ?? options.afterSeq, limit: CHUNK }), CHUNK)) {
     const states = await ctx.queue.states(chunk.map((row) => row.id));
     const requeue: QueuedRun[] = [];
     const lost: string[] = [];
@@ -68,7 +72,10 @@ export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConf
         else lost.push(row.id);
         return;
       }
-      if (!redis) return;
+      if (!redis) {
+        report.firstTooYoung ??= row.seq;
+        return;
+      }
       // A claim is written to SQLite behind its answer: one the process died before writing
       // is copied from Redis, token included, so its driver's reports are accepted.
       const unwrittenClaim = redis.tokenHash !== null && !row.tokenHash;

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
 import { sha256Hex } from '../../src/jobs/jobs-context.js';
 import { mintJobToken } from '../../src/jobs/mint-job-token.js';
-import { REAPED } from '../../src/jobs/reconcile-jobs.js';
+import { REAPED, reconcileJobs } from '../../src/jobs/reconcile-jobs.js';
 import { startManagedRedis } from '../../src/redis/managed-redis.js';
 import { openConsole, seedCatalog } from '../helpers/jobs-fixtures.js';
 import { jobsHttp } from '../helpers/jobs-http.js';
@@ -138,6 +138,23 @@ describe('restarts', () => {
     const progress: string[] = [];
     await restart(backend, {}, (what) => progress.push(what));
     expect(progress).toEqual(['reconciled 3 in-flight jobs with Redis']);
+  });
+
+  it('names the first lost job it left alone as too young, and a later pass can start from it', async () => {
+    const { backend, http, operator } = await start();
+    const ids: string[] = (await http.post('/jobs/batch', operator, { runs: [launch, launch, launch] })).body.jobs.map((job: { jobId: string }) => job.jobId);
+    const { queue } = backend.app.runJobs;
+    for (const id of [ids[0]!, ids[2]!]) {
+      await backend.app.jobsRedis.lrem(queue.keys.wait, 0, id);
+      await backend.app.jobsRedis.del(queue.keys.run(id), queue.keys.bullJobPrefix + id);
+    }
+    const seqOf = (id: string) => backend.app.runJobs.jobs.get(id)!.seq;
+    const young = await reconcileJobs(backend.app.runJobs, backend.app.harnessConfig, { exclusive: false, graceMs: 60_000 });
+    expect(young).toMatchObject({ requeued: 0, firstTooYoung: seqOf(ids[0]!) });
+    // From just before the third, with nothing too young any more: only the third is queued again.
+    const later = await reconcileJobs(backend.app.runJobs, backend.app.harnessConfig, { exclusive: false, graceMs: 0, afterSeq: seqOf(ids[2]!) - 1 });
+    expect(later).toMatchObject({ requeued: 1, firstTooYoung: null });
+    expect(await queue.states([ids[0]!, ids[2]!])).toEqual([null, expect.objectContaining({ state: 'queued' })]);
   });
 
   it('leaves a fresh half-enqueued job to its own process when several processes share Redis', async () => {
