@@ -111,6 +111,8 @@ export function jobsTable(db: Database) {
     markAllFinished: (ids: string[], state: TerminalState, detail: string | null, at: string) =>
       void (ids.length > 0 && finishAll(ids, state, detail, at)),
     attachRecord: (id: string, recordId: string) => void attachRecord.run(recordId, id),
+    /** Runs `work`'s writes as one transaction (one commit for many jobs' moves). */
+    batch: <T>(work: () => T): T => db.transaction(work)(),
   };
 }
 
