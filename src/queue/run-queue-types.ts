@@ -64,4 +64,8 @@ export interface RunState {
 export interface SweepResult {
   failed: Array<MovedJob & { previous: JobState; detail: string }>;
   released: MovedJob[];
+  /** True when this window reached the newest claim. */
+  last: boolean;
+  /** Entries at the oldest end looked at and kept so far: the next window's `skip`. */
+  kept: number;
 }

@@ -45,6 +45,8 @@ const SCRIPTS: Record<ScriptName, string> = {
 const CONTEXT_KEYS = 7;
 /** Jobs queued per script call: large enough to batch, small enough to keep one call short. */
 const ADD_CHUNK = 500;
+/** Active-list entries one stale-job sweep call looks at. */
+const SWEEP_WINDOW = 500;
 /** Most claims one script call carries; more waiting in the same turn go in the next call. */
 const CLAIMS_PER_CALL = 64;
 /** Keys a script takes after the shared context's. */
@@ -235,17 +237,21 @@ export class RunQueue {
 
   /**
    * Fails every dispatched job with no driver report for `leaseMs` (0: never) and every
-   * starting or running job past its maxRuntimeSeconds plus `graceMs`, in one script.
+   * starting or running job past its maxRuntimeSeconds plus `graceMs`, among the `window`
+   * (default 500) oldest claims after the `skip` oldest: one script call, its time bounded
+   * by the window. `kept` is the `skip` of the next window; a window that looked at fewer
+   * entries than asked was the last.
    */
-  async sweepStale(options: { leaseMs: number; graceMs: number; leaseDetail: string; runtimeDetail: string }): Promise<SweepResult> {
-    const [failed, released] = (await this.call('sweepStaleJobs', [
-      options.leaseMs, options.graceMs, options.leaseDetail, options.runtimeDetail,
-    ])) as [string[], string[]];
+  async sweepStale(options: { leaseMs: number; graceMs: number; leaseDetail: string; runtimeDetail: string; window?: number }, skip = 0): Promise<SweepResult> {
+    const window = options.window ?? SWEEP_WINDOW;
+    const [failed, released, looked, kept] = (await this.call('sweepStaleJobs', [
+      options.leaseMs, options.graceMs, options.leaseDetail, options.runtimeDetail, window, skip,
+    ])) as [string[], string[], number, number];
     const jobs: SweepResult['failed'] = [];
     for (let i = 0; i + 3 < failed.length; i += 4) {
       jobs.push({ id: failed[i]!, previous: failed[i + 1] as JobState, subjectJson: failed[i + 2]!, detail: failed[i + 3]! });
     }
-    return { failed: jobs, released: moved(released) };
+    return { failed: jobs, released: moved(released), last: looked < window, kept };
   }
 
   /**

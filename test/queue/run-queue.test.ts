@@ -213,6 +213,29 @@ describe('run queue scripts', () => {
     expect(await queue.activeIds()).toEqual([]);
   });
 
+  it('sweeps window by window from the oldest claim, failing only the quiet jobs and keeping the others in order', async () => {
+    const jobs = Array.from({ length: 7 }, () => run());
+    await queue.add(jobs);
+    for (const _ of jobs) await queue.claim('t');
+    // Three of them reported: out of the lease's reach. The other four go quiet.
+    const reporting = [jobs[1]!, jobs[4]!, jobs[5]!];
+    for (const job of reporting) expect((await queue.report(job.id, 'running')).outcome).toBe('applied');
+    await new Promise((resume) => setTimeout(resume, 5));
+    const failed: string[] = [];
+    let calls = 0;
+    for (let skip = 0; ;) {
+      const result = await queue.sweepStale({ leaseMs: 1, graceMs: 0, leaseDetail: 'lease over', runtimeDetail: '', window: 2 }, skip);
+      calls += 1;
+      failed.push(...result.failed.map((job) => job.id));
+      if (result.last) break;
+      skip = result.kept;
+    }
+    expect(failed).toEqual([jobs[0]!.id, jobs[2]!.id, jobs[3]!.id, jobs[6]!.id]);
+    expect(calls).toBe(4);
+    expect(await queue.activeIds()).toEqual(reporting.map((job) => job.id));
+    expect((await queue.states(failed)).map((state) => state?.state)).toEqual(['failed', 'failed', 'failed', 'failed']);
+  });
+
   it('takes orphans atomically: one pushed while a take is under way waits for the next take', async () => {
     await redis.lpush(queue.keys.orphans, 'a', 'b');
     // Sent on the same connection right behind the take's first command, as a claim could be.

@@ -134,9 +134,9 @@ end
 -- Ends an active job (dispatched, starting or running) as succeeded or failed: it leaves the
 -- active list and its hold groups (appending what that releases to `released`), and its
 -- outcome is recorded on the run and on BullMQ's job. `value` is BullMQ's return value or
--- failed reason.
-local function finishActive(id, harness, jam, target, detail, recordId, value, released)
-  rcall('LREM', ctx.active, -1, id)
+-- failed reason. `listed` false: the caller takes it off the active list itself.
+local function finishActive(id, harness, jam, target, detail, recordId, value, released, listed)
+  if listed ~= false then rcall('LREM', ctx.active, -1, id) end
   leaveInflight(id, harness, jam, released)
   rcall('HSET', ctx.runPrefix .. id, 'state', target, 'detail', detail, 'recordId', recordId)
   finishBullJob(id, target == 'succeeded', value)
