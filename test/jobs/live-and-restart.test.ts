@@ -82,6 +82,20 @@ describe('restarts', () => {
     expect(live.lines).toEqual(['{"step":"before restart"}']);
   });
 
+  it('reaps many in-flight jobs oldest claim first, reporting each thousand to the supervisor', async () => {
+    const { backend, http, operator } = await start();
+    for (let i = 0; i < 2; i++) await http.post('/jobs/batch', operator, { runs: Array.from({ length: 500 }, () => launch) });
+    const claimed: string[] = [];
+    for (let i = 0; i < 1000; i++) claimed.push((await backend.app.runJobs.queue.claim(`hash-${i}`)).claimed!.id);
+    expect(await backend.app.runJobs.queue.activeIds()).toEqual(claimed);
+    const progress: string[] = [];
+    const again = await restart(backend, {}, (what) => progress.push(what));
+    expect(progress).toContain('failed 1000 of 1000 jobs a previous process left in flight');
+    expect(await again.app.runJobs.queue.activeIds()).toEqual([]);
+    const failed = backend.db.prepare(`SELECT COUNT(*) FROM jobs WHERE state = 'failed' AND detail = ?`).pluck().get(REAPED);
+    expect(failed).toBe(1000);
+  });
+
   it('leaves in-flight jobs alone when reaping is off (several API processes)', async () => {
     const { backend, http, operator } = await start();
     const { jobId } = (await http.post('/jobs', operator, launch)).body;
