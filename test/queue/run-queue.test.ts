@@ -168,6 +168,18 @@ describe('run queue scripts', () => {
     expect(await queue.bull.getFailedCount()).toBe(1);
   });
 
+  it('takes canceled queued jobs off the wait list from either end, keeping the rest in order', async () => {
+    const jobs = Array.from({ length: 6 }, () => run());
+    await queue.add(jobs);
+    const gone = [jobs[5]!, jobs[0]!, jobs[2]!];
+    const result = await queue.cancel('waiting', 'halt', { ids: gone.map((job) => job.id) });
+    expect(result.canceled.map((job) => job.id)).toEqual(gone.map((job) => job.id));
+    expect(await redis.lrange(queue.keys.wait, 0, -1)).toEqual([jobs[4]!.id, jobs[3]!.id, jobs[1]!.id]);
+    const claimed = [];
+    for (let i = 0; i < 4; i++) claimed.push((await queue.claim('t')).claimed?.id ?? null);
+    expect(claimed).toEqual([jobs[1]!.id, jobs[3]!.id, jobs[4]!.id, null]);
+  });
+
   it('drains the waiting queue in bounded steps', async () => {
     const jobs = Array.from({ length: 25 }, () => run());
     await queue.add(jobs);
