@@ -24,7 +24,8 @@ export interface CellCounts {
   unreviewed: number;
 }
 
-const AUTO_GRADED = AUTO_GRADED_TEST_TYPES.map((type) => `'${type}'`).join(', ');
+/** The machine-graded test types as an SQL list, for `NOT IN (...)`. */
+export const AUTO_GRADED = AUTO_GRADED_TEST_TYPES.map((type) => `'${type}'`).join(', ');
 /** A run's gg configuration row id: its job's, else the record's (`saved:` stripped). */
 export const RUN_GG = `COALESCE((SELECT j.gg_config_id FROM jobs AS j WHERE j.id = r.job_id),
   CASE WHEN r.gg_config_id LIKE 'saved:%' THEN substr(r.gg_config_id, 7) ELSE r.gg_config_id END)`;
@@ -32,15 +33,17 @@ export const RUN_GG = `COALESCE((SELECT j.gg_config_id FROM jobs AS j WHERE j.id
 const CELL_FIELDS = ['slug', 'version', 'variant', 'engine', 'harness', 'model', 'gg'] as const;
 type CellField = (typeof CELL_FIELDS)[number];
 /** A completed run `r` in the cell whose fields `field` gives as SQL expressions. */
-const completedInCell = (field: (name: CellField) => string) =>
+export const completedInCell = (field: (name: CellField) => string) =>
   `r.test_case_slug = ${field('slug')} AND r.test_case_version = ${field('version')} AND r.variant = ${field('variant')}
    AND r.engine = ${field('engine')} AND r.harness = ${field('harness')} AND r.model_id = ${field('model')}
    AND r.state = 'completed' AND r.decode_error IS NULL AND (${field('gg')} IS NULL OR ${RUN_GG} = ${field('gg')})`;
 // CROSS JOIN keeps the cells as the outer loop (SQLite has no statistics for json_each), so
 // each cell is one index range, whatever the number of runs and jobs.
+/** A field of the `json_each(@cells) AS c` row being joined. */
+export const cellsParamField = (name: CellField) => `c.value ->> ${CELL_FIELDS.indexOf(name)}`;
 const RUN_MATCH = `FROM json_each(@cells) AS c
   CROSS JOIN runs AS r INDEXED BY runs_cell
-  ON ${completedInCell((name) => `c.value ->> ${CELL_FIELDS.indexOf(name)}`)}`;
+  ON ${completedInCell(cellsParamField)}`;
 const UNREVIEWED = `COALESCE(r.test_type, '') NOT IN (${AUTO_GRADED})
   AND NOT EXISTS (SELECT 1 FROM run_reviews AS v WHERE v.run_id = r.id AND v.reviewer_id = @reviewer)`;
 

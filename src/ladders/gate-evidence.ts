@@ -5,9 +5,9 @@
  * rating is the requester's own review's, else the validators' (validator-rated runs), and an
  * unloaded build is broken when the gate says so. Other accounts' reviews never count.
  */
-import { RUN_GG } from '../coverage/cell-counts.js';
+import { AUTO_GRADED, cellsParamField, completedInCell } from '../coverage/cell-counts.js';
 import type { Database } from '../db/open-database.js';
-import { AUTO_GRADED_TEST_TYPES, ratingRank } from '../runs/run-states.js';
+import { ratingRank } from '../runs/run-states.js';
 import type { Gate } from './gate.js';
 
 export interface CellEvidence {
@@ -22,8 +22,6 @@ export interface CellEvidence {
 }
 
 
-const AUTO_GRADED = AUTO_GRADED_TEST_TYPES.map((type) => `'${type}'`).join(', ');
-
 /** The rating the gate reads for a run: broken for an unloaded build (when the gate says so), else the requester's review's, else the validators'. */
 const RATING = `CASE WHEN r.validation_loaded = 0 AND @unloadedBroken = 1 THEN 0 ELSE COALESCE(own.rating_rank, r.validator_rating_rank) END`;
 
@@ -33,11 +31,8 @@ export const GATE_EVIDENCE_SQL = `SELECT c.key AS cell, COUNT(*) AS completed, C
     SUM(r.validation_loaded = 0 AND @unloadedBroken = 1 AND own.run_id IS NULL AND COALESCE(r.test_type, '') NOT IN (${AUTO_GRADED})) AS unloadedUnreviewed
   FROM json_each(@cells) AS c
   -- CROSS JOIN keeps the cells as the outer loop, as coverage's counts do: one index range per cell.
-  CROSS JOIN runs AS r INDEXED BY runs_gate_cell
-    ON r.test_case_slug = c.value ->> 0 AND r.test_case_version = c.value ->> 1 AND r.variant = c.value ->> 2
-   AND r.engine = c.value ->> 3 AND r.harness = c.value ->> 4 AND r.model_id = c.value ->> 5
+  CROSS JOIN runs AS r INDEXED BY runs_gate_cell ON ${completedInCell(cellsParamField)}
   LEFT JOIN run_reviews AS own INDEXED BY run_reviews_gate ON own.run_id = r.id AND own.reviewer_id = @reviewer
-  WHERE r.state = 'completed' AND r.decode_error IS NULL AND (c.value ->> 6 IS NULL OR ${RUN_GG} = c.value ->> 6)
   GROUP BY c.key`;
 
 /** The query's parameters: the cells as `cellsParam` encodes them, the requester, and the gate's floor and unloaded rule. */

@@ -1,3 +1,4 @@
+import { MINUTE } from '../time.js';
 import type { RouterClient } from './router-client.js';
 import type { ModelCatalogStore } from './model-catalog-store.js';
 import { routingIdOf, type Rates } from './model-entry.js';
@@ -52,7 +53,7 @@ export async function observeIfMissing(
 }
 
 /** After an enqueue-time observation failed, or found no rate, the model is not asked about again for this long (ms). */
-const ENQUEUE_RETRY_MS = 60_000;
+const ENQUEUE_RETRY_MS = MINUTE;
 
 /**
  * The missing-only observation made at enqueue, in the background: a launch never waits on
@@ -66,12 +67,11 @@ export function enqueueRateObserver(
   store: ModelCatalogStore,
   client: Pick<RouterClient, 'lookupListing' | 'getEndpoints'>,
   onError: (error: unknown) => void,
-  retryMs = ENQUEUE_RETRY_MS,
 ): (slug: string) => void {
   const running = new Set<string>();
   const missedAt = new Map<string, number>();
   return (slug) => {
-    if (running.has(slug) || store.hasBilledRate(slug) || Date.now() - (missedAt.get(slug) ?? -Infinity) < retryMs) return;
+    if (running.has(slug) || store.hasBilledRate(slug) || Date.now() - (missedAt.get(slug) ?? -Infinity) < ENQUEUE_RETRY_MS) return;
     running.add(slug);
     observeBilledRate(store, client, slug, 'enqueue')
       .then(
