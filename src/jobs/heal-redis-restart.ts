@@ -18,8 +18,16 @@ const LOCK_OWNER = 'reconcile-jobs';
  * `reconcileJobs` holding a lock shared by every process on this Redis: boot's and the
  * restart heal's, so no two reconcile at once.
  */
-export async function reconcileJobsLocked(locks: ScheduleLocks, ctx: JobsContext, harnessConfig: HarnessConfigTable, options: ReconcileOptions): Promise<ReconcileReport> {
-  const outcome = await locks.withLock(LOCK_OWNER, () => reconcileJobs(ctx, harnessConfig, options), { waitMs: LOCK_WAIT_MS });
+export async function reconcileJobsLocked(
+  locks: ScheduleLocks,
+  ctx: JobsContext,
+  harnessConfig: HarnessConfigTable,
+  options: ReconcileOptions & {
+    /** Told while another process holds the reconcile (a boot reports it, so its supervisor keeps waiting). */
+    onLockWait?: () => void;
+  },
+): Promise<ReconcileReport> {
+  const outcome = await locks.withLock(LOCK_OWNER, () => reconcileJobs(ctx, harnessConfig, options), { waitMs: LOCK_WAIT_MS, onWait: options.onLockWait });
   if (!outcome.held) throw new Error(`another process held the job reconcile for ${LOCK_WAIT_MS / MINUTE} minutes`);
   return outcome.value;
 }

@@ -47,12 +47,17 @@ export class ScheduleLocks {
    * Runs `work` holding `owner`'s lock. Answers `{ held: false }` when another holder has it
    * and `waitMs` (default 0: do not wait) passes without it coming free.
    */
-  async withLock<T>(owner: string, work: (lock: HeldLock) => Promise<T>, options: { waitMs?: number } = {}): Promise<{ held: true; value: T } | { held: false }> {
+  async withLock<T>(
+    owner: string,
+    work: (lock: HeldLock) => Promise<T>,
+    options: { waitMs?: number; onWait?: () => void } = {},
+  ): Promise<{ held: true; value: T } | { held: false }> {
     const key = scheduleLockKey(this.prefix, owner);
     const token = randomBytes(16).toString('hex');
     const giveUpAt = Date.now() + (options.waitMs ?? 0);
     while ((await this.redis.set(key, token, 'PX', this.ttlMs, 'NX')) !== 'OK') {
       if (Date.now() >= giveUpAt) return { held: false };
+      options.onWait?.();
       await new Promise((resume) => setTimeout(resume, this.retryMs));
     }
     let lost = false;

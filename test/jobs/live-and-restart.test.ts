@@ -6,6 +6,7 @@ import { buildApp } from '../../src/api/app.js';
 import { sha256Hex } from '../../src/jobs/jobs-context.js';
 import { mintJobToken } from '../../src/jobs/mint-job-token.js';
 import { REAPED, reconcileJobs } from '../../src/jobs/reconcile-jobs.js';
+import { scheduleLockKey } from '../../src/queue/queue-keys.js';
 import { startManagedRedis } from '../../src/redis/managed-redis.js';
 import { openConsole, seedCatalog } from '../helpers/jobs-fixtures.js';
 import { jobsHttp } from '../helpers/jobs-http.js';
@@ -152,6 +153,17 @@ describe('restarts', () => {
     const progress: string[] = [];
     await restart(backend, {}, (what) => progress.push(what));
     expect(progress).toEqual(['reconciled 3 in-flight jobs with Redis']);
+  });
+
+  it('reports a boot that waits for another process to finish reconciling, then reconciles', async () => {
+    const { backend, http, operator } = await start();
+    await http.post('/jobs/batch', operator, { runs: [launch, launch] });
+    // Another process on this Redis holds the reconcile for a while yet.
+    await backend.app.jobsRedis.set(scheduleLockKey(backend.config.redisPrefix, 'reconcile-jobs'), 'elsewhere', 'PX', 1500);
+    const progress: string[] = [];
+    await restart(backend, {}, (what) => progress.push(what));
+    expect(progress[0]).toBe('waiting for another process to finish reconciling jobs with Redis');
+    expect(progress.at(-1)).toBe('reconciled 2 in-flight jobs with Redis');
   });
 
   it('names the first lost job it left alone as too young, and a later pass can start from it', async () => {

@@ -104,6 +104,7 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
   const reconciled = await reconcileJobsLocked(locks, ctx, harnessConfig, {
     exclusive: config.reapOrphanedJobs,
     onProgress: (checked) => options.onBootProgress?.(`reconciled ${checked} in-flight jobs with Redis`),
+    onLockWait: () => options.onBootProgress?.('waiting for another process to finish reconciling jobs with Redis'),
   });
   if (reconciled.updated + reconciled.requeued + reconciled.lost > 0) log.info(reconciled, 'reconciled jobs with Redis');
   if (config.reapOrphanedJobs) {
