@@ -142,8 +142,14 @@ export default async function benchClaim(): Promise<boolean> {
     const { rows, sqlitePerJob } = await claimLatencyByDepth(noop.url);
     const bytes = await redisBytesPerJob(await queuedRunOf(app, ids[0]!));
     printTable('Claim latency by queue depth (one dispatcher; an app and Redis per depth, all timed in the same rounds as the no-op floor)', rows.map(depthRow));
+    const freshAnswer = held.fresh.claimedFree ? 'the claimable job, each time' : `HTTP ${held.fresh.status}`;
     printTable(`A claim behind ${held.heldCount.toLocaleString()} jobs held by a harness cap`, [
-      { measure: 'first claim (finds the one claimable job)', p50: ms(held.first.ms), p99: '', answer: held.first.claimedFree ? 'the claimable job' : `HTTP ${held.first.status}` },
+      {
+        measure: `claims of a job queued behind them (${held.fresh.ms.length}, each just after its enqueue)`,
+        p50: ms(summarize(held.fresh.ms).p50),
+        p99: `max ${ms(Math.max(...held.fresh.ms))}`,
+        answer: freshAnswer,
+      },
       { measure: 'repeated claims, nothing claimable', p50: ms(held.repeated.p50), p99: ms(held.repeated.p99), answer: `wait list ${held.waitListLength}` },
       { measure: 'floor: no-op POST', p50: ms(held.floor.p50), p99: ms(held.floor.p99), answer: '' },
     ]);
@@ -163,9 +169,9 @@ export default async function benchClaim(): Promise<boolean> {
         result: verdict(depthRatio <= 1.2),
       },
       {
-        target: `claim behind ${held.heldCount.toLocaleString()} held jobs answers the claimable one within 5 ms`,
-        measured: `${ms(held.first.ms)}, ${held.first.claimedFree ? 'the claimable job' : `HTTP ${held.first.status}`}`,
-        result: verdict(held.first.claimedFree && held.first.ms <= 5),
+        target: `claims behind ${held.heldCount.toLocaleString()} held jobs answer the claimable one, median within 5 ms`,
+        measured: `median ${ms(summarize(held.fresh.ms).p50)} of ${held.fresh.ms.map((x) => x.toFixed(2)).join(', ')} ms; ${freshAnswer}`,
+        result: verdict(held.fresh.claimedFree && summarize(held.fresh.ms).p50 <= 5),
       },
       {
         target: `a /metrics scrape at ${DEPTHS.at(-1)!.toLocaleString()} queued holds the event loop <= a fifth of its job counts run inline`,
