@@ -4,6 +4,10 @@
  * answers in all). It runs off the server's thread, as real dispatchers run in other
  * processes. Pointed at a no-op route it measures the throughput floor. The first `warmup`
  * answers, on the same sockets, are neither timed nor counted.
+ *
+ * With `interleave`, the same loops alternate between the main target and that one, round by
+ * round, so both are timed by the same warm thread at the same moments: the claims and the
+ * no-op ceiling they are compared with see the same load and the same drift.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { keepAliveClient, type KeepAliveClient } from './keep-alive-client.js';
@@ -14,11 +18,13 @@ export interface DispatchInput {
   dispatchers: number;
   path?: string;
   limit: number;
-  /** Untimed answers before the timed `limit`. */
+  /** Untimed answers before the timed `limit` (per target, with `interleave`). */
   warmup?: number;
+  /** A second target, and how many rounds of `limit` answers each target gets, in turn. */
+  interleave?: { base: string; path: string; rounds: number };
 }
 
-export interface DispatchOutput {
+export interface DispatchRun {
   claimed: string[];
   /** Every answer, claims and no-op replies alike (the 204 that ends a loop included). */
   answered: number;
@@ -27,18 +33,62 @@ export interface DispatchOutput {
   errors: number;
 }
 
-async function run({ base, token, dispatchers, limit, warmup = 0, path = '/jobs/next' }: DispatchInput): Promise<DispatchOutput> {
+export interface DispatchOutput extends DispatchRun {
+  /** With `interleave`: the second target's answers over all rounds; each round's seconds per target. */
+  interleaved?: DispatchRun & { rounds: Array<{ seconds: number; otherSeconds: number; claimed: number; otherAnswered: number }> };
+}
+
+async function run({ base, token, dispatchers, limit, warmup = 0, path = '/jobs/next', interleave }: DispatchInput): Promise<DispatchOutput> {
   const headers = { authorization: `Bearer ${token}` };
   const clients = Array.from({ length: dispatchers }, () => keepAliveClient(base));
-  if (warmup > 0) await loops(clients, path, headers, warmup);
+  const other = interleave ? Array.from({ length: dispatchers }, () => keepAliveClient(interleave.base)) : [];
+  try {
+    if (warmup > 0) await loops(clients, path, headers, warmup);
+    if (!interleave) return await timed(() => loops(clients, path, headers, limit));
+    await loops(other, interleave.path, headers, warmup);
+    const main = empty();
+    const second: NonNullable<DispatchOutput['interleaved']> = { ...empty(), rounds: [] };
+    const runMain = () => timed(() => loops(clients, path, headers, limit));
+    const runOther = () => timed(() => loops(other, interleave.path, headers, limit));
+    for (let round = 0; round < interleave.rounds; round += 1) {
+      // Each target goes first in every other round, so neither always follows the other.
+      let a: DispatchRun;
+      let b: DispatchRun;
+      if (round % 2 === 0) {
+        a = await runMain();
+        b = await runOther();
+      } else {
+        b = await runOther();
+        a = await runMain();
+      }
+      add(main, a);
+      add(second, b);
+      second.rounds.push({ seconds: a.seconds, otherSeconds: b.seconds, claimed: a.claimed.length, otherAnswered: b.answered });
+    }
+    return { ...main, interleaved: second };
+  } finally {
+    for (const client of [...clients, ...other]) client.close();
+  }
+}
+
+const empty = (): DispatchRun => ({ claimed: [], answered: 0, samplesMs: [], seconds: 0, errors: 0 });
+
+function add(into: DispatchRun, run: DispatchRun): void {
+  into.claimed.push(...run.claimed);
+  into.answered += run.answered;
+  into.samplesMs.push(...run.samplesMs);
+  into.seconds += run.seconds;
+  into.errors += run.errors;
+}
+
+async function timed(work: () => Promise<Omit<DispatchRun, 'seconds'>>): Promise<DispatchRun> {
   const started = process.hrtime.bigint();
-  const output = await loops(clients, path, headers, limit);
-  for (const client of clients) client.close();
+  const output = await work();
   return { ...output, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
 }
 
 /** One loop per client until `limit` answers in all, or until a loop's answer is 204 or an error. */
-async function loops(clients: KeepAliveClient[], path: string, headers: Record<string, string>, limit: number): Promise<Omit<DispatchOutput, 'seconds'>> {
+async function loops(clients: KeepAliveClient[], path: string, headers: Record<string, string>, limit: number): Promise<Omit<DispatchRun, 'seconds'>> {
   const claimed: string[] = [];
   let answered = 0;
   const samplesMs: number[] = [];

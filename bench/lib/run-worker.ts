@@ -11,12 +11,12 @@ export function runWorker<Input, Output>(module: string, input: Input): Promise<
   });
 }
 
-export type DispatchOptions = Partial<Pick<DispatchInput, 'limit' | 'path' | 'warmup'>>;
+export type DispatchOptions = Partial<Pick<DispatchInput, 'limit' | 'path' | 'warmup' | 'interleave'>>;
 
 /**
  * `dispatchers` concurrent keep-alive loops on a worker thread, posting to `path` (default
  * `/jobs/next`) until 204 or `limit` answers (default: no limit), after `warmup` untimed
- * answers on the same sockets.
+ * answers on the same sockets; with `interleave`, alternating with a second target.
  */
 export function runDispatchers(base: string, dispatchers: number, { limit = Number.MAX_SAFE_INTEGER, ...rest }: DispatchOptions = {}): Promise<DispatchOutput> {
   return runWorker<DispatchInput, DispatchOutput>('dispatch-worker', { base, token: SERVICE_TOKEN, dispatchers, limit, ...rest });
