@@ -3,6 +3,7 @@
  * launch catalog, filled through the real enqueue path.
  */
 import { randomUUID } from 'node:crypto';
+import Fastify from 'fastify';
 import { enqueueRuns } from '../../src/jobs/enqueue-runs.js';
 import type { LaunchCatalog } from '../../src/jobs/launch-catalog.js';
 import { startBenchBackend, type BenchBackend } from './bench-backend.js';
@@ -47,4 +48,22 @@ export async function startClaimApp(redisUrl: string): Promise<ClaimApp> {
       return ids;
     },
   };
+}
+
+/**
+ * The throughput floor of a claim: a bare Fastify route making the same batched claim call
+ * on the app's queue, and answering the job as the service does, with nothing else: no
+ * authentication, token, SQLite copy, metrics or hooks. Its claims are not copied to SQLite.
+ */
+export async function startBareClaimRoute(app: ClaimApp): Promise<{ url: string; close(): Promise<void> }> {
+  const server = Fastify({ logger: false });
+  const { queue } = app.app.runJobs;
+  const tokenHash = 'f'.repeat(64);
+  server.post('/jobs/next', async (_request, reply) => {
+    const { claimed } = await queue.claim(tokenHash);
+    if (!claimed) return reply.code(204).send(null);
+    return reply.type('application/json; charset=utf-8').send(`{"jobId":"${claimed.id}","jobToken":"bare","request":${claimed.requestJson},"origin":null}`);
+  });
+  const url = await server.listen({ host: '127.0.0.1', port: 0 });
+  return { url, close: () => server.close() };
 }

@@ -5,9 +5,9 @@
  * processes. Pointed at a no-op route it measures the throughput floor. The first `warmup`
  * answers, on the same sockets, are neither timed nor counted.
  *
- * With `interleave`, the same loops alternate between the main target and that one, round by
- * round, so both are timed by the same warm thread at the same moments: the claims and the
- * no-op ceiling they are compared with see the same load and the same drift.
+ * With `interleave`, the same loops take turns between the main target and those, round by
+ * round, so all are timed by the same warm thread at the same moments: the claims and the
+ * floors they are compared with see the same load and the same drift.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { keepAliveClient, type KeepAliveClient } from './keep-alive-client.js';
@@ -20,8 +20,8 @@ export interface DispatchInput {
   limit: number;
   /** Untimed answers before the timed `limit` (per target, with `interleave`). */
   warmup?: number;
-  /** A second target, and how many rounds of `limit` answers each target gets, in turn. */
-  interleave?: { base: string; path: string; rounds: number };
+  /** More targets, and how many rounds of `limit` answers each target gets, in turn. */
+  interleave?: { targets: Array<{ base: string; path: string }>; rounds: number };
 }
 
 export interface DispatchRun {
@@ -33,41 +33,45 @@ export interface DispatchRun {
   errors: number;
 }
 
+/** One target's turn in one round: its answers, the claims among them, and its seconds. */
+export interface Turn {
+  answered: number;
+  claimed: number;
+  seconds: number;
+}
+
 export interface DispatchOutput extends DispatchRun {
-  /** With `interleave`: the second target's answers over all rounds; each round's seconds per target. */
-  interleaved?: DispatchRun & { rounds: Array<{ seconds: number; otherSeconds: number; claimed: number; otherAnswered: number }> };
+  /** With `interleave`: the main target's turns, in order. */
+  turns?: Turn[];
+  /** With `interleave`: per target, its answers over all rounds, and its turns. */
+  interleaved?: Array<DispatchRun & { turns: Turn[] }>;
 }
 
 async function run({ base, token, dispatchers, limit, warmup = 0, path = '/jobs/next', interleave }: DispatchInput): Promise<DispatchOutput> {
   const headers = { authorization: `Bearer ${token}` };
   const clients = Array.from({ length: dispatchers }, () => keepAliveClient(base));
-  const other = interleave ? Array.from({ length: dispatchers }, () => keepAliveClient(interleave.base)) : [];
+  const others = (interleave?.targets ?? []).map((target) => ({
+    path: target.path,
+    clients: Array.from({ length: dispatchers }, () => keepAliveClient(target.base)),
+  }));
   try {
     if (warmup > 0) await loops(clients, path, headers, warmup);
     if (!interleave) return await timed(() => loops(clients, path, headers, limit));
-    await loops(other, interleave.path, headers, warmup);
-    const main = empty();
-    const second: NonNullable<DispatchOutput['interleaved']> = { ...empty(), rounds: [] };
-    const runMain = () => timed(() => loops(clients, path, headers, limit));
-    const runOther = () => timed(() => loops(other, interleave.path, headers, limit));
+    for (const other of others) await loops(other.clients, other.path, headers, warmup);
+    const targets = [{ path, clients }, ...others].map((target) => ({ ...target, total: { ...empty(), turns: [] as Turn[] } }));
     for (let round = 0; round < interleave.rounds; round += 1) {
-      // Each target goes first in every other round, so neither always follows the other.
-      let a: DispatchRun;
-      let b: DispatchRun;
-      if (round % 2 === 0) {
-        a = await runMain();
-        b = await runOther();
-      } else {
-        b = await runOther();
-        a = await runMain();
+      // The order turns each round, so no target always follows the same one.
+      for (let i = 0; i < targets.length; i += 1) {
+        const target = targets[(round + i) % targets.length]!;
+        const run = await timed(() => loops(target.clients, target.path, headers, limit));
+        add(target.total, run);
+        target.total.turns.push({ answered: run.answered, claimed: run.claimed.length, seconds: run.seconds });
       }
-      add(main, a);
-      add(second, b);
-      second.rounds.push({ seconds: a.seconds, otherSeconds: b.seconds, claimed: a.claimed.length, otherAnswered: b.answered });
     }
-    return { ...main, interleaved: second };
+    const [main, ...rest] = targets.map((target) => target.total);
+    return { ...main!, interleaved: rest };
   } finally {
-    for (const client of [...clients, ...other]) client.close();
+    for (const client of [...clients, ...others.flatMap((other) => other.clients)]) client.close();
   }
 }
 
