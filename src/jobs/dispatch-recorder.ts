@@ -20,6 +20,12 @@ const READ_WAIT_MS = 1000;
 const CLOSE_WAIT_MS = 10_000;
 /** A writer thread that died is started again after this long (ms). */
 const RESTART_MS = 1000;
+/**
+ * Most claims held in memory unwritten (about 200 bytes each, and a copy in the writer's
+ * queue). A store that stays unwritable, a full disk say, would otherwise grow the process
+ * by every claim; past this, a claim is left to Redis, which decided it anyway.
+ */
+const MAX_UNWRITTEN = 100_000;
 
 /** A claim Redis decided, waiting for its SQLite row to be written. */
 export interface PendingDispatch {
@@ -65,14 +71,28 @@ export interface DispatchRecorder {
  * (a driver that reports at once is not refused); a process that dies first leaves the claim
  * in Redis, from where boot's reconcile copies it (src/jobs/reconcile-jobs.ts). The writer
  * retries a failed write; a writer thread that dies is started again and handed every batch
- * it had not acknowledged.
+ * it had not acknowledged. While `maxUnwritten` claims wait, later ones are not held at all
+ * (a driver's token is then checked against Redis), and `onDropped` hears of them once the
+ * store takes writes again.
  */
 export function dispatchRecorder(
   db: Database,
   onError: (error: unknown) => void,
   /** Sees each writer thread as it starts (tests stop one to see it replaced). */
   onWriter?: (writer: Worker) => void,
+  options: {
+    /** Default MAX_UNWRITTEN. */
+    maxUnwritten?: number;
+    /**
+     * Told, once the store takes writes again, how many claims were left to Redis while it
+     * did not: their rows still read as waiting, until a reconcile copies them from Redis.
+     */
+    onDropped?: (count: number) => void;
+  } = {},
 ): DispatchRecorder {
+  const maxUnwritten = options.maxUnwritten ?? MAX_UNWRITTEN;
+  /** Claims left to Redis since the store last took a write. */
+  let dropped = 0;
   if (db.memory) throw new Error('Claims are written by a second connection, which an in-memory store cannot have.');
   const file = db.name;
   /** Every claim not yet acknowledged as written, by job id. */
@@ -96,6 +116,10 @@ export function dispatchRecorder(
       if (error !== undefined) return onError(new Error(`claims not yet written to SQLite (retrying): ${error}`));
       for (const [id, claim] of sent.get(batch) ?? []) if (unwritten.get(id) === claim) unwritten.delete(id);
       sent.delete(batch);
+      if (dropped > 0) {
+        options.onDropped?.(dropped);
+        dropped = 0;
+      }
       const oldest = Math.min(...sent.keys());
       const done = waiters.filter((waiter) => waiter.upTo < oldest);
       waiters = waiters.filter((waiter) => waiter.upTo >= oldest);
@@ -137,6 +161,11 @@ export function dispatchRecorder(
 
   return {
     record(jobId, seq, tokenHash) {
+      if (unwritten.size >= maxUnwritten) {
+        if (dropped === 0) onError(new Error(`${unwritten.size} claims wait to be written to SQLite; later ones are left to Redis until the store takes writes again`));
+        dropped += 1;
+        return;
+      }
       const claim = { seq, tokenHash, atMs: Date.now() };
       unwritten.set(jobId, claim);
       queued.push([jobId, claim]);

@@ -49,6 +49,8 @@ export interface RestartHealOptions {
 export interface RestartHealer {
   /** Redis was found restarted: reconcile (again, if a pass is under way). */
   restarted(): void;
+  /** SQLite missed what Redis decided (`why` is logged): reconcile, as after a restart. */
+  reconcile(why: string): void;
   /** Stops waiting and retrying; a pass under way ends with its current step. */
   close(): void;
 }
@@ -58,7 +60,8 @@ export interface RestartHealer {
  * are queued again from SQLite (or failed, for those that were in flight), its harness caps
  * are copied back, and what `restore` covers is put back. Boot's reconcile does the
  * same before the router serves; without this, a job lost by a crash of Redis stayed queued
- * in SQLite, and no claim found it, until the API process restarted.
+ * in SQLite, and no claim found it, until the API process restarted. The same passes copy
+ * claims SQLite missed while it took no writes (`reconcile`).
  */
 export function redisRestartHealer(ctx: JobsContext, harnessConfig: HarnessConfigTable, options: RestartHealOptions): RestartHealer {
   const { locks, graceMs, log } = options;
@@ -68,7 +71,7 @@ export function redisRestartHealer(ctx: JobsContext, harnessConfig: HarnessConfi
 
   async function reconcile(pass: string, afterSeq?: number): Promise<ReconcileReport> {
     const report = await reconcileJobsLocked(locks, ctx, harnessConfig, { exclusive: false, graceMs, afterSeq });
-    if (report.updated + report.requeued + report.lost > 0) log.info({ ...report, pass }, 'reconciled jobs with the restarted Redis');
+    if (report.updated + report.requeued + report.lost > 0) log.info({ ...report, pass }, 'reconciled jobs with Redis while serving');
     return report;
   }
 
@@ -86,7 +89,7 @@ export function redisRestartHealer(ctx: JobsContext, harnessConfig: HarnessConfi
         await reconcile('after the grace', firstTooYoung - 1);
       } catch (error) {
         if (stop.signal.aborted) break;
-        log.warn({ err: error }, `reconciling jobs with the restarted Redis failed; retrying in ${RETRY_MS / SECOND} s`);
+        log.warn({ err: error }, `reconciling jobs with Redis failed; retrying in ${RETRY_MS / SECOND} s`);
         owed = true;
         await sleep(RETRY_MS, undefined, { signal: stop.signal, ref: false }).catch(() => undefined);
       }
@@ -94,12 +97,15 @@ export function redisRestartHealer(ctx: JobsContext, harnessConfig: HarnessConfi
     healing = false;
   }
 
+  function owe(why: string): void {
+    log.warn({}, why);
+    owed = true;
+    if (!healing) void heal();
+  }
+
   return {
-    restarted() {
-      log.warn({}, 'Redis restarted; reconciling its jobs with SQLite');
-      owed = true;
-      if (!healing) void heal();
-    },
+    restarted: () => owe('Redis restarted; reconciling its jobs with SQLite'),
+    reconcile: owe,
     close: () => stop.abort(),
   };
 }

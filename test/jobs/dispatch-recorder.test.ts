@@ -68,6 +68,28 @@ describe('claims copied to SQLite behind their answers, by the writer thread', (
     await recorder.close();
   }, 30_000);
 
+  it('holds at most its bound of unwritten claims, and tells how many it left to Redis once the store takes writes', async () => {
+    const seqs = jobs.insert([row('j1'), row('j2'), row('j3'), row('j4')]);
+    const errors: string[] = [];
+    const dropped: number[] = [];
+    const recorder = dispatchRecorder(db, (error) => errors.push(String(error)), undefined, { maxUnwritten: 2, onDropped: (count) => dropped.push(count) });
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      seqs.forEach((seq, i) => recorder.record(`j${i + 1}`, seq, `hash-${i + 1}`));
+      expect(['j1', 'j2', 'j3', 'j4'].map((id) => recorder.pendingTokenHash(id))).toEqual(['hash-1', 'hash-2', undefined, undefined]);
+      // Said once, when it starts leaving claims out.
+      expect(errors.filter((error) => error.includes('left to Redis'))).toHaveLength(1);
+      expect(dropped).toEqual([]);
+    } finally {
+      db.exec('COMMIT');
+    }
+    expect(await recorder.settled(15_000)).toBe(true);
+    expect(dropped).toEqual([2]);
+    expect(jobs.get('j2')).toMatchObject({ state: 'dispatched', tokenHash: 'hash-2' });
+    expect(jobs.get('j4')).toMatchObject({ state: 'queued', tokenHash: null });
+    await recorder.close();
+  }, 30_000);
+
   it('starts a writer thread that died again, and hands it the claims the dead one never wrote', async () => {
     const [seq] = jobs.insert([row('j1')]);
     const writers: Worker[] = [];

@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import BetterSqlite3 from 'better-sqlite3';
 import { buildApp } from '../../src/api/app.js';
+import type { RunJobsOptions } from '../../src/api/plugins/run-jobs.js';
 import { sha256Hex } from '../../src/jobs/jobs-context.js';
 import { mintJobToken } from '../../src/jobs/mint-job-token.js';
 import { REAPED, reconcileJobs } from '../../src/jobs/reconcile-jobs.js';
@@ -14,6 +16,7 @@ import { openLive } from '../helpers/ndjson-client.js';
 import { runRecord } from '../helpers/run-record-builder.js';
 import { seedRun } from '../helpers/runs-test-helpers.js';
 import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
+import { until } from '../helpers/until.js';
 
 const SERVICE = 'dispatch-secret';
 const MODEL = 'openai/gpt-5';
@@ -24,8 +27,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function start(env: Record<string, string> = {}) {
-  const backend = await startTestBackend({ SERVICE_TOKEN: SERVICE, ...env }, { jobs: jobsOptions, pricedModels: [MODEL] });
+async function start(env: Record<string, string> = {}, jobs: RunJobsOptions = {}) {
+  const backend = await startTestBackend({ SERVICE_TOKEN: SERVICE, ...env }, { jobs: { ...jobsOptions, ...jobs }, pricedModels: [MODEL] });
   seedCatalog(backend.db, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
   cleanups.push(() => backend.close());
   const base = await backend.app.listen({ host: '127.0.0.1', port: 0 });
@@ -165,6 +168,30 @@ describe('restarts', () => {
     expect(progress[0]).toBe('waiting for another process to finish reconciling jobs with Redis');
     expect(progress.at(-1)).toBe('reconciled 2 in-flight jobs with Redis');
   });
+
+  it('leaves claims to Redis while SQLite takes no writes, then copies them by a reconcile', async () => {
+    const { backend, http, operator } = await start({}, { maxUnwrittenClaims: 1, restartGraceMs: 300 });
+    const ids: string[] = (await http.post('/jobs/batch', operator, { runs: [launch, launch, launch] })).body.jobs.map((job: { jobId: string }) => job.jobId);
+    // Another connection holds the store's write lock: the claims' copies cannot be written.
+    const other = new BetterSqlite3(backend.db.name);
+    other.exec('BEGIN IMMEDIATE');
+    const tokens: string[] = [];
+    try {
+      for (let i = 0; i < 3; i += 1) tokens.push((await http.post('/jobs/next', SERVICE)).body.jobToken);
+      // One claim is held for the writer; the other two only in Redis.
+      expect(ids.map((id) => backend.app.runJobs.dispatches.pendingTokenHash(id) !== undefined)).toEqual([true, false, false]);
+    } finally {
+      other.exec('COMMIT');
+      other.close();
+    }
+    await until(async () => {
+      const states = await Promise.all(ids.map(async (id) => (await http.get(`/jobs/${id}`)).body.state));
+      return states.every((state) => state === 'dispatched');
+    }, 15_000, 'the claims left to Redis copied to SQLite');
+    expect(backend.app.runJobs.jobs.get(ids[2]!)!.tokenHash).not.toBeNull();
+    // A driver's token of such a claim was good all along: it is checked against Redis.
+    expect((await http.post(`/jobs/${ids[2]}/status`, tokens[2]!, { state: 'starting' })).status).toBe(204);
+  }, 30_000);
 
   it('names the first lost job it left alone as too young, and a later pass can start from it', async () => {
     const { backend, http, operator } = await start();

@@ -44,8 +44,13 @@ export interface RunJobsOptions {
   consoleBufferFrames?: number;
   /** A job live follower whose socket does not drain within this long is disconnected (default 30 s, ms). */
   liveDrainTimeoutMs?: number;
-  /** After Redis restarts, jobs enqueued within this long are reconciled in a second pass, once past it (default 1 minute, ms). */
+  /**
+   * When a reconcile runs while serving (Redis restarted, or SQLite missed claims), jobs
+   * enqueued within this long are reconciled in a second pass, once past it (default 1 minute, ms).
+   */
   restartGraceMs?: number;
+  /** Claims held unwritten at most while SQLite takes no writes (default: the recorder's). */
+  maxUnwrittenClaims?: number;
   /** Told how boot's reconcile goes (the API process passes it on to its supervisor, which then waits for a long boot). */
   onBootProgress?: (what: string) => void;
 }
@@ -93,7 +98,11 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
     catalog: options.catalog ?? sqliteLaunchCatalog(db, { includeExperimental: config.allowExperimental }),
     models: launchModelAdmission(app.models, app.router, (error) => log.warn({ err: error }, 'billed-rate observation at enqueue failed')),
     records: app.runs.records,
-    dispatches: dispatchRecorder(db, (error) => log.error({ err: error }, 'claims not yet copied to SQLite')),
+    dispatches: dispatchRecorder(db, (error) => log.error({ err: error }, 'claims not yet copied to SQLite'), undefined, {
+      maxUnwritten: options.maxUnwrittenClaims,
+      // The healer is made below, before anything is claimed.
+      onDropped: (count) => healer.reconcile(`${count} claims were left to Redis while SQLite took no writes; reconciling them`),
+    }),
     log,
   };
   // Claims answered but not yet copied are written before the store closes.
