@@ -12,6 +12,7 @@ import { openDatabase } from '../db/open-database.js';
 import { announceProgress, announceReady, exitWithParent } from '../runtime/node-child.js';
 import { installProcessPolicy } from '../runtime/process-policy.js';
 import { SECOND } from '../time.js';
+import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 
 /** The longest a shutdown may take before the process exits anyway. */
@@ -27,8 +28,7 @@ async function main() {
   mkdirSync(config.dataDir, { recursive: true });
   installProcessPolicy(pino({ level: config.logLevel === 'silent' ? 'error' : config.logLevel, base: { process: 'api' } }));
   const db = openDatabase(join(config.dataDir, 'backend.sqlite'));
-  // A boot reconciling a large queue reports how far it got, so the supervisor waits for it.
-  const app = await buildApp({ config: { ...config, redisUrl, authUrl }, db, jobs: { onBootProgress: announceProgress } });
+  let app: FastifyInstance | undefined;
 
   let closing = false;
   const shutdown = async (reason: string) => {
@@ -42,6 +42,8 @@ async function main() {
       console.error(`shutdown took longer than ${SHUTDOWN_LIMIT_MS / SECOND} s; exiting now.`);
       process.exit(1);
     }, SHUTDOWN_LIMIT_MS).unref();
+    // Still booting: nothing serves yet, and what the boot opened ends with the process.
+    if (!app) process.exit(0);
     try {
       await app.close();
     } catch (error) {
@@ -52,8 +54,12 @@ async function main() {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  // Before the boot, which may take minutes at scale: a supervisor that stops meanwhile
+  // must not leave this process behind.
   exitWithParent((reason) => void shutdown(`the supervisor stopped (${reason})`));
 
+  // A boot reconciling a large queue reports how far it got, so the supervisor waits for it.
+  app = await buildApp({ config: { ...config, redisUrl, authUrl }, db, jobs: { onBootProgress: announceProgress } });
   await app.listen({ host: config.host, port: config.port });
   console.log(`Serving http://${config.host}:${config.port} (data in ${config.dataDir}, catalog ${config.catalogDir})`);
   announceReady(`http://${config.host}:${config.port}`);

@@ -75,9 +75,21 @@ async function stopForked(child: ReturnType<typeof fork>, exited: Promise<unknow
   clearTimeout(timer);
 }
 
+/**
+ * Sends `message` to the parent while it is there. A parent that stops while this child is
+ * still starting closes the channel under a send; unanswered, that write's EPIPE ended the
+ * child with a fatal error, where `exitWithParent` stops it cleanly.
+ */
+function tellParent(message: ReadyMessage | ProgressMessage): void {
+  if (!process.send || !process.connected) return;
+  process.send(message, undefined, undefined, () => {
+    // Sent, or the parent is gone: either way there is nothing to do here.
+  });
+}
+
 /** For a child entry point: tells the parent it serves (no-op when started without one). */
 export function announceReady(url: string): void {
-  process.send?.({ ready: true, url } satisfies ReadyMessage);
+  tellParent({ ready: true, url });
 }
 
 /** Progress is sent at most this often (ms); the parent only needs to hear it within its timeout. */
@@ -90,16 +102,19 @@ let progressSentAt = 0;
  * queued jobs) is not taken for a hung one. At most once a second; no-op without a parent.
  */
 export function announceProgress(what: string): void {
-  if (!process.send || Date.now() - progressSentAt < PROGRESS_EVERY_MS) return;
+  if (Date.now() - progressSentAt < PROGRESS_EVERY_MS) return;
   progressSentAt = Date.now();
-  process.send({ progress: what } satisfies ProgressMessage);
+  tellParent({ progress: what });
 }
 
 /**
  * For a child entry point: runs `shutdown` when the parent's IPC channel closes, which the
- * kernel does when the parent dies, even by SIGKILL. No-op without a channel.
+ * kernel does when the parent dies, even by SIGKILL; at once when it closed before this was
+ * called (a child that asked late outlived its parent). No-op without a channel.
  */
 export function exitWithParent(shutdown: (reason: string) => void): void {
   if (!process.send) return;
-  process.on('disconnect', () => shutdown('its parent process is gone'));
+  const gone = 'its parent process is gone';
+  if (!process.connected) queueMicrotask(() => shutdown(gone));
+  else process.on('disconnect', () => shutdown(gone));
 }

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startNodeChild } from '../../src/runtime/node-child.js';
 
@@ -49,5 +51,64 @@ describe('a supervised child that starts slowly', () => {
     const failure = await startNodeChild(entry('silent', { everyMs: 100, forMs: 0, serves: false }), { label: 'the silent child', env: process.env, readyTimeoutMs: 300 })
       .catch((error: Error) => error);
     expect((failure as Error).message).toBe('the silent child did not start within 0.3 s');
+  });
+});
+
+describe('a supervised child whose parent goes away while it starts', () => {
+  it('says it serves into the closed channel without dying of it', async () => {
+    const file = join(dir, 'orphaned.mjs');
+    writeFileSync(file, `
+      import { announceProgress, announceReady } from ${JSON.stringify(nodeChild)};
+      process.once('message', () => {
+        process.send('heard');
+        // Busy while the parent closes the channel, so the close is not seen before the sends.
+        const until = Date.now() + 300;
+        while (Date.now() < until);
+        announceProgress('almost');
+        announceReady('http://127.0.0.1:1');
+      });
+    `);
+    const child = fork(file, [], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await once(child, 'spawn');
+    child.send('go');
+    await once(child, 'message');
+    child.disconnect();
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(stderr).not.toContain('EPIPE');
+    expect(code).toBe(0);
+  });
+});
+
+describe('a supervised child that asks to stop with its parent only after the parent left', () => {
+  it('stops at once', async () => {
+    const file = join(dir, 'late.mjs');
+    writeFileSync(file, `
+      import { exitWithParent } from ${JSON.stringify(nodeChild)};
+      // Kept alive, as a booting service is, and asking only once the channel is closed.
+      setInterval(() => {}, 1000);
+      const wait = setInterval(() => {
+        if (process.connected) return;
+        clearInterval(wait);
+        exitWithParent((reason) => {
+          console.error('stopping: ' + reason);
+          process.exit(0);
+        });
+      }, 20);
+    `);
+    const child = fork(file, [], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    try {
+      await once(child, 'spawn');
+      child.disconnect();
+      const exited = once(child, 'exit').then(([code]) => code as number | null);
+      const outcome = await Promise.race([exited, new Promise<string>((resolve) => setTimeout(() => resolve('still running after 5 s'), 5000))]);
+      expect(outcome).toBe(0);
+      expect(stderr).toContain('stopping: its parent process is gone');
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 });
