@@ -33,6 +33,11 @@ describe('published JSON Schemas', () => {
     const unknown = await backend.app.inject({ method: 'GET', url: '/schemas/nothing.schema.json' });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json().error.message).toMatch(/No published schema nothing\.schema\.json/);
+    // Names every object inherits are not schemas either (the route fuzz found a 500 here).
+    for (const inherited of ['constructor', 'tostring', 'hasownproperty', '--proto--']) {
+      expect((await backend.app.inject({ method: 'GET', url: `/schemas/${inherited}.schema.json` })).statusCode).toBe(404);
+    }
+    expect((await backend.app.inject({ method: 'GET', url: '/schemas/constructor.schema.json' })).json().error.code).toBe('not_found');
   });
 
   it('match the copy kept in schemas/ (run `npm run schemas` after changing a published shape)', async () => {

@@ -41,7 +41,8 @@ export function publishedSchemaNames(): string[] {
 
 /** The standalone JSON Schema document for `name`, or null when none is published under it. */
 export function publishedSchema(name: string): Record<string, unknown> | null {
-  const schema = PUBLISHED[name];
+  // Own names only: `constructor` and the like are not schemas.
+  const schema = Object.hasOwn(PUBLISHED, name) ? PUBLISHED[name] : undefined;
   if (!schema) return null;
   // TypeBox keeps its own markers as symbols, so a JSON round trip leaves plain JSON Schema.
   const { $id: _id, ...body } = JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
