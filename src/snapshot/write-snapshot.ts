@@ -33,7 +33,20 @@ export interface SnapshotDeps {
   onWarning(message: string): void;
   /** Runs a refresh as the one snapshot writer of the deployment (API and workers alike). */
   exclusive: Exclusive;
+  /** How long a version stays once replaced (default REPLACED_GRACE_MS). */
+  replacedGraceMs?: number;
 }
+
+/**
+ * A version replaced less than this long ago stays, beside the previous one: a read that
+ * resolved the link to it a moment before goes on finding its files. Keeping only the
+ * previous version was not enough when refreshes followed each other closely: a reader
+ * stalled between the link and the file (a busy machine, 30 refreshes in a row) found the
+ * file gone.
+ */
+const REPLACED_GRACE_MS = 10 * SECOND;
+/** Version names start with their creation time, base 36, this many characters. */
+const NAME_TIME_CHARS = 9;
 
 export interface SnapshotResult {
   refreshed: boolean;
@@ -55,8 +68,9 @@ export interface SnapshotMedia {
  *
  * Each refresh writes a new version folder under `<dir>.versions/`, then points `dir` (a
  * symbolic link) at it by renaming a new link over the old one: one atomic step, so a
- * reader always finds a whole snapshot, the previous or the new. The version before the
- * previous one is removed (the previous stays for reads that resolved it a moment ago).
+ * reader always finds a whole snapshot, the previous or the new. Older versions are removed
+ * once replaced for REPLACED_GRACE_MS (the previous one stays in any case), so a read that
+ * resolved the link to one a moment ago still finds its files.
  * Refreshes hold a deployment-wide lock, so the API's and the workers' writers never
  * interleave; then the deploy hook, when configured, is told.
  */
@@ -81,7 +95,7 @@ export function snapshotWriter(deps: SnapshotDeps) {
   async function write(): Promise<number> {
     await deps.grades.regradeStale();
     // Names sort by creation; the suffix keeps two writes in one millisecond apart.
-    const name = `${Date.now().toString(36).padStart(9, '0')}-${randomUUID().slice(0, 8)}`;
+    const name = `${Date.now().toString(36).padStart(NAME_TIME_CHARS, '0')}-${randomUUID().slice(0, 8)}`;
     const version = join(versionsDir, name);
     await mkdir(join(version, 'runs'), { recursive: true });
     let count = 0;
@@ -137,9 +151,19 @@ export function snapshotWriter(deps: SnapshotDeps) {
     }
   }
 
+  /**
+   * Removes the versions other than `keep` that were replaced over the grace ago. A version
+   * was replaced when the next one was made, which the next one's name tells; a folder from
+   * before versions existed has no time and goes at once.
+   */
   async function removeVersionsBut(keep: Array<string | null>): Promise<void> {
-    for (const entry of await readdir(versionsDir)) {
-      if (!keep.includes(entry)) await rm(join(versionsDir, entry), { recursive: true, force: true });
+    const entries = (await readdir(versionsDir)).sort();
+    const madeAt = (entry: string | undefined) => (entry === undefined ? Number.NaN : parseInt(entry.slice(0, NAME_TIME_CHARS), 36));
+    const graceMs = deps.replacedGraceMs ?? REPLACED_GRACE_MS;
+    for (const [i, entry] of entries.entries()) {
+      if (keep.includes(entry)) continue;
+      const replacedAt = entry.startsWith('legacy-') ? 0 : madeAt(entries[i + 1]);
+      if (Date.now() - replacedAt >= graceMs) await rm(join(versionsDir, entry), { recursive: true, force: true });
     }
   }
 

@@ -12,7 +12,7 @@ import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 
 let backend: TestBackend;
 let redis: Redis;
-/** A second writer over the same folder and lock, as `npm run worker` runs beside the API. */
+/** A second writer over the same folder and lock, as `npm run worker` runs beside the API; it keeps no replaced version past the previous one. */
 let other: SnapshotWriter;
 
 beforeAll(async () => {
@@ -26,6 +26,7 @@ beforeAll(async () => {
   other = snapshotWriter({
     db: backend.db, rows, grades, mediaDir, dir: backend.config.snapshotDir, deployHook: null, onWarning: () => {},
     exclusive: snapshotLock(redis, backend.config.redisPrefix),
+    replacedGraceMs: 0,
   });
 });
 afterAll(async () => {
@@ -61,11 +62,14 @@ describe('snapshot publishing', () => {
     expect(seen.missing).toBe(0);
     expect(lstatSync(backend.config.snapshotDir).isSymbolicLink()).toBe(true);
     expect(JSON.parse(readFileSync(index, 'utf8')).runs.map((run: { id: string }) => run.id).sort()).toEqual(['snap-a', 'snap-b']);
+    // Replaced moments ago, the versions stay for reads that resolved the link to them.
+    expect(readdirSync(`${backend.config.snapshotDir}.versions`).length).toBeGreaterThan(2);
   });
 
-  it('lets one writer at a time across processes publish, and keeps only the current and previous versions', async () => {
+  it('lets one writer at a time across processes publish, and keeps only the current and previous versions past the grace', async () => {
     const results = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? backend.app.runs.snapshot : other).refresh()));
     expect(results.every((result) => result.refreshed && result.runs === 2)).toBe(true);
+    await other.refresh();
     const versions = readdirSync(`${backend.config.snapshotDir}.versions`);
     expect(versions.length).toBeLessThanOrEqual(2);
     expect(existsSync(`${backend.config.snapshotDir}/runs/snap-a.json`)).toBe(true);
