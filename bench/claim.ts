@@ -95,11 +95,10 @@ export default async function benchClaim(): Promise<boolean> {
       interleave: { targets: [{ base: noop.url, path: '/noop' }, { base: bare.url, path: '/jobs/next' }], rounds: CEILING_ROUNDS },
     });
     const [noopTurns, bareTurns] = turns.interleaved!;
-    const claimRate = (run: { claimed: number; seconds: number }) => run.claimed / run.seconds;
-    const thirtyTwo = { latency: summarize(turns.samplesMs), claimRate: Math.round(claimRate({ claimed: turns.claimed.length, seconds: turns.seconds })) };
-    const bareRate = claimRate({ claimed: bareTurns!.claimed.length, seconds: bareTurns!.seconds });
+    const thirtyTwo = { latency: summarize(turns.samplesMs), claimRate: Math.round(turns.claimed.length / turns.seconds) };
+    const bareRate = bareTurns!.claimed.length / bareTurns!.seconds;
     const ceiling = noopTurns!.answered / noopTurns!.seconds;
-    const turnShares = turns.turns!.map((turn, i) => claimRate(turn) / (noopTurns!.turns[i]!.answered / noopTurns!.turns[i]!.seconds));
+    const turnShares = turns.turns!.map((turn, i) => (turn.claimed / turn.seconds) / (noopTurns!.turns[i]!.answered / noopTurns!.turns[i]!.seconds));
 
     const floorSum = noopPost.p50 + rawClaim.p50;
     printTable('Claim latency and throughput (interleaved with the floors; keep-alive loopback)', [

@@ -47,9 +47,10 @@ export interface RestartHealOptions {
 }
 
 export interface RestartHealer {
-  /** Redis was found restarted: reconcile (again, if a pass is under way). */
-  restarted(): void;
-  /** SQLite missed what Redis decided (`why` is logged): reconcile, as after a restart. */
+  /**
+   * Redis was found restarted, or SQLite missed what Redis decided (`why`, logged):
+   * reconcile (again, if a pass is under way).
+   */
   reconcile(why: string): void;
   /** Stops waiting and retrying; a pass under way ends with its current step. */
   close(): void;
@@ -97,15 +98,12 @@ export function redisRestartHealer(ctx: JobsContext, harnessConfig: HarnessConfi
     healing = false;
   }
 
-  function owe(why: string): void {
-    log.warn({}, why);
-    owed = true;
-    if (!healing) void heal();
-  }
-
   return {
-    restarted: () => owe('Redis restarted; reconciling its jobs with SQLite'),
-    reconcile: owe,
+    reconcile(why) {
+      log.warn({}, why);
+      owed = true;
+      if (!healing) void heal();
+    },
     close: () => stop.abort(),
   };
 }

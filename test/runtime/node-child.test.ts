@@ -54,6 +54,14 @@ describe('a supervised child that starts slowly', () => {
   });
 });
 
+/** Forks `file` with a channel, its standard error collected. */
+function forkCollectingStderr(file: string) {
+  const child = fork(file, [], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return { child, stderr: () => stderr };
+}
+
 describe('a supervised child whose parent goes away while it starts', () => {
   it('says it serves into the closed channel without dying of it', async () => {
     const file = join(dir, 'orphaned.mjs');
@@ -68,15 +76,13 @@ describe('a supervised child whose parent goes away while it starts', () => {
         announceReady('http://127.0.0.1:1');
       });
     `);
-    const child = fork(file, [], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
-    let stderr = '';
-    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const { child, stderr } = forkCollectingStderr(file);
     await once(child, 'spawn');
     child.send('go');
     await once(child, 'message');
     child.disconnect();
     const [code] = (await once(child, 'exit')) as [number | null];
-    expect(stderr).not.toContain('EPIPE');
+    expect(stderr()).not.toContain('EPIPE');
     expect(code).toBe(0);
   });
 });
@@ -97,16 +103,14 @@ describe('a supervised child that asks to stop with its parent only after the pa
         });
       }, 20);
     `);
-    const child = fork(file, [], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
-    let stderr = '';
-    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const { child, stderr } = forkCollectingStderr(file);
     try {
       await once(child, 'spawn');
       child.disconnect();
       const exited = once(child, 'exit').then(([code]) => code as number | null);
       const outcome = await Promise.race([exited, new Promise<string>((resolve) => setTimeout(() => resolve('still running after 5 s'), 5000))]);
       expect(outcome).toBe(0);
-      expect(stderr).toContain('stopping: its parent process is gone');
+      expect(stderr()).toContain('stopping: its parent process is gone');
     } finally {
       child.kill('SIGKILL');
     }

@@ -130,7 +130,7 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
   await restore();
   const healer = redisRestartHealer(ctx, harnessConfig, { locks, graceMs: options.restartGraceMs ?? MINUTE, restore, log });
   app.addHook('onClose', async () => healer.close());
-  await watchRedisRestarts(redis, () => healer.restarted(), (error) => log.warn({ err: error }, 'could not tell whether Redis restarted'));
+  await watchRedisRestarts(redis, () => healer.reconcile('Redis restarted; reconciling its jobs with SQLite'), (error) => log.warn({ err: error }, 'could not tell whether Redis restarted'));
 
   app.decorate('runJobs', ctx);
   app.decorate('consoleStreams', streams);
