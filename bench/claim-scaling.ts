@@ -1,12 +1,14 @@
 /**
  * The claim benchmark's scaling sections (run by `npm run bench -- claim`): claim latency as
  * the queue grows to a million jobs, Redis and SQLite bytes per queued job beside BullMQ's own
- * `Queue.add` job, and a claim behind ten thousand jobs held by a harness cap.
+ * `Queue.add` job, a claim behind ten thousand jobs held by a harness cap, and a halt's step
+ * from the middle of the million.
  */
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { jobStateCounts } from '../src/db/job-state-counts.js';
+import { recordCancel, SWEEP_STEP } from '../src/jobs/cancel-jobs.js';
 import { setHarnessCap } from '../src/jobs/harness-caps.js';
 import { RunQueue, type QueuedRun } from '../src/queue/run-queue.js';
 import { redisOptionsFromUrl } from '../src/redis/managed-redis.js';
@@ -30,6 +32,8 @@ const HELD_JOBS = 10_000;
  * the next runs' read 1.45 and 1.50.
  */
 const FRESH_CLAIMS = 5;
+/** Jobs whose walk from the newest end of the wait list to the middle is timed (see haltFromMiddle). */
+const WALKS = 20;
 
 type Send = (method: string, path: string, body?: string, headers?: Record<string, string>) => Promise<BenchResponse>;
 export interface Clients {
@@ -71,8 +75,40 @@ export interface DepthRow {
  * read around the largest fill. At each depth a `GET /metrics` scrape is timed for how long
  * it holds the event loop, beside its job counts run on this thread.
  */
-export async function claimLatencyByDepth(noopUrl: string): Promise<{ rows: DepthRow[]; sqlitePerJob: number }> {
+export interface HaltStep {
+  queued: number;
+  /** Jobs the step canceled. */
+  canceled: number;
+  /** The cancel call, ms. */
+  stepMs: number;
+  /** Walking the wait list from its newest end to one of them, as an LREM does, ms per job. */
+  walkMs: number;
+}
+
+/**
+ * One step of a halt (SWEEP_STEP queued jobs canceled by id, through the queue's script and
+ * recorded as a halt records it) from the middle of a queue, beside the walk an LREM makes
+ * from the nearer end to each of them (LPOS to the entry, which leaves the list as it is),
+ * timed on the same Redis. Taking each job out by such a walk was the cancel's cost before
+ * it left deep entries for the claims to drop.
+ */
+async function haltFromMiddle(app: ClaimApp, middle: string[]): Promise<HaltStep> {
+  const { runJobs } = app.app;
+  const queued = await runJobs.queue.waitingCount();
+  let started = performance.now();
+  for (const id of middle.slice(0, WALKS)) await app.app.jobsRedis.lpos(runJobs.queue.keys.wait, id);
+  const walkMs = (performance.now() - started) / WALKS;
+  started = performance.now();
+  const result = await runJobs.queue.cancel('waiting', 'bench halt', { ids: middle });
+  const stepMs = performance.now() - started;
+  recordCancel(runJobs, result, 'bench halt');
+  return { queued, canceled: result.canceled.length, stepMs, walkMs };
+}
+
+export async function claimLatencyByDepth(noopUrl: string): Promise<{ rows: DepthRow[]; sqlitePerJob: number; halt: HaltStep }> {
   const depths: Array<{ depth: number; redis: Awaited<ReturnType<typeof benchRedis>>; app: ClaimApp; added: number; fillSeconds: number; sqliteBytes: number }> = [];
+  // SWEEP_STEP jobs from the middle of the latest fill (the largest, when the fills are done).
+  let middle: string[] = [];
   try {
     for (const depth of DEPTHS) {
       const redis = await benchRedis({ own: true });
@@ -84,7 +120,8 @@ export async function claimLatencyByDepth(noopUrl: string): Promise<{ rows: Dept
       const entry = { depth, redis, app, added, fillSeconds: 0, sqliteBytes: sqliteBytes(app) };
       depths.push(entry);
       const started = process.hrtime.bigint();
-      await app.fill(added);
+      const ids = await app.fill(added);
+      middle = ids.slice(ids.length / 2, ids.length / 2 + SWEEP_STEP);
       entry.fillSeconds = Number(process.hrtime.bigint() - started) / 1e9;
       entry.sqliteBytes = sqliteBytes(app) - entry.sqliteBytes;
     }
@@ -100,7 +137,7 @@ export async function claimLatencyByDepth(noopUrl: string): Promise<{ rows: Dept
       const scrapeHold = await longestStall(() => client.send('GET', '/metrics')).finally(() => client.close());
       rows.push({ depth, claim: claims[i]!, floor: noopPost, added, fillSeconds, countsInline, scrapeHold });
     }
-    return { rows, sqlitePerJob };
+    return { rows, sqlitePerJob, halt: await haltFromMiddle(largest.app, middle) };
   } finally {
     for (const { app, redis } of depths) {
       await app.close();
@@ -211,7 +248,7 @@ export async function claimBehindHeld(app: ClaimApp, clients: Clients): Promise<
     () => clients.noop('POST', '/noop'),
     () => clients.claim('POST', '/jobs/next', undefined, CLAIM_HEADERS),
   ]);
-  const waitListLength = await ctx.queue.waitingCount();
+  const waitListLength = await ctx.queue.waitListLength();
   const heldCount = (await ctx.queue.heldIds()).length;
   return { fresh, repeated: repeated!, floor: floor!, waitListLength, heldCount };
 }

@@ -8,7 +8,8 @@
  * - correctness: 100,000 jobs claimed by 32 dispatchers, checked by job id;
  * - scaling (claim-scaling.ts): latency with 1,000 to 1,000,000 jobs queued (an app and a
  *   redis-server per depth, timed together), Redis and SQLite bytes per job beside BullMQ's
- *   own job, and a claim behind 10,000 jobs held by a cap.
+ *   own job, a claim behind 10,000 jobs held by a cap, and a halt's step from the middle of
+ *   the largest queue beside the walks along the list it no longer makes.
  * Dispatchers, the single one and its floors included, run on worker threads, as real
  * dispatchers run elsewhere; the held-claim section times from the server's thread.
  */
@@ -50,6 +51,11 @@ const CEILING_ROUNDS = 4;
  */
 const THROUGHPUT_WARMUP = 2000;
 const CORRECTNESS_JOBS = 100_000;
+/**
+ * A halt's step from the middle of the queue may hold Redis as long as walking the list to
+ * this many of its jobs; taking each out by such a walk, as an LREM does, was SWEEP_STEP walks.
+ */
+const HALT_WALKS = 10;
 
 interface Drain {
   claimed: string[];
@@ -157,7 +163,7 @@ export default async function benchClaim(): Promise<boolean> {
 
     const clients = { claim: client.send, noop: noopClient.send };
     const held = await claimBehindHeld(app, clients);
-    const { rows, sqlitePerJob } = await claimLatencyByDepth(noop.url);
+    const { rows, sqlitePerJob, halt } = await claimLatencyByDepth(noop.url);
     const bytes = await redisBytesPerJob(await queuedRunOf(app, ids[0]!));
     printTable('Claim latency by queue depth (one dispatcher; an app and Redis per depth, all timed in the same rounds as the no-op floor)', rows.map(depthRow));
     const freshAnswer = held.fresh.claimedFree ? 'the claimable job, each time' : `HTTP ${held.fresh.status}`;
@@ -176,6 +182,10 @@ export default async function benchClaim(): Promise<boolean> {
       { store: "Redis, BullMQ's own Queue.add job, same data and a UUID id", bytes: Math.round(bytes.bullmqUuid) },
       { store: "Redis, BullMQ's own Queue.add job, same data, BullMQ's numbered ids", bytes: Math.round(bytes.bullmqNumbered) },
       { store: 'SQLite, jobs row and indexes', bytes: Math.round(sqlitePerJob) },
+    ]);
+    printTable(`A halt's step from the middle of ${halt.queued.toLocaleString()} queued jobs`, [
+      { measure: `cancel ${halt.canceled} queued jobs by id, one script call`, ms: ms(halt.stepMs) },
+      { measure: 'walk the wait list to one of them, as an LREM does (per job)', ms: ms(halt.walkMs) },
     ]);
     // All depths were timed in the same rounds, so their p50s compare directly.
     const p50s = rows.map((row) => row.claim.p50);
@@ -200,6 +210,11 @@ export default async function benchClaim(): Promise<boolean> {
         target: 'repeated claims do not rescan the held jobs',
         measured: `wait list ${held.waitListLength}, p50 ${(held.repeated.p50 / held.floor.p50).toFixed(2)}x the no-op`,
         result: verdict(held.waitListLength === 0 && held.heldCount >= 10_000),
+      },
+      {
+        target: `a ${halt.canceled}-job halt step from the middle of the queue holds Redis no longer than walking the list to ${HALT_WALKS} of them`,
+        measured: `${ms(halt.stepMs)} vs ${ms(HALT_WALKS * halt.walkMs)}`,
+        result: verdict(halt.canceled > 0 && halt.stepMs <= HALT_WALKS * halt.walkMs),
       },
       {
         target: "Redis bytes per queued job <= BullMQ's own job (same data, UUID id)",

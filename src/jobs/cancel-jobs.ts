@@ -51,7 +51,7 @@ export async function cancelSweep(ctx: JobsContext, sweep: Sweep, by: string) {
     for (let i = 0; i < ids.length; i += SWEEP_STEP) await run('active', { ids: ids.slice(i, i + SWEEP_STEP) });
   }
   if (includedWaiting) {
-    for (let left = await ctx.queue.waitingCount(); left > 0; left -= SWEEP_STEP) {
+    for (let left = await ctx.queue.waitListLength(); left > 0; left -= SWEEP_STEP) {
       const result = await run('waiting', { popWait: Math.min(left, SWEEP_STEP) });
       if (result.canceled.length + result.skipped.length === 0) break;
     }

@@ -1,7 +1,8 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { closeWithin, reportOutages, type RedisLog } from '../redis/redis-connections.js';
-import { BACKGROUND_QUEUES, RUN_QUEUE } from './queue-keys.js';
+import { BACKGROUND_QUEUES, RUN_QUEUE, runQueueKeys } from './queue-keys.js';
+import { queuedInWait } from './run-queue.js';
 
 /** Every BullMQ queue a deployment runs, run jobs first. */
 export const DEPLOYMENT_QUEUES: readonly string[] = [RUN_QUEUE, ...Object.values(BACKGROUND_QUEUES)];
@@ -41,6 +42,7 @@ export interface DeploymentQueues {
 export function openDeploymentQueues(redis: Redis, prefix: string, log: RedisLog = { warn() {}, info() {} }): DeploymentQueues {
   const queues = new Map(DEPLOYMENT_QUEUES.map((name) => [name, new Queue(name, { connection: redis, prefix })] as const));
   for (const [name, queue] of queues) reportOutages(queue, `queue:${name}`, log);
+  const runKeys = runQueueKeys(prefix);
   return {
     queues,
     counts: () =>
@@ -49,7 +51,8 @@ export function openDeploymentQueues(redis: Redis, prefix: string, log: RedisLog
           const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed', 'paused');
           return {
             name,
-            waiting: counts.waiting ?? 0,
+            // BullMQ counts the run queue's entries that a cancel left behind as waiting.
+            waiting: name === RUN_QUEUE ? await queuedInWait(redis, runKeys) : (counts.waiting ?? 0),
             active: counts.active ?? 0,
             delayed: counts.delayed ?? 0,
             prioritized: counts.prioritized ?? 0,

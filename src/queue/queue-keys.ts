@@ -41,6 +41,8 @@ export interface RunQueueKeys {
   pendingGroups: string;
   /** Jobs found in the wait list without a state hash; reconcile looks at them. */
   orphans: string;
+  /** Set of ids whose wait-list entries a cancel left in place, for the claims to drop (cancel-jobs.lua). */
+  leftBehind: string;
   /** Pub/sub channel every process's console streams listen on. */
   consoleChannel: string;
   /** Hash streamId -> owning process, for topic changes that land on another process. */
@@ -65,6 +67,7 @@ export function runQueueKeys(prefix: string): RunQueueKeys {
     pendingPrefix: `${prefix}:run-pending:`,
     pendingGroups: `${prefix}:run-pending-groups`,
     orphans: `${prefix}:run-orphans`,
+    leftBehind: `${prefix}:run-left-behind`,
     consoleChannel: `${prefix}:console`,
     consoleStreams: `${prefix}:console-streams`,
   };

@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import { toError } from '../errors.js';
 import { DAY } from '../time.js';
 import { closeWithin, quitConnection, reportOutages, type RedisLog } from '../redis/redis-connections.js';
@@ -25,6 +25,12 @@ export interface RunQueueOptions {
    * answers, for all the claims it carries (default 256).
    */
   maxHoldsPerClaim?: number;
+  /**
+   * Wait-list entries a cancel looks at from each end for a queued job it cancels (default
+   * 1000). One found there leaves the list at once; one further in is left for the claims
+   * to drop, since taking it out walks the list.
+   */
+  cancelReach?: number;
   /** Where BullMQ's connection reports an outage (default: nowhere). */
   log?: RedisLog;
 }
@@ -50,7 +56,7 @@ const SWEEP_WINDOW = 500;
 /** Most claims one script call carries; more waiting in the same turn go in the next call. */
 const CLAIMS_PER_CALL = 64;
 /** Keys a script takes after the shared context's. */
-const EXTRA_KEYS: Partial<Record<ScriptName, number>> = { setHarnessCap: 1 };
+const EXTRA_KEYS: Partial<Record<ScriptName, number>> = { setHarnessCap: 1, claimNextJob: 1, cancelJobs: 1 };
 
 type ScriptCaller = (keysAndArgs: Array<string | number>) => Promise<unknown>;
 
@@ -70,6 +76,7 @@ export class RunQueue {
   private readonly liveCap: number;
   private readonly liveCapBytes: number;
   private readonly maxHoldsPerClaim: number;
+  private readonly cancelReach: number;
   private readonly contextKeys: string[];
   private writesHeld = false;
   /** Claims asked for in this turn of the event loop, sent together at its end. */
@@ -83,6 +90,7 @@ export class RunQueue {
     this.liveCap = options.liveCap ?? 10_000;
     this.liveCapBytes = options.liveCapBytes ?? LIVE_BACKLOG_MAX_BYTES;
     this.maxHoldsPerClaim = options.maxHoldsPerClaim ?? 256;
+    this.cancelReach = options.cancelReach ?? 1000;
     // BullMQ defines some forty scripts on the connection it is given, and ioredis copies every
     // script of a connection into each auto-pipeline batch it builds. On its own connection
     // they stay off the one that carries every claim, report and console event.
@@ -190,7 +198,8 @@ export class RunQueue {
     if (this.claimsWaiting.length > 0) setImmediate(() => this.sendClaims());
     // Not held like other writes: this runs at the turn's end already, and a hold now would
     // wait for the next turn.
-    this.run('claimNextJob', [this.maxHoldsPerClaim, this.keys.consoleChannel, ...batch.map((claim) => claim.tokenHash)]).then((reply) => {
+    const args = [this.maxHoldsPerClaim, this.keys.consoleChannel, ...batch.map((claim) => claim.tokenHash)];
+    this.run('claimNextJob', args, [this.keys.leftBehind]).then((reply) => {
       const [count, ...fields] = reply as string[];
       const claimedCount = Number(count);
       const held = moved(fields.slice(4 * claimedCount));
@@ -221,9 +230,9 @@ export class RunQueue {
 
   async cancel(scope: CancelScope, detail: string, source: { ids: string[] } | { popWait: number }): Promise<CancelResult> {
     const args: Array<string | number> = 'ids' in source
-      ? [scope, detail, 'ids', 0, ...source.ids]
-      : [scope, detail, 'wait', source.popWait];
-    const [canceled, released, skipped] = (await this.call('cancelJobs', args)) as [string[], string[], string[]];
+      ? [scope, detail, this.cancelReach, 'ids', 0, ...source.ids]
+      : [scope, detail, this.cancelReach, 'wait', source.popWait];
+    const [canceled, released, skipped] = (await this.call('cancelJobs', args, [this.keys.leftBehind])) as [string[], string[], string[]];
     const canceledJobs: CancelResult['canceled'] = [];
     for (let i = 0; i + 2 < canceled.length; i += 3) {
       canceledJobs.push({ id: canceled[i]!, previous: canceled[i + 1] as JobState, subjectJson: canceled[i + 2]! });
@@ -280,8 +289,14 @@ export class RunQueue {
     return (await this.redis.hget(this.keys.run(id), 'token')) || null;
   }
 
-  async waitingCount(): Promise<number> {
+  /** Entries in the wait list, those a cancel left behind (see `cancelReach`) included. */
+  async waitListLength(): Promise<number> {
     return this.redis.llen(this.keys.wait);
+  }
+
+  /** Queued jobs in the wait list: its entries but those a cancel left behind. */
+  async waitingCount(): Promise<number> {
+    return queuedInWait(this.redis, this.keys);
   }
 
   /**
@@ -304,10 +319,8 @@ export class RunQueue {
 
   /** Takes every orphan the claim script set aside, atomically: one pushed meanwhile waits for the next take. */
   async takeOrphans(): Promise<string[]> {
-    const results = await this.redis.multi().lrange(this.keys.orphans, 0, -1).del(this.keys.orphans).exec();
-    const failure = results?.find(([error]) => error);
-    if (!results || failure) throw toError(failure?.[0] ?? 'transaction aborted', 'run queue take orphans');
-    return results[0]![1] as string[];
+    const [orphans] = await transaction(this.redis.multi().lrange(this.keys.orphans, 0, -1).del(this.keys.orphans), 'run queue take orphans');
+    return orphans as string[];
   }
 
   /** Appends driver-relayed event lines to a run's live backlog (capped). */
@@ -334,6 +347,22 @@ export class RunQueue {
     }, () => this.bull.disconnect());
     await quitConnection(this.bullConnection);
   }
+}
+
+/** Queued jobs in the wait list: its length less the entries a cancel left behind, read together. */
+export async function queuedInWait(redis: Redis, keys: Pick<RunQueueKeys, 'wait' | 'leftBehind'>): Promise<number> {
+  const [length, leftBehind] = await transaction(redis.multi().llen(keys.wait).scard(keys.leftBehind), 'run queue waiting count');
+  // An id left behind whose entry Redis lost (a restart from an older snapshot) is subtracted
+  // until the list next runs empty, when the set is emptied.
+  return Math.max(0, (length as number) - (leftBehind as number));
+}
+
+/** Runs a MULTI; answers each command's reply, or throws the first failure. */
+async function transaction(multi: ChainableCommander, what: string): Promise<unknown[]> {
+  const results = await multi.exec();
+  const failure = results?.find(([error]) => error);
+  if (!results || failure) throw toError(failure?.[0] ?? 'transaction aborted', what);
+  return results.map(([, reply]) => reply);
 }
 
 function moved(flat: string[]): MovedJob[] {

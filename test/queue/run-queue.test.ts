@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeEach, describe, expect, it, inject, vi } from 'vitest';
 import { redisOptionsFromUrl } from '../../src/redis/managed-redis.js';
+import { openDeploymentQueues } from '../../src/queue/deployment-queues.js';
+import { RUN_QUEUE } from '../../src/queue/queue-keys.js';
 import { RunQueue, type QueuedRun } from '../../src/queue/run-queue.js';
 
 const redis = new Redis(redisOptionsFromUrl(inject('redisUrl')));
@@ -178,6 +180,72 @@ describe('run queue scripts', () => {
     const claimed = [];
     for (let i = 0; i < 4; i++) claimed.push((await queue.claim('t')).claimed?.id ?? null);
     expect(claimed).toEqual([jobs[1]!.id, jobs[3]!.id, jobs[4]!.id, null]);
+  });
+
+  it('leaves a canceled job deep in the wait list for the claims to drop, and counts it out', async () => {
+    const prefix = `tq${randomUUID().slice(0, 8)}`;
+    const reaching = new RunQueue({ redis, prefix, cancelReach: 2 });
+    const deployment = openDeploymentQueues(redis, prefix);
+    try {
+      const jobs = Array.from({ length: 8 }, () => run());
+      await reaching.add(jobs);
+      // Two entries from the claim end, the middle, and two from the newest end.
+      const result = await reaching.cancel('waiting', 'halt', { ids: [jobs[1]!.id, jobs[4]!.id, jobs[6]!.id] });
+      expect(result.canceled.map((job) => job.id)).toEqual([jobs[1]!.id, jobs[4]!.id, jobs[6]!.id]);
+      const left = [jobs[7]!, jobs[5]!, jobs[4]!, jobs[3]!, jobs[2]!, jobs[0]!].map((job) => job.id);
+      expect(await redis.lrange(reaching.keys.wait, 0, -1)).toEqual(left);
+      expect(await redis.smembers(reaching.keys.leftBehind)).toEqual([jobs[4]!.id]);
+      expect([await reaching.waitListLength(), await reaching.waitingCount()]).toEqual([6, 5]);
+      expect((await deployment.counts()).find((counts) => counts.name === RUN_QUEUE)?.waiting).toBe(5);
+
+      const claimed = [];
+      for (let i = 0; i < 6; i++) claimed.push((await reaching.claim('t')).claimed?.id ?? null);
+      expect(claimed).toEqual([jobs[0]!.id, jobs[2]!.id, jobs[3]!.id, jobs[5]!.id, jobs[7]!.id, null]);
+      expect(await redis.exists(reaching.keys.leftBehind)).toBe(0);
+      expect(await reaching.takeOrphans()).toEqual([]);
+      expect((await reaching.states([jobs[4]!.id]))[0]!.state).toBe('canceled');
+    } finally {
+      await deployment.close();
+      await reaching.close();
+    }
+  });
+
+  it('drops many left-behind entries in one call, past the hold budget, and forgets one whose state expired', async () => {
+    const bounded = new RunQueue({ redis, prefix: `tq${randomUUID().slice(0, 8)}`, cancelReach: 1, maxHoldsPerClaim: 1 });
+    try {
+      const jobs = Array.from({ length: 22 }, () => run());
+      await bounded.add(jobs);
+      const halted = jobs.slice(1, 21);
+      expect((await bounded.cancel('waiting', 'halt', { ids: halted.map((job) => job.id) })).canceled).toHaveLength(20);
+      expect(await bounded.waitingCount()).toBe(2);
+      // A left-behind entry can outlive its run's state (a day): it is no orphan.
+      await redis.del(bounded.keys.run(halted[0]!.id));
+      expect((await bounded.claim('t')).claimed!.id).toBe(jobs[0]!.id);
+      // One hold allowed per call, but sixteen drops: the 20 entries take two calls.
+      expect((await bounded.claim('t')).claimed).toBeNull();
+      expect(await redis.scard(bounded.keys.leftBehind)).toBe(4);
+      expect((await bounded.claim('t')).claimed!.id).toBe(jobs[21]!.id);
+      expect(await redis.exists(bounded.keys.leftBehind)).toBe(0);
+      expect(await bounded.takeOrphans()).toEqual([]);
+    } finally {
+      await bounded.close();
+    }
+  });
+
+  it('drains left-behind entries with the waiting queue, skipping them as canceled', async () => {
+    const reaching = new RunQueue({ redis, prefix: `tq${randomUUID().slice(0, 8)}`, cancelReach: 1 });
+    try {
+      const jobs = Array.from({ length: 6 }, () => run());
+      await reaching.add(jobs);
+      await reaching.cancel('waiting', 'halt', { ids: [jobs[2]!.id, jobs[3]!.id] });
+      expect(await redis.scard(reaching.keys.leftBehind)).toBe(2);
+      const sweep = await reaching.cancel('waiting', 'sweep', { popWait: 6 });
+      expect(sweep.canceled.map((job) => job.id)).toEqual([jobs[0]!.id, jobs[1]!.id, jobs[4]!.id, jobs[5]!.id]);
+      expect(sweep.skipped).toEqual([{ id: jobs[2]!.id, state: 'canceled' }, { id: jobs[3]!.id, state: 'canceled' }]);
+      expect([await reaching.waitListLength(), await redis.exists(reaching.keys.leftBehind)]).toEqual([0, 0]);
+    } finally {
+      await reaching.close();
+    }
   });
 
   it('drains the waiting queue in bounded steps', async () => {

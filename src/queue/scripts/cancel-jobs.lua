@@ -4,37 +4,37 @@
   may release held jobs), and lands in BullMQ's failed set with reason `canceled`.
 
   KEYS[1..7], ARGV[1..8]: the shared run-queue context (run-queue-context.lua).
+  KEYS[8]  set of ids whose wait-list entries a cancel left in place (see leaveWait)
   ARGV[9]  scope: waiting (queued, pending) | active (dispatched, starting, running) | any
   ARGV[10] detail recorded on each canceled job
-  ARGV[11] source: `ids` (ARGV[13...] are job ids) or `wait` (pop ARGV[12] ids from the
+  ARGV[11] most wait-list entries looked at from each end for a canceled queued job
+  ARGV[12] source: `ids` (ARGV[14...] are job ids) or `wait` (pop ARGV[13] ids from the
            wait list's claim end; how a sweep drains the waiting queue in bounded steps)
-  ARGV[12] how many to pop when the source is `wait`
-  ARGV[13...] job ids when the source is `ids`
+  ARGV[13] how many to pop when the source is `wait`
+  ARGV[14...] job ids when the source is `ids`
 
   Returns { { canceledId, previousState, subject, ... }, { releasedId, subject, ... }, { skippedId, state, ... } }
   where a skipped job was terminal, out of scope, or unknown ('missing').
 ]]
 -- @include run-queue-context.lua
 
-local scope, detail, source = ARGV[9], ARGV[10], ARGV[11]
+local leftBehind = KEYS[8]
+local scope, detail, reach, source = ARGV[9], ARGV[10], tonumber(ARGV[11]), ARGV[12]
 local canceled, released, skipped = {}, {}, {}
 
--- The enqueue sequence of the wait list's entry at `index` (0 the newest end, -1 the claim
--- end), or nil; read once per call.
-local ends = nil
-local function seqAt(index)
-  local id = rcall('LINDEX', ctx.wait, index)
-  return id and tonumber(rcall('HGET', ctx.runPrefix .. id, 'seq') or '')
-end
-
--- Takes a queued job off the wait list by its id. The list runs in enqueue order, so the
--- job is looked for from whichever end its sequence is nearer: from the claim end, halting
--- the 500 newest jobs behind 100,000 older ones walked past all of them for each (1.1 s of
--- Redis per call); from the newest end, past at most the 500.
-local function leaveWait(id, seq)
-  if ends == nil then ends = { newest = seqAt(0), oldest = seqAt(-1) } end
-  local fromNewest = seq and ends.newest and ends.oldest and ends.newest - seq < seq - ends.oldest
-  rcall('LREM', ctx.wait, fromNewest and 1 or -1, id)
+-- Takes a canceled queued job off the wait list when it sits within `reach` entries of
+-- either end: LPOS finds it there, and LREM from that end stops at it. Further in, its entry
+-- stays, and its id goes in the left-behind set: the claims drop the entry when they reach
+-- it, and the waiting count leaves it out. An LREM walks the list to its entry, 9 ms at the
+-- middle of a million jobs, so a halt's step of 500 held Redis for 4.5 s.
+local function leaveWait(id)
+  if rcall('LPOS', ctx.wait, id, 'RANK', -1, 'MAXLEN', reach) then
+    rcall('LREM', ctx.wait, -1, id)
+  elseif rcall('LPOS', ctx.wait, id, 'MAXLEN', reach) then
+    rcall('LREM', ctx.wait, 1, id)
+  else
+    rcall('SADD', leftBehind, id)
+  end
 end
 
 local function inScope(state)
@@ -45,8 +45,10 @@ end
 
 local function cancel(id, poppedFromWait)
   local runKey = ctx.runPrefix .. id
-  local run = rcall('HMGET', runKey, 'state', 'harness', 'jam', 'heldBy', 'subject', 'seq')
+  local run = rcall('HMGET', runKey, 'state', 'harness', 'jam', 'heldBy', 'subject')
   local state = run[1]
+  -- A popped entry of a job no longer queued is one a cancel left behind: it is gone now.
+  if poppedFromWait and state ~= 'queued' then rcall('SREM', leftBehind, id) end
   if not state then
     skipped[#skipped + 1] = id
     skipped[#skipped + 1] = 'missing'
@@ -59,7 +61,7 @@ local function cancel(id, poppedFromWait)
     return
   end
   if state == 'queued' then
-    if not poppedFromWait then leaveWait(id, tonumber(run[6] or '')) end
+    if not poppedFromWait then leaveWait(id) end
   elseif state == 'pending' then
     local group = run[4]
     rcall('ZREM', ctx.pendingPrefix .. group, id)
@@ -77,12 +79,16 @@ local function cancel(id, poppedFromWait)
 end
 
 if source == 'wait' then
-  for _ = 1, tonumber(ARGV[12]) do
+  for _ = 1, tonumber(ARGV[13]) do
     local id = rcall('RPOP', ctx.wait)
-    if not id then break end
+    if not id then
+      -- No entries, so none left behind (and none counted for an entry that was lost).
+      rcall('DEL', leftBehind)
+      break
+    end
     if string.sub(id, 1, 2) ~= '0:' then cancel(id, true) end
   end
 else
-  for i = 13, #ARGV do cancel(ARGV[i], false) end
+  for i = 14, #ARGV do cancel(ARGV[i], false) end
 end
 return { canceled, released, skipped }

@@ -9,9 +9,10 @@
   their group filled up, or before a cap was lowered.
 
   KEYS[1..7], ARGV[1..8]: the shared run-queue context (run-queue-context.lua).
-  ARGV[9]  most wait-list entries this call may look at past the ones it claims (bounds the
-           script's run time); claims left when it is spent, or when the wait list is empty,
-           find nothing
+  KEYS[8]  set of ids whose wait-list entries a cancel left in place (cancel-jobs.lua)
+  ARGV[9]  most jobs this call may hold on its way (bounds the script's run time); it may
+           drop up to DROPS_PER_HOLD times as many stale entries, which cost one read each.
+           Claims left when either is spent, or when the wait list is empty, find nothing
   ARGV[10] console pub/sub channel: the `state-changed` run events of the call's holds and
            claims, in order, go here as one message ('r' + their JSON joined by newlines),
            atomically with the moves, so the hot path makes no second round trip; none
@@ -24,7 +25,12 @@
 ]]
 -- @include run-queue-context.lua
 
+local leftBehind = KEYS[8]
 local budget = tonumber(ARGV[9])
+-- A halt leaves its canceled jobs' entries in the wait list (cancel-jobs.lua), thousands in
+-- a row; at the hold budget alone the claims would answer nothing for hundreds of calls.
+local DROPS_PER_HOLD = 16
+local drops = DROPS_PER_HOLD * budget
 local channel = ARGV[10]
 -- The run events are written only while some process listens (a console is open): a
 -- claim's event text cost a sixth of the script's time, for nobody.
@@ -35,13 +41,17 @@ local taken = {}
 
 -- The next wait-list entry, taking as many at once as there are claims left to make: one
 -- LRANGE and LTRIM in place of an RPOP per claim. No more are taken than claims are left
--- or the budget allows, and each claim, hold or drop uses one, so the call never ends
+-- or either budget allows, and each claim, hold or drop uses one, so the call never ends
 -- holding an entry it took.
 local function nextWaiting(wanted)
   if #taken == 0 then
-    local count = math.min(wanted, budget)
+    local count = math.min(wanted, budget, drops)
     taken = rcall('LRANGE', ctx.wait, -count, -1)
-    if #taken == 0 then return nil end
+    if #taken == 0 then
+      -- No entries, so none left behind (and none counted for an entry that was lost).
+      rcall('DEL', leftBehind)
+      return nil
+    end
     rcall('LTRIM', ctx.wait, 0, -#taken - 1)
   end
   local id = taken[#taken]
@@ -51,15 +61,17 @@ end
 
 -- Claims one job for `tokenHash`: true when it found one. `wanted` claims are left, this one's included.
 local function claimOne(tokenHash, wanted)
-  while budget > 0 do
+  while budget > 0 and drops > 0 do
     local id = nextWaiting(wanted)
     if not id then return false end
+    local dropped = true
     -- BullMQ once kept '0:<n>' markers in the wait list; they are not jobs.
     if string.sub(id, 1, 2) ~= '0:' then
       local runKey = ctx.runPrefix .. id
       local run = rcall('HMGET', runKey, 'state', 'harness', 'jam', 'seq', 'subject', 'origin')
       if not run[1] then
-        rcall('LPUSH', ctx.orphans, id)
+        -- No state: a left-behind entry that outlived its run's state, or an orphan.
+        if rcall('SREM', leftBehind, id) == 0 then rcall('LPUSH', ctx.orphans, id) end
       elseif run[1] == 'queued' then
         local group = holdGroupOf(run[2], run[3], false)
         if not group then
@@ -77,13 +89,17 @@ local function claimOne(tokenHash, wanted)
           return true
         end
         hold(id, tonumber(run[4]), group)
+        dropped = false
         held[#held + 1] = id
         held[#held + 1] = run[5] or ''
         if listened then events[#events + 1] = '{"kind":"state-changed","state":"pending",' .. (run[5] or '') .. '}' end
+      else
+        -- Any other state: an entry a cancel left behind, or another stale one (its end is
+        -- recorded already); dropping it is the fix.
+        rcall('SREM', leftBehind, id)
       end
-      -- Any other state: a stale entry (its cancel already recorded it); dropping it is the fix.
     end
-    budget = budget - 1
+    if dropped then drops = drops - 1 else budget = budget - 1 end
   end
   return false
 end
