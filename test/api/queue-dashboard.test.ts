@@ -64,6 +64,24 @@ describe('the queue dashboard (QUEUE_DASHBOARD=true)', () => {
     }
   });
 
+  it('counts and lists a job canceled deep in the wait list once, among the failed', async () => {
+    const http = jobsHttp(url);
+    const canceled = (await http.post('/jobs', token, { testCase: 'harbor', version: 'v1.0.0', variant: 'base', harness: 'claude', model: 'acme/coder' })).body.jobId as string;
+    expect((await http.post(`/jobs/${canceled}/cancel`, token)).status).toBe(200);
+    // Its entry as a cancel leaves one more than 1,000 entries from either end of the list.
+    const { keys } = backend.app.runJobs.queue;
+    await backend.app.jobsRedis.multi().rpush(keys.wait, canceled).sadd(keys.leftBehind, canceled).exec();
+    const runsAt = async (status: string) => {
+      const listed = (await (await board(`/api/queues?activeQueue=runs&status=${status}&page=1`)).json()) as { queues: Array<{ name: string; counts: Record<string, number>; jobs: Array<{ id: string }> }> };
+      return listed.queues.find((queue) => queue.name === 'runs')!;
+    };
+    const waiting = await runsAt('waiting');
+    expect(waiting.counts.waiting).toBe(1);
+    expect(waiting.jobs.map((job) => job.id)).toEqual([jobs.waiting]);
+    expect((await runsAt('failed')).jobs.map((job) => job.id)).toContain(canceled);
+    expect((await runsAt('latest')).jobs.filter((job) => job.id === canceled)).toHaveLength(1);
+  });
+
   it('refuses every action on the run queue, which only our own scripts move', async () => {
     const actions: Array<[string, string, object?]> = [
       ['PUT', `/api/queues/runs/${jobs.failed}/retry`],
