@@ -120,7 +120,7 @@ export function dispatchRecorder(
         options.onDropped?.(dropped);
         dropped = 0;
       }
-      const oldest = Math.min(...sent.keys());
+      const oldest = oldestSent();
       const done = waiters.filter((waiter) => waiter.upTo < oldest);
       waiters = waiters.filter((waiter) => waiter.upTo >= oldest);
       for (const waiter of done) waiter.done();
@@ -138,6 +138,16 @@ export function dispatchRecorder(
     return worker;
   }
 
+  /**
+   * The oldest batch not yet acknowledged (Infinity: none). Batches enter `sent` in the order
+   * of their numbers, so it is the first. (A spread into Math.min read every batch on each
+   * acknowledgement, 3 ms at 100,000 batches, left by a long stall of the store; past about
+   * 125,000 it threw.)
+   */
+  function oldestSent(): number {
+    return sent.keys().next().value ?? Infinity;
+  }
+
   function handOver(): number {
     if (timer) clearTimeout(timer);
     timer = null;
@@ -151,7 +161,7 @@ export function dispatchRecorder(
 
   function written(): Promise<void> {
     const upTo = handOver();
-    if (sent.size === 0 || Math.min(...sent.keys()) > upTo) return Promise.resolve();
+    if (oldestSent() > upTo) return Promise.resolve();
     return new Promise((done) => waiters.push({ upTo, done }));
   }
 
