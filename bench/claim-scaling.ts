@@ -249,7 +249,8 @@ export async function claimBehindHeld(app: ClaimApp, clients: Clients): Promise<
     () => clients.claim('POST', '/jobs/next', undefined, CLAIM_HEADERS),
   ]);
   const waitListLength = await ctx.queue.waitListLength();
-  const heldCount = (await ctx.queue.heldIds()).length;
+  let heldCount = 0;
+  for await (const page of ctx.queue.heldPages(HELD_JOBS)) heldCount += page.length;
   return { fresh, repeated: repeated!, floor: floor!, waitListLength, heldCount };
 }
 

@@ -55,8 +55,7 @@ export async function cancelSweep(ctx: JobsContext, sweep: Sweep, by: string) {
       const result = await run('waiting', { popWait: Math.min(left, SWEEP_STEP) });
       if (result.canceled.length + result.skipped.length === 0) break;
     }
-    const held = await ctx.queue.heldIds();
-    for (let i = 0; i < held.length; i += SWEEP_STEP) await run('waiting', { ids: held.slice(i, i + SWEEP_STEP) });
+    for await (const held of ctx.queue.heldPages(SWEEP_STEP)) await run('waiting', { ids: held });
   }
   return { canceled, includedWaiting, includedActive };
 }

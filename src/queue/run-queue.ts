@@ -309,12 +309,26 @@ export class RunQueue {
     return (await this.redis.lrange(this.keys.active, 0, -1)).reverse();
   }
 
-  /** Ids held in every hold group, oldest first within each group. */
-  async heldIds(): Promise<string[]> {
-    const groups = await this.redis.smembers(this.keys.pendingGroups);
-    const ids: string[] = [];
-    for (const group of groups) ids.push(...(await this.redis.zrange(this.keys.pendingPrefix + group, 0, -1)));
-    return ids;
+  /**
+   * The jobs held in every hold group, in pages of at most `size` ids, group by group, oldest
+   * first within each: those held when the group is reached, and not those held after, so a
+   * caller that cancels each page while jobs keep coming ends. Read page by page, since a cap
+   * can hold any number of jobs (one read of 150,000 ids threw when spread into a push).
+   */
+  async *heldPages(size: number): AsyncGenerator<string[]> {
+    for (const group of await this.redis.smembers(this.keys.pendingGroups)) {
+      const key = this.keys.pendingPrefix + group;
+      const newest = await this.redis.zrange(key, -1, -1, 'WITHSCORES');
+      if (newest.length === 0) continue;
+      // Scores are enqueue sequences, one per job: each page starts past the last one's.
+      for (let after = '-inf'; ;) {
+        const page = await this.redis.zrangebyscore(key, after, newest[1]!, 'WITHSCORES', 'LIMIT', 0, size);
+        if (page.length === 0) break;
+        yield page.filter((_, i) => i % 2 === 0);
+        if (page.length < 2 * size) break;
+        after = `(${page.at(-1)}`;
+      }
+    }
   }
 
   /** Takes every orphan the claim script set aside, atomically: one pushed meanwhile waits for the next take. */

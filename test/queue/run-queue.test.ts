@@ -259,6 +259,37 @@ describe('run queue scripts', () => {
     expect(await queue.activeIds()).toEqual([jobs[0]!.id]);
   });
 
+  it('pages the held jobs oldest first, leaving out those held after the pages began', async () => {
+    await queue.setCap('claude', 1, null);
+    await queue.add([run()]);
+    await queue.claim('t');
+    const held = Array.from({ length: 7 }, () => run());
+    expect(await queue.add(held)).toHaveLength(7);
+    const pages: string[][] = [];
+    for await (const page of queue.heldPages(3)) {
+      pages.push(page);
+      if (pages.length === 1) expect(await queue.add([run()])).toHaveLength(1);
+    }
+    expect(pages).toEqual([held.slice(0, 3), held.slice(3, 6), held.slice(6)].map((jobs) => jobs.map((job) => job.id)));
+  });
+
+  it('pages a hold group of 150,000 jobs', async () => {
+    // Written as the scripts hold jobs (ids scored by enqueue sequence): a read of them all
+    // at once, spread into a push, threw at this size.
+    const key = `${queue.keys.pendingPrefix}h:claude`;
+    for (let i = 0; i < 150_000; i += 10_000) await redis.zadd(key, ...Array.from({ length: 10_000 }, (_, j) => [i + j, `job-${i + j}`]).flat());
+    await redis.sadd(queue.keys.pendingGroups, 'h:claude');
+    let count = 0;
+    let pages = 0;
+    let last = '';
+    for await (const page of queue.heldPages(500)) {
+      count += page.length;
+      pages += 1;
+      last = page.at(-1)!;
+    }
+    expect([count, pages, last]).toEqual([150_000, 300, 'job-149999']);
+  });
+
   it('fails a dispatched job past its lease and a running job past its run time, releasing what they held', async () => {
     await queue.setCap('claude', 1, null);
     const [a, b, c] = [run(), run(), run()];
