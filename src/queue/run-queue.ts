@@ -275,9 +275,7 @@ export class RunQueue {
   async states(ids: string[]): Promise<Array<RunState | null>> {
     const pipeline = this.redis.pipeline();
     for (const id of ids) pipeline.hmget(this.keys.run(id), 'state', 'recordId', 'detail', 'token', 'dispatchedAt');
-    const results = (await pipeline.exec()) ?? [];
-    return results.map(([error, value]) => {
-      if (error) throw toError(error, 'run queue states');
+    return (await execReplies(pipeline, 'run queue states')).map((value) => {
       const [state, recordId, detail, token, dispatchedAt] = value as Array<string | null>;
       if (!state) return null;
       return { state: state as JobState, recordId: recordId ?? '', detail: detail ?? '', tokenHash: token || null, dispatchedAtMs: dispatchedAt ? Number(dispatchedAt) : null };
@@ -333,7 +331,7 @@ export class RunQueue {
 
   /** Takes every orphan the claim script set aside, atomically: one pushed meanwhile waits for the next take. */
   async takeOrphans(): Promise<string[]> {
-    const [orphans] = await transaction(this.redis.multi().lrange(this.keys.orphans, 0, -1).del(this.keys.orphans), 'run queue take orphans');
+    const [orphans] = await execReplies(this.redis.multi().lrange(this.keys.orphans, 0, -1).del(this.keys.orphans), 'run queue take orphans');
     return orphans as string[];
   }
 
@@ -365,15 +363,15 @@ export class RunQueue {
 
 /** Queued jobs in the wait list: its length less the entries a cancel left behind, read together. */
 export async function queuedInWait(redis: Redis, keys: Pick<RunQueueKeys, 'wait' | 'leftBehind'>): Promise<number> {
-  const [length, leftBehind] = await transaction(redis.multi().llen(keys.wait).scard(keys.leftBehind), 'run queue waiting count');
+  const [length, leftBehind] = await execReplies(redis.multi().llen(keys.wait).scard(keys.leftBehind), 'run queue waiting count');
   // An id left behind whose entry Redis lost (a restart from an older snapshot) is subtracted
   // until the list next runs empty, when the set is emptied.
   return Math.max(0, (length as number) - (leftBehind as number));
 }
 
-/** Runs a MULTI; answers each command's reply, or throws the first failure. */
-async function transaction(multi: ChainableCommander, what: string): Promise<unknown[]> {
-  const results = await multi.exec();
+/** Runs a MULTI or pipeline; answers each command's reply, or throws the first failure. */
+async function execReplies(commands: ChainableCommander, what: string): Promise<unknown[]> {
+  const results = await commands.exec();
   const failure = results?.find(([error]) => error);
   if (!results || failure) throw toError(failure?.[0] ?? 'transaction aborted', what);
   return results.map(([, reply]) => reply);
