@@ -10,21 +10,21 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildApp } from '../src/api/app.js';
 import { buildAuthApp } from '../src/auth/app.js';
 import { AUTH_MIGRATIONS } from '../src/auth/server.js';
-import { loadConfig } from '../src/config.js';
 import { CELL_COUNT_SQL, cellsParam, SORTED_QUEUE_SQL } from '../src/coverage/cell-counts.js';
 import { planCells, planMatrix } from '../src/coverage/plan-matrix.js';
 import { planQueue } from '../src/coverage/plan-schedule-actions.js';
 import { openDatabase } from '../src/db/open-database.js';
 import type { LaunchCatalog } from '../src/jobs/launch-catalog.js';
 import { decodeRunRecord } from '../src/runs/decode-run-record.js';
+import { startBenchBackend } from './lib/bench-backend.js';
 import { benchRedis } from './lib/bench-redis.js';
 import { keepAliveClient } from './lib/keep-alive-client.js';
+import { machineLine } from './lib/machine.js';
 import { longestStall, ms, printTable, summarize, type LatencySummary } from './lib/stats.js';
 import { syntheticRunRecord } from './lib/synthetic-run.js';
 
@@ -68,19 +68,12 @@ async function timePaired(rounds: number, warmup: number, a: Side, b: Side): Pro
 
 export default async function benchCoverage(): Promise<void> {
   const redis = await benchRedis();
-  const dataDir = mkdtempSync(join(tmpdir(), 'evb-bench-coverage-'));
-  const authDb = openDatabase(join(dataDir, 'auth.sqlite'), AUTH_MIGRATIONS);
+  const authDir = mkdtempSync(join(tmpdir(), 'evb-bench-auth-'));
+  const authDb = openDatabase(join(authDir, 'auth.sqlite'), AUTH_MIGRATIONS);
   const auth = await buildAuthApp({ db: authDb, tokenLifetimeMs: null });
   const authUrl = await auth.listen({ host: '127.0.0.1', port: 0 });
-  const db = openDatabase(join(dataDir, 'backend.sqlite'));
-  const config = {
-    ...loadConfig({ DATA_DIR: dataDir, REDIS_URL: redis.url, REDIS_PREFIX: `b${randomUUID().slice(0, 8)}`, LOG_LEVEL: 'silent', RUN_WORKERS: 'false', ROUTER_BASE_URL: 'http://127.0.0.1:9' }),
-    authUrl,
-    redisUrl: redis.url,
-  };
-  const app = await buildApp({ config, db, jobs: { catalog } });
-  const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
-  console.log(`CPU ${cpus()[0]?.model ?? 'unknown'} x${cpus().length}; load average at start ${load()}`);
+  const { app, db, url: base, close } = await startBenchBackend(redis.url, { REDIS_PREFIX: `b${randomUUID().slice(0, 8)}`, RUN_WORKERS: 'false', AUTH_URL: authUrl }, { catalog });
+  console.log(`${machineLine()} at start`);
   try {
     const registered = await auth.inject({ method: 'POST', url: '/auth/register', payload: { username: 'bench', password: 'correct horse battery', displayName: 'Bench' } });
     const { token, account } = registered.json() as { token: string; account: { id: string } };
@@ -104,7 +97,6 @@ export default async function benchCoverage(): Promise<void> {
     db.exec('ANALYZE');
     console.log(`seeded ${RUNS} runs in ${Date.now() - seedStart} ms`);
 
-    const base = await app.listen({ host: '127.0.0.1', port: 0 });
     const client = keepAliveClient(base);
     const combos = Array.from({ length: MODELS }, (_, i) => ({ harness: 'claude', model: model(i) }));
     const pins = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ slug: `case-${from + i}`, version: 'v1.0.0', variant: 'base' }));
@@ -183,7 +175,7 @@ export default async function benchCoverage(): Promise<void> {
     );
     client.close();
     const matrixRatio = matrixHttp.p50 / matrixRaw.p50;
-    printTable(`Coverage at ${RUNS} runs (p50, sequential keep-alive; load average ${load()}; the machine is shared and loaded)`, [
+    printTable(`Coverage at ${RUNS} runs (p50, sequential keep-alive; ${machineLine()}; the machine is shared)`, [
       { measure: `matrix, ${CASES * MODELS} cells`, http: ms(matrixHttp.p50), baseline: ms(matrixRaw.p50), 'baseline is': 'raw grouped SQLite queries', ratio: matrixRatio.toFixed(2), target: '<= 3', verdict: matrixRatio <= 3 ? 'PASS' : 'FAIL' },
       {
         measure: 'matrix: longest hold of the event loop (the route call)', http: ms(matrixHold.p50), baseline: ms(matrixRaw.p50), 'baseline is': 'the same queries inline',
@@ -201,11 +193,10 @@ export default async function benchCoverage(): Promise<void> {
       { measure: `top-up, ${launches.length} runs`, http: ms(topUpHttp.p50), baseline: ms(batchHttp.p50), 'baseline is': 'POST /jobs/batch, same launches', ratio: (topUpHttp.p50 / batchHttp.p50).toFixed(2), target: '<= 2', verdict: topUpHttp.p50 / batchHttp.p50 <= 2 ? 'PASS' : 'FAIL' },
     ]);
   } finally {
-    await app.close();
-    db.close();
+    await close();
     await auth.close();
     authDb.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(authDir, { recursive: true, force: true });
     await redis.stop();
   }
 }

@@ -3,8 +3,8 @@
  * is parsed with JSON.parse alone (the baseline, measured in the same run) and with the
  * depth scan first, as src/api/plugins/json-body.ts does; the ratio is the overhead.
  */
-import { cpus, loadavg } from 'node:os';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../src/api/json-depth.js';
+import { machineLine } from './lib/machine.js';
 import { printTable } from './lib/stats.js';
 
 /** A relayed-events batch of about `bytes`: tool calls with nested arguments and long text, as drivers send. */
@@ -41,5 +41,5 @@ export default async function benchJsonDepth(): Promise<void> {
     });
     rows.push({ body: label, 'JSON.parse': `${parseOnly.toFixed(2)} ms`, 'scan + parse': `${scanThenParse.toFixed(2)} ms`, ratio: (scanThenParse / parseOnly).toFixed(2) });
   }
-  printTable(`JSON body depth check (${cpus()[0]?.model ?? 'unknown CPU'}, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')})`, rows);
+  printTable(`JSON body depth check (${machineLine()})`, rows);
 }

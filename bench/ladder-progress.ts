@@ -1,12 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildApp } from '../src/api/app.js';
-import { loadConfig } from '../src/config.js';
 import { CELL_COUNT_SQL, cellsParam } from '../src/coverage/cell-counts.js';
-import { openDatabase } from '../src/db/open-database.js';
 import { GATE_EVIDENCE_SQL } from '../src/ladders/gate-evidence.js';
 import { ladderClimbers } from '../src/ladders/ladder-climbers.js';
 import { ladderOrigin } from '../src/ladders/ladder-context.js';
@@ -15,7 +9,9 @@ import { createLadder } from '../src/ladders/manage-ladders.js';
 import { ladderCells } from '../src/ladders/measure-ladder.js';
 import { decodeRunRecord } from '../src/runs/decode-run-record.js';
 import { ratingRank } from '../src/runs/run-states.js';
+import { startBenchBackend } from './lib/bench-backend.js';
 import { benchRedis } from './lib/bench-redis.js';
+import { machineLine } from './lib/machine.js';
 import { longestStall, ms, printTable, summarize, timePaired, type LatencySummary } from './lib/stats.js';
 import { syntheticRunRecord } from './lib/synthetic-run.js';
 
@@ -56,14 +52,7 @@ function record(i: number) {
  */
 export default async function benchLadderProgress(): Promise<void> {
   const redis = await benchRedis();
-  const dataDir = mkdtempSync(join(tmpdir(), 'evb-bench-ladder-'));
-  const db = openDatabase(join(dataDir, 'backend.sqlite'));
-  const config = {
-    ...loadConfig({ DATA_DIR: dataDir, REDIS_URL: redis.url, REDIS_PREFIX: `b${randomUUID().slice(0, 8)}`, LOG_LEVEL: 'silent', RUN_WORKERS: 'false' }),
-    authUrl: 'http://127.0.0.1:9',
-    redisUrl: redis.url,
-  };
-  const app = await buildApp({ config, db });
+  const { app, db, close } = await startBenchBackend(redis.url, { REDIS_PREFIX: `b${randomUUID().slice(0, 8)}`, RUN_WORKERS: 'false' });
   try {
     const seedStart = Date.now();
     const review = db.prepare(
@@ -138,7 +127,7 @@ export default async function benchLadderProgress(): Promise<void> {
     const holds: number[] = [];
     for (let i = 0; i < 5; i++) holds.push(await longestStall(progress));
     const hold = summarize(holds);
-    const header = `ladder progress, ${RUNGS} rungs x ${board.climbers.length} climbers over ${RUNS} runs (p50; ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores; load average ${loadavg().map((load) => load.toFixed(2)).join(' ')})`;
+    const header = `ladder progress, ${RUNGS} rungs x ${board.climbers.length} climbers over ${RUNS} runs (p50; ${machineLine()})`;
     printTable(header, [
       row('board (ladderProgress)', boardTime, rawTime),
       row('board + JSON text', jsonTime, rawAgain),
@@ -148,9 +137,7 @@ export default async function benchLadderProgress(): Promise<void> {
       },
     ]);
   } finally {
-    await app.close();
-    db.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await close();
     await redis.stop();
   }
 }

@@ -1,15 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildApp } from '../src/api/app.js';
-import { loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/open-database.js';
 import { decodeRunRecord } from '../src/runs/decode-run-record.js';
 import { measureFloors } from './floors.js';
+import { startBenchBackend } from './lib/bench-backend.js';
 import { benchRedis } from './lib/bench-redis.js';
 import { keepAliveClient } from './lib/keep-alive-client.js';
+import { machineLine } from './lib/machine.js';
 import { ms, printTable, timePaired, type LatencySummary } from './lib/stats.js';
 import { syntheticRunRecord } from './lib/synthetic-run.js';
 
@@ -40,14 +36,7 @@ function record(i: number) {
  */
 export default async function benchRunsListing(): Promise<void> {
   const redis = await benchRedis();
-  const dataDir = mkdtempSync(join(tmpdir(), 'evb-bench-runs-'));
-  const db = openDatabase(join(dataDir, 'backend.sqlite'));
-  const config = {
-    ...loadConfig({ DATA_DIR: dataDir, REDIS_URL: redis.url, REDIS_PREFIX: `b${randomUUID().slice(0, 8)}`, LOG_LEVEL: 'silent', RUN_WORKERS: 'false' }),
-    authUrl: 'http://127.0.0.1:9',
-    redisUrl: redis.url,
-  };
-  const app = await buildApp({ config, db });
+  const { app, db, url: address, close } = await startBenchBackend(redis.url, { REDIS_PREFIX: `b${randomUUID().slice(0, 8)}`, RUN_WORKERS: 'false' });
   try {
     const seedStart = Date.now();
     const { rows } = app.runs;
@@ -64,7 +53,6 @@ export default async function benchRunsListing(): Promise<void> {
     db.exec('ANALYZE');
     console.log(`seeded ${RUNS} runs in ${Date.now() - seedStart} ms`);
 
-    const address = await app.listen({ host: '127.0.0.1', port: 0 });
     const client = keepAliveClient(address);
     // A summary request without `before` is a numbered page, so the cursor into the second
     // page comes from the listing itself.
@@ -107,16 +95,14 @@ export default async function benchRunsListing(): Promise<void> {
     client.close();
     const floors = await measureFloors(redis.url, 2000);
 
-    printTable(`GET /runs fields=summary at ${RUNS} runs (p50, sequential keep-alive; load average ${loadavg().map((load) => load.toFixed(2)).join(' ')})`, [
+    printTable(`GET /runs fields=summary at ${RUNS} runs (p50, sequential keep-alive; ${machineLine()})`, [
       ...measured.map(([name, http, raw]) => {
         const ratio = http.p50 / (raw.p50 + floors.noopPost.p50);
         return { measure: name, http: ms(http.p50), 'raw sqlite': ms(raw.p50), 'no-op floor': ms(floors.noopPost.p50), ratio: ratio.toFixed(2), verdict: ratio <= TARGET_RATIO ? 'PASS' : 'FAIL' };
       }),
     ]);
   } finally {
-    await app.close();
-    db.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await close();
     await redis.stop();
   }
 }
