@@ -4,7 +4,7 @@
  * - latency of one dispatcher's `POST /jobs/next`, round by round with a Fastify no-op POST and
  *   the raw claim script on Redis;
  * - throughput of 8 and 32 concurrent dispatchers, the 32 in turns with the same 32 against
- *   the no-op;
+ *   the no-op, and the whole machine's CPU per answer in those turns;
  * - correctness: 100,000 jobs claimed by 32 dispatchers, checked by job id;
  * - scaling (claim-scaling.ts): latency with 1,000 to 1,000,000 jobs queued (an app and a
  *   redis-server per depth, timed together), Redis and SQLite bytes per job beside BullMQ's
@@ -13,11 +13,13 @@
  * Dispatchers, the single one and its floors included, run on worker threads, as real
  * dispatchers run elsewhere; the held-claim section times from the server's thread.
  */
+import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { claimBehindHeld, claimLatencyByDepth, depthRow, DEPTHS, queuedRunOf, redisBytesPerJob } from './claim-scaling.js';
 import { startNoopServer } from './floors.js';
 import { benchRedis } from './lib/bench-redis.js';
 import { SERVICE_TOKEN, startBareClaimRoute, startClaimApp } from './lib/claim-app.js';
+import type { DispatchRun } from './lib/dispatch-worker.js';
 import { keepAliveClient } from './lib/keep-alive-client.js';
 import { machineLine } from './lib/machine.js';
 import { runDispatchers, type DispatchOptions } from './lib/run-worker.js';
@@ -56,6 +58,35 @@ const CORRECTNESS_JOBS = 100_000;
  * this many of its jobs; taking each out by such a walk, as an LREM does, was SWEEP_STEP walks.
  */
 const HALT_WALKS = 10;
+
+/**
+ * Where the 32 dispatchers' share of the ceiling goes. Everything runs on this machine, so an
+ * answer's cost is the whole machine's CPU over the turns (dispatchers, server, Redis, the
+ * SQLite writer, the kernel), and a target's rate is its busy share of the cores over that
+ * cost. The share of the ceiling is then exactly the product of two factors: what a no-op
+ * costs against what the target costs, and how busy the machine was in the target's turns
+ * against the no-op's. The first is work per answer; the second is the machine left idle
+ * while answers wait on each other (a claim passes through four threads, a no-op two).
+ */
+function printMachineShare(noop: DispatchRun, targets: Array<[string, DispatchRun]>): void {
+  if (!noop.machine || targets.some(([, run]) => !run.machine)) return;
+  const cores = cpus().length;
+  const measure = (run: DispatchRun) => {
+    const busy = run.machine!.busy / run.machine!.total;
+    return { busy, cpuUs: (busy * cores * run.seconds * 1e6) / run.answered, rate: run.answered / run.seconds };
+  };
+  const base = measure(noop);
+  printTable('32 dispatchers: the whole machine\'s CPU per answer, over the same turns', [
+    { target: 'ceiling: no-op POST', 'answers/s': Math.round(base.rate), 'machine busy': `${Math.round(100 * base.busy)}%`, 'CPU per answer': `${base.cpuUs.toFixed(1)} µs`, 'share of the ceiling': '', '= CPU factor': '', 'x busy factor': '' },
+    ...targets.map(([target, run]) => {
+      const m = measure(run);
+      return {
+        target, 'answers/s': Math.round(m.rate), 'machine busy': `${Math.round(100 * m.busy)}%`, 'CPU per answer': `${m.cpuUs.toFixed(1)} µs`,
+        'share of the ceiling': `${Math.round((100 * m.rate) / base.rate)}%`, '= CPU factor': `${Math.round((100 * base.cpuUs) / m.cpuUs)}%`, 'x busy factor': `${Math.round((100 * m.busy) / base.busy)}%`,
+      };
+    }),
+  ]);
+}
 
 interface Drain {
   claimed: string[];
@@ -117,6 +148,7 @@ export default async function benchClaim(): Promise<boolean> {
       latencyRow(`ceiling: no-op POST, 32 dispatchers (${CEILING_ROUNDS} turns between)`, summarize(noopTurns!.samplesMs), Math.round(ceiling)),
     ]);
     console.log(`32 dispatchers: the bare claim route makes ${Math.round((100 * bareRate) / ceiling)}% of the no-op ceiling; the service ${Math.round((100 * thirtyTwo.claimRate) / bareRate)}% of the bare route.`);
+    printMachineShare(noopTurns!, [['POST /jobs/next', turns], ['bare claim route', bareTurns!]]);
     const ratio = single.p50 / floorSum;
     const share = thirtyTwo.claimRate / ceiling;
     const checks = [

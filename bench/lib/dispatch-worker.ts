@@ -11,6 +11,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { keepAliveClient, type KeepAliveClient } from './keep-alive-client.js';
+import { machineTicks, type MachineTicks } from './machine.js';
 
 export interface DispatchInput {
   base: string;
@@ -31,6 +32,8 @@ export interface DispatchRun {
   samplesMs: number[];
   seconds: number;
   errors: number;
+  /** The whole machine's CPU ticks while it ran, busy and in all; null where /proc/stat is not there. */
+  machine: MachineTicks | null;
 }
 
 /** One target's turn in one round: its answers, the claims among them, and its seconds. */
@@ -75,7 +78,7 @@ async function run({ base, token, dispatchers, limit, warmup = 0, path = '/jobs/
   }
 }
 
-const empty = (): DispatchRun => ({ claimed: [], answered: 0, samplesMs: [], seconds: 0, errors: 0 });
+const empty = (): DispatchRun => ({ claimed: [], answered: 0, samplesMs: [], seconds: 0, errors: 0, machine: null });
 
 function add(into: DispatchRun, run: DispatchRun): void {
   into.claimed.push(...run.claimed);
@@ -83,16 +86,20 @@ function add(into: DispatchRun, run: DispatchRun): void {
   into.samplesMs.push(...run.samplesMs);
   into.seconds += run.seconds;
   into.errors += run.errors;
+  if (run.machine) into.machine = { busy: (into.machine?.busy ?? 0) + run.machine.busy, total: (into.machine?.total ?? 0) + run.machine.total };
 }
 
-async function timed(work: () => Promise<Omit<DispatchRun, 'seconds'>>): Promise<DispatchRun> {
+async function timed(work: () => Promise<Omit<DispatchRun, 'seconds' | 'machine'>>): Promise<DispatchRun> {
+  const ticks = machineTicks();
   const started = process.hrtime.bigint();
   const output = await work();
-  return { ...output, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const after = machineTicks();
+  return { ...output, seconds, machine: ticks && after && { busy: after.busy - ticks.busy, total: after.total - ticks.total } };
 }
 
 /** One loop per client until `limit` answers in all, or until a loop's answer is 204 or an error. */
-async function loops(clients: KeepAliveClient[], path: string, headers: Record<string, string>, limit: number): Promise<Omit<DispatchRun, 'seconds'>> {
+async function loops(clients: KeepAliveClient[], path: string, headers: Record<string, string>, limit: number): Promise<Omit<DispatchRun, 'seconds' | 'machine'>> {
   const claimed: string[] = [];
   let answered = 0;
   const samplesMs: number[] = [];
