@@ -6,13 +6,13 @@
  */
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { configOrExit } from '../runtime/config-or-exit.js';
 import { openDatabase } from '../db/open-database.js';
 import { announceProgress, announceReady, exitWithParent } from '../runtime/node-child.js';
 import { installProcessPolicy } from '../runtime/process-policy.js';
 import { SECOND } from '../time.js';
-import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 
 /** The longest a shutdown may take before the process exits anyway. */

@@ -1,4 +1,4 @@
-import { Queue } from 'bullmq';
+import { Queue, type JobType } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { closeWithin, reportOutages, type RedisLog } from '../redis/redis-connections.js';
 import { BACKGROUND_QUEUES, RUN_QUEUE, runQueueKeys } from './queue-keys.js';
@@ -40,9 +40,11 @@ export interface DeploymentQueues {
  * dispatchers claiming over HTTP.
  */
 export function openDeploymentQueues(redis: Redis, prefix: string, log: RedisLog = { warn() {}, info() {} }): DeploymentQueues {
-  const queues = new Map(DEPLOYMENT_QUEUES.map((name) => [name, new Queue(name, { connection: redis, prefix })] as const));
+  const queues = new Map(DEPLOYMENT_QUEUES.map((name) => [
+    name,
+    name === RUN_QUEUE ? new RunQueueReader(redis, prefix) : new Queue(name, { connection: redis, prefix }),
+  ] as const));
   for (const [name, queue] of queues) reportOutages(queue, `queue:${name}`, log);
-  const runKeys = runQueueKeys(prefix);
   return {
     queues,
     counts: () =>
@@ -51,8 +53,7 @@ export function openDeploymentQueues(redis: Redis, prefix: string, log: RedisLog
           const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed', 'paused');
           return {
             name,
-            // BullMQ counts the run queue's entries that a cancel left behind as waiting.
-            waiting: name === RUN_QUEUE ? await queuedInWait(redis, runKeys) : (counts.waiting ?? 0),
+            waiting: counts.waiting ?? 0,
             active: counts.active ?? 0,
             delayed: counts.delayed ?? 0,
             prioritized: counts.prioritized ?? 0,
@@ -81,4 +82,25 @@ export function openDeploymentQueues(redis: Redis, prefix: string, log: RedisLog
       await Promise.all([...queues.values()].map((queue) => closeWithin(() => queue.close(), () => {})));
     },
   };
+}
+
+/**
+ * BullMQ's read side of the run queue. Its wait list may still hold the entries of jobs a
+ * cancel left behind (cancel-jobs.lua) until a claim drops them; BullMQ would count those as
+ * waiting. Every count read through this queue (the deployment's counts, `getWaitingCount`,
+ * the dashboard's) leaves them out.
+ */
+class RunQueueReader extends Queue {
+  private readonly runKeys: ReturnType<typeof runQueueKeys>;
+
+  constructor(private readonly redis: Redis, prefix: string) {
+    super(RUN_QUEUE, { connection: redis, prefix });
+    this.runKeys = runQueueKeys(prefix);
+  }
+
+  override async getJobCounts(...types: JobType[]): Promise<Record<string, number>> {
+    const counts = await super.getJobCounts(...types);
+    if ('waiting' in counts) counts.waiting = await queuedInWait(this.redis, this.runKeys);
+    return counts;
+  }
 }

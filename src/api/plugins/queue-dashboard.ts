@@ -2,11 +2,10 @@ import { createHash } from 'node:crypto';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
-import type { Job, Queue } from 'bullmq';
+import type { Job } from 'bullmq';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { BACKGROUND_QUEUES, RUN_QUEUE } from '../../queue/queue-keys.js';
-import type { RunQueue } from '../../queue/run-queue.js';
 import { MINUTE, SECOND } from '../../time.js';
 
 export const DASHBOARD_PATH = '/admin/queues';
@@ -35,7 +34,7 @@ async function queueDashboard(app: FastifyInstance) {
   createBullBoard({
     queues: [...app.deploymentQueues.queues].map(([name, queue]) => {
       const options = { readOnlyMode: !ACTIONABLE.has(name), allowRetries: ACTIONABLE.has(name) };
-      return name === RUN_QUEUE ? new RunQueueAdapter(queue, app.runJobs.queue, options) : new BullMQAdapter(queue, options);
+      return name === RUN_QUEUE ? new RunQueueAdapter(queue, options) : new BullMQAdapter(queue, options);
     }),
     serverAdapter,
     options: { uiConfig: { boardTitle: 'eval-backend queues' } },
@@ -52,19 +51,10 @@ async function queueDashboard(app: FastifyInstance) {
 
 /**
  * The run queue as the board shows it. Its wait list may still hold the entries of jobs a
- * cancel left behind (cancel-jobs.lua) until a claim drops them; the board counts and lists
- * the waiting jobs without them, as `GET /status` does.
+ * cancel left behind (cancel-jobs.lua) until a claim drops them. The deployment's run queue
+ * counts without them already; the board also lists the waiting jobs without them.
  */
 class RunQueueAdapter extends BullMQAdapter {
-  constructor(queue: Queue, private readonly runQueue: RunQueue, options: ConstructorParameters<typeof BullMQAdapter>[1]) {
-    super(queue, options);
-  }
-
-  override async getJobCounts() {
-    const [counts, waiting] = await Promise.all([super.getJobCounts(), this.runQueue.waitingCount()]);
-    return { ...counts, waiting };
-  }
-
   override async getJobs(statuses: Parameters<BullMQAdapter['getJobs']>[0], start?: number, end?: number): Promise<Job[]> {
     const jobs = await super.getJobs(statuses, start, end);
     // A left-behind entry's job has finished; it is listed once, where it finished.
