@@ -28,9 +28,27 @@ function failureCounts(value: unknown): Record<string, number> | null {
 }
 
 /**
+ * The run's sole model: its `subject.modelId` when no slot of `slotCosts` names another, else
+ * null. A slice that names no model belongs to it, and a run without slices is attributable
+ * only through it (the original's `GgRunFacts::sole_model`).
+ */
+function soleModel(modelId: string, slotCosts: unknown): string | null {
+  const slots = Array.isArray(slotCosts) ? slotCosts : [];
+  return slots.every((slot) => { const id = text(object(slot)?.modelId); return id === null || id === modelId; }) ? modelId : null;
+}
+
+/** The call failures by class: `errors.toolFailures`, else an older record's top-level `toolFailures`. */
+function toolFailuresOf(summary: Json, errors: Json | null): string | null {
+  const value = errors?.toolFailures !== undefined ? errors.toolFailures : summary.toolFailures;
+  return value === undefined ? null : JSON.stringify(failureCounts(value) ?? {});
+}
+
+/**
  * Lifts a gg run record's `subject.ggSummary` into `run_gg_stats` and its provider slices,
  * replacing what an earlier push of the same run lifted. Records of other harnesses, or
- * without a summary, leave nothing.
+ * without a summary, leave nothing. As the original reads a summary: an absent execution
+ * mode is tool calling, a slice without a model is the run's sole model's, and a slice's cost
+ * is its comparable cost.
  */
 export function ggStatsRows(db: Database) {
   const clear = [
@@ -40,9 +58,9 @@ export function ggStatsRows(db: Database) {
   ];
   const insertRun = db.prepare(
     `INSERT INTO run_gg_stats (run_id, model_id, execution_mode, has_provider_data, turns, slice_turns, transpile, program_fault, sandbox_limit,
-        model_api, missing_completion, errors_by_type, tool_calls, tool_failures)
+        model_api, missing_completion, errors_by_type, tool_calls, tool_failures, sole_model, errors_total)
      VALUES (@runId, @modelId, @executionMode, @hasProviderData, @turns, @sliceTurns, @transpile, @programFault, @sandboxLimit,
-        @modelApi, @missingCompletion, @errorsByType, @toolCalls, @toolFailures)`,
+        @modelApi, @missingCompletion, @errorsByType, @toolCalls, @toolFailures, @soleModel, @errorsTotal)`,
   );
   const insertSlice = db.prepare(
     `INSERT INTO run_provider_slices (run_id, provider, model_id, calls, total_tokens, cost, rejected, turns, working, stalls, cache_misses,
@@ -64,12 +82,12 @@ export function ggStatsRows(db: Database) {
         const turns = count(slice.turns);
         return turns === null ? sum : (sum ?? 0) + turns;
       }, null) ?? null;
-      const mode = text(summary.executionMode);
+      const sole = soleModel(modelId, summary.slotCosts);
       insertRun.run({
         runId,
         modelId,
-        executionMode: mode === 'responses_as_code' || mode === 'tool_calling' ? mode : null,
-        hasProviderData: slices ? 1 : 0,
+        executionMode: summary.executionMode === 'responses_as_code' ? 'responses_as_code' : 'tool_calling',
+        hasProviderData: slices && slices.length > 0 ? 1 : 0,
         turns: count(errors?.turns),
         sliceTurns,
         transpile: count(errors?.transpile),
@@ -79,13 +97,15 @@ export function ggStatsRows(db: Database) {
         missingCompletion: count(errors?.missingCompletion),
         errorsByType: errors?.byType === undefined ? null : JSON.stringify(counts(errors.byType) ?? {}),
         toolCalls: count(summary.toolCalls),
-        toolFailures: summary.toolFailures === undefined ? null : JSON.stringify(failureCounts(summary.toolFailures) ?? {}),
+        toolFailures: toolFailuresOf(summary, errors),
+        soleModel: sole,
+        errorsTotal: count(errors?.errors),
       });
       const seenPairs = new Set<string>();
       const seenProviders = new Set<string | null>();
       for (const slice of slices ?? []) {
         const provider = text(slice.provider);
-        const sliceModel = text(slice.modelId);
+        const sliceModel = text(slice.modelId) ?? sole;
         const pair = JSON.stringify([provider, sliceModel]);
         const tokens = object(slice.tokens);
         const tokenParts = tokens ? ['uncachedInput', 'cachedInput', 'output', 'reasoning'].map((key) => count(tokens[key])) : [];
@@ -96,7 +116,7 @@ export function ggStatsRows(db: Database) {
           modelId: sliceModel,
           calls: count(slice.calls),
           totalTokens: tokenParts.some((n) => n !== null) ? tokenParts.reduce<number>((sum, n) => sum + (n ?? 0), 0) : null,
-          cost: amount(object(slice.cost)?.actual),
+          cost: amount(object(slice.cost)?.comparable),
           rejected: count(slice.rejected),
           turns: count(slice.turns),
           working: count(slice.working),

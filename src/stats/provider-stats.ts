@@ -80,7 +80,8 @@ const byCalls = <T extends { calls: number | null }>(a: { name: string | null; s
  * provider per probed model, kept apart. A figure no record carried stays null.
  */
 export function providerStats(db: Database) {
-  const scanned = db.prepare<[], number>("SELECT COUNT(*) FROM runs WHERE harness = 'gg'").pluck();
+  // As the original counts them: the runs with a summary, and among them those with a non-empty slice list.
+  const scanned = db.prepare<[], number>('SELECT COUNT(*) FROM run_gg_stats').pluck();
   const withData = db.prepare<[], number>('SELECT COUNT(*) FROM run_gg_stats WHERE has_provider_data = 1').pluck();
   const perModel = db.prepare<[], SliceRow>(`SELECT provider, model_id, ${SUMS} FROM run_provider_slices GROUP BY provider, model_id`);
   const errors = db.prepare<[], { provider: string | null; model_id: string | null; error_type: string; n: number }>(

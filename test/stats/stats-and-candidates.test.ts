@@ -63,12 +63,14 @@ describe('GET /stats/providers', () => {
       provider: 'Together',
       models: [{ modelId: QWEN, stats: expect.objectContaining({ runs: 2, calls: 40 }) }],
       totals: {
-        runs: 2, calls: 40, totalTokens: 1920, cost: 0.02, rejected: 0, turns: 13, working: 9,
+        // Comparable cost: 0.02 per slice.
+        runs: 2, calls: 40, totalTokens: 1920, cost: 0.04, rejected: 0, turns: 13, working: 9,
         errors: { model_timeout: 2, transpile_compile: 1 }, stalls: 1, cacheMisses: 1,
       },
     });
     expect(providers[2]).toMatchObject({ provider: 'Z.AI', models: [{ stats: { runs: 1, calls: 10 } }], totals: { runs: 1, calls: 10, stalls: 10 } });
-    expect(providers[3]).toMatchObject({ provider: null, models: [{ modelId: null, stats: { calls: 2, cost: null } }] });
+    // A slice naming no model is the single-model run's model's.
+    expect(providers[3]).toMatchObject({ provider: null, models: [{ modelId: QWEN, stats: { calls: 2, cost: null } }] });
     expect(probes).toEqual([]);
   });
 });
@@ -80,10 +82,12 @@ describe('GET /stats/model-accuracy', () => {
     expect(response.body).toEqual({
       models: [{
         modelId: QWEN,
-        rac: { runs: 1, turns: 20, valid: 15, compile: 2, runtime: 1, modelErrors: 1, missing: 1, byType: { transpile_compile: 2, model_api: 1 }, approximateRuns: 0 },
+        // Per slice: turns 8 + 5 + 5, working 5 + 4 + 4, the slices' errors regrouped by kind.
+        rac: { runs: 1, turns: 18, valid: 13, compile: 1, runtime: 0, modelErrors: 3, missing: 0, byType: { model_parse: 1, model_timeout: 2, transpile_compile: 1 }, approximateRuns: 0 },
         toolCalling: { runs: 1, calls: 40, ok: 37, failures: { 'invalid-argument': 3 }, runsWithoutCallTotals: 0 },
       }],
-      unattributableRuns: 1,
+      // The older summary reads as tool calling with no total and no failures: it counts nowhere.
+      unattributableRuns: 0,
     });
   });
 });

@@ -39,7 +39,9 @@ const probeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { entry, routingId } = routedModel(slug);
       const listing = await router.getEndpoints(routingId);
       if (!listing) throw notFound(`The routing provider does not list the model ${routingId}.`);
-      return ggCandidates(routingId, entry, listing.endpoints, faultRates(slug, routingId));
+      // The ids the model's runs are recorded under, as the original gathers them (`CatalogCandidates::of`).
+      const recordedIds = [routingId, slug, ...entry.aliases.map((alias) => alias.slug)].map((id) => id.trim()).filter((id) => id !== '');
+      return ggCandidates(routingId, entry, listing.endpoints, faultRates(recordedIds));
     });
   }
 
