@@ -5,7 +5,8 @@ import type { RouterEndpoint } from './router-responses.js';
 
 export interface Candidate {
   provider: string;
-  quantization: string | null;
+  /** The level its endpoint declares, trimmed and lower-cased; `unknown` when it declares none. */
+  quantization: string;
   /** The model's developer serves this endpoint (the hand-set pin, else the official endpoint). */
   developer: boolean;
   /** USD per Mtok. */
@@ -32,9 +33,12 @@ const usd = (n: number) => `$${n}`;
 
 /**
  * The provider candidates the next gg run of a model would use, for a run that sends
- * `tools` and `tool_choice` (open-points, "Gg candidates"). Filters, in order, each naming
- * the refusal when it empties the list: flex endpoints; the native quantization level;
- * the price ceiling; a cache-read price; tools and tool_choice support; the ban list.
+ * `tools` and `tool_choice` (open-points, "Gg candidates" and its third round). Filters, in
+ * order, each naming the refusal when it empties the list: flex endpoints; a native level must
+ * be known (the entry's, else the finest declared) and a ceiling must exist (the developer's
+ * first endpoint with both prices, else the entry's), as the original's
+ * `provider_candidates` checks before filtering; the native quantization level; the price
+ * ceiling; a cache-read price; tools and tool_choice support; the ban list.
  * One candidate per provider, its cheapest passing endpoint; the developer first, then
  * fault rate (null as zero), input price, output price and name.
  */
@@ -45,40 +49,41 @@ export function ggCandidates(
   faultRateOf: (provider: string) => number | null,
 ): CandidateList {
   const developerKey = developerProviderKey(modelId, policy, endpoints);
-  const developerEndpoint = developerKey === null ? undefined : endpoints.find((e) => providerKey(e.providerName) === developerKey && !isFlex(e));
   const refuse = (refusal: string, nativeQuantization: string | null): CandidateList => ({ modelId, nativeQuantization, candidates: [], refusal });
 
   if (endpoints.length === 0) return refuse(`The routing provider lists no endpoint for ${modelId}.`, policy.nativeQuantization);
   let left = endpoints.filter((e) => !isFlex(e));
   if (left.length === 0) return refuse('Every endpoint the routing provider lists is a flex endpoint.', policy.nativeQuantization);
 
-  const native = policy.nativeQuantization ?? bestDeclaredLevel(left);
+  // As the original's `provider_candidates`: the native level must be known, then a ceiling, before any endpoint is filtered.
+  const native = levelOf(policy.nativeQuantization) ?? bestDeclaredLevel(left);
+  if (policy.quantizationFilter && native === null) {
+    return refuse('No endpoint declares a quantization level, and the entry sets no native quantization.', null);
+  }
+  const developerRates = developerKey === null ? undefined : left.find((e) => providerKey(e.providerName) === developerKey
+    && e.rates.inputPerMtok !== null && e.rates.outputPerMtok !== null);
+  const ceiling = developerRates
+    ? { input: developerRates.rates.inputPerMtok!, output: developerRates.rates.outputPerMtok!, what: "the developer endpoint's rates" }
+    : policy.maxInputPrice !== null && policy.maxOutputPrice !== null
+      ? { input: policy.maxInputPrice, output: policy.maxOutputPrice, what: "the entry's price ceiling" }
+      : null;
+  if (!ceiling) {
+    return refuse("The routing provider lists no priced endpoint from the model's developer, and the entry sets no price ceiling.", native);
+  }
+
   if (policy.quantizationFilter) {
     const nativeRank = quantizationRank(native);
     const unknownOk = new Set(policy.unknownQuantizationProviders.map(providerKey));
     left = left.filter((e) => (nativeRank !== null && quantizationRank(e.quantization) === nativeRank)
+      || levelOf(e.quantization) === native
       || (isUnknownLevel(e) && unknownOk.has(providerKey(e.providerName))));
-    if (left.length === 0) {
-      return refuse(native === null
-        ? 'No endpoint declares a quantization level and none of the unknown-quantization providers the entry accepts serves the model.'
-        : `No endpoint serves the model at its native quantization, ${native}.`, native);
-    }
+    if (left.length === 0) return refuse(`No endpoint serves the model at its native quantization, ${native}.`, native);
   }
 
-  const ceiling = developerEndpoint && developerEndpoint.rates.inputPerMtok !== null && developerEndpoint.rates.outputPerMtok !== null
-    ? { input: developerEndpoint.rates.inputPerMtok, output: developerEndpoint.rates.outputPerMtok, what: "the developer endpoint's rates" }
-    : policy.maxInputPrice !== null && policy.maxOutputPrice !== null
-      ? { input: policy.maxInputPrice, output: policy.maxOutputPrice, what: "the entry's price ceiling" }
-      : null;
-  if (ceiling) {
-    left = left.filter((e) => e.rates.inputPerMtok !== null && e.rates.outputPerMtok !== null
-      && e.rates.inputPerMtok <= ceiling.input && e.rates.outputPerMtok <= ceiling.output);
-    if (left.length === 0) {
-      return refuse(`Every endpoint left costs more than ${ceiling.what} (${usd(ceiling.input)} in, ${usd(ceiling.output)} out per Mtok).`, native);
-    }
-  } else {
-    left = left.filter((e) => e.rates.inputPerMtok !== null && e.rates.outputPerMtok !== null);
-    if (left.length === 0) return refuse('No endpoint left lists both an input and an output price.', native);
+  left = left.filter((e) => e.rates.inputPerMtok !== null && e.rates.outputPerMtok !== null
+    && e.rates.inputPerMtok <= ceiling.input && e.rates.outputPerMtok <= ceiling.output);
+  if (left.length === 0) {
+    return refuse(`Every endpoint left costs more than ${ceiling.what} (${usd(ceiling.input)} in, ${usd(ceiling.output)} out per Mtok).`, native);
   }
 
   left = left.filter((e) => e.rates.cachedInputPerMtok !== null);
@@ -99,7 +104,7 @@ export function ggCandidates(
   }
   const candidates = [...cheapest.values()].map((e): Candidate => ({
     provider: e.providerName,
-    quantization: e.quantization,
+    quantization: levelOf(e.quantization) ?? UNKNOWN_LEVEL,
     developer: providerKey(e.providerName) === developerKey,
     inputPrice: e.rates.inputPerMtok!,
     outputPrice: e.rates.outputPerMtok!,
@@ -113,6 +118,15 @@ export function ggCandidates(
     || a.provider.localeCompare(b.provider));
   return { modelId, nativeQuantization: native, candidates, refusal: null };
 }
+
+/** A level as the original compares and answers it: trimmed and lower-cased; null when blank or absent. */
+function levelOf(level: string | null | undefined): string | null {
+  const trimmed = level?.trim().toLowerCase();
+  return trimmed ? trimmed : null;
+}
+
+/** The level a candidate whose endpoint declares none is answered with, as the routing provider spells it. */
+const UNKNOWN_LEVEL = 'unknown';
 
 /** The hand-set pin, else the official endpoint's provider; null when neither is known. */
 function developerProviderKey(modelId: string, policy: Policy, endpoints: readonly RouterEndpoint[]): string | null {

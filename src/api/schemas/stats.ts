@@ -60,7 +60,7 @@ export const CandidatesOut = Type.Object({
   nativeQuantization: Nullable(Type.String()),
   candidates: Type.Array(Type.Object({
     provider: Type.String(),
-    quantization: Nullable(Type.String()),
+    quantization: Type.String({ description: 'trimmed and lower-cased; `unknown` when the endpoint declares none' }),
     developer: Type.Boolean(),
     inputPrice: Type.Number({ description: 'USD per Mtok' }),
     outputPrice: Type.Number({ description: 'USD per Mtok' }),
