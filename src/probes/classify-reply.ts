@@ -32,7 +32,7 @@ const FENCE = '```';
 /**
  * Classifies one probe reply against its case: a pure function of the two, so it runs the
  * same in the worker pool and on the main thread. Order (first match wins): a void call; no
- * submission; the program's shape (`empty`, `tool-token`, `xml-pseudo-tools`, `cot-leak`,
+ * submission (the first `submit_program` call carrying a program is the one read); the program's shape (`empty`, `tool-token`, `xml-pseudo-tools`, `cot-leak`,
  * `fenced`); then the scenario check on the program with string literals stripped.
  */
 export function classifyReply(reply: ProbeReply, check: CaseCheck): Classification {
@@ -68,9 +68,10 @@ export function classifyReply(reply: ProbeReply, check: CaseCheck): Classificati
 
   const calls = Array.isArray(message.tool_calls) ? message.tool_calls.map(asObject) : [];
   if (calls.length === 0) return labelled(answered, 'no-submission');
-  const submit = calls.map((call) => asObject(call?.function)).find((fn) => fn?.name === 'submit_program');
-  if (!submit) return labelled(answered, 'stray-tool-call');
-  const program = programOf(submit.arguments);
+  // As the original's `parse_reply`: the submit calls are read in order until one carries a program.
+  const submits = calls.map((call) => asObject(call?.function)).filter((fn) => fn?.name === 'submit_program');
+  if (submits.length === 0) return labelled(answered, 'stray-tool-call');
+  const program = submits.map((fn) => programOf(fn?.arguments)).find((found) => found !== null) ?? null;
   if (program === null) return labelled(answered, 'no-program');
   return labelled({ ...answered, programText: program }, programLabel(program, check));
 }

@@ -33,7 +33,8 @@ export async function triggerProbe(deps: TriggerDeps, slug: string, body: ProbeT
   if (!entry) throw notFound(`The model catalog has no entry ${slug}.`);
   const samples = bounded('samples', body.samples, SAMPLES, 'calls per case');
   const maxTokens = bounded('maxTokens', body.maxTokens, MAX_TOKENS, 'completion tokens per call');
-  const language = body.language ?? null;
+  // Trimmed, a blank one read as absent (every arm), as the original reads it.
+  const language = body.language?.trim() || null;
   if (language !== null && !isProbeLanguage(language)) {
     throw unprocessable(`language must be one of ${PROBE_LANGUAGES.join(', ')} (or absent for every arm); got ${JSON.stringify(language)}.`);
   }

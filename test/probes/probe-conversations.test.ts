@@ -12,6 +12,29 @@ const EXPECTED = {
 
 const VIEW_KEY = { writeFile: 'gg.files.writeFile', listDir: 'gg.files.listDir', shell: 'gg.shell.shell', editFile: 'gg.files.editFile' } as const;
 
+/**
+ * The arms whose needles and view keys are spelled as the original's probe fixtures spell
+ * them (crates/backend/src/probe/fixtures/rust.json, cpp.json): `gg::files::edit_file`, and
+ * the shell's function is `run`.
+ */
+const NATIVE_KEYS: Partial<Record<string, { viewKey: Record<string, string>; shell: string }>> = Object.fromEntries(['rust', 'cpp'].map((arm) => [arm, {
+  viewKey: { writeFile: 'gg::files::write_file', listDir: 'gg::files::list_dir', shell: 'gg::shell::run', editFile: 'gg::files::edit_file' },
+  shell: 'run',
+}]));
+
+/** A case's expectations in `language`'s spelling. */
+function expectedOf(language: string, prompt: keyof typeof EXPECTED) {
+  const expected = EXPECTED[prompt];
+  const native = NATIVE_KEYS[language];
+  if (!native) return { ...expected, keys: VIEW_KEY as Record<string, string> };
+  return {
+    ...expected,
+    forbidden: expected.forbidden.map((fn) => (fn === 'shell' ? native.shell : fn)),
+    viewKey: expected.viewKey === null ? null : native.viewKey[expected.forbidden[0]!]!,
+    keys: native.viewKey,
+  };
+}
+
 /** The canonical function a spelling names, whatever the arm's case and separator: `files::write_file` → `writefile`. */
 const canonical = (spelling: string) => callNeedle(spelling).split(/::|\./).at(-1)!.replace(/_/g, '').toLowerCase();
 
@@ -39,7 +62,7 @@ describe.each(PROBE_LANGUAGES)('the %s arm', (language) => {
 
   it('spells each case’s needed and forbidden calls for the arm, and opens views with the arm’s call', () => {
     for (const item of cases) {
-      const expected = EXPECTED[item.prompt as keyof typeof EXPECTED];
+      const expected = expectedOf(language, item.prompt as keyof typeof EXPECTED);
       expect(item).toMatchObject({ scenario: expected.scenario, viewKey: expected.viewKey });
       expect(item.needed.map(canonical)).toEqual(expected.needed.map((fn) => fn.toLowerCase()));
       expect(item.forbidden.map(canonical)).toEqual(expected.forbidden.map((fn) => fn.toLowerCase()));
@@ -53,9 +76,9 @@ describe.each(PROBE_LANGUAGES)('the %s arm', (language) => {
   it('opens every needed view in baseline, and lacks the target’s view in missing-docview', () => {
     for (const item of cases) {
       const open = views(item.messages);
-      const expected = EXPECTED[item.prompt as keyof typeof EXPECTED];
+      const expected = expectedOf(language, item.prompt as keyof typeof EXPECTED);
       if (item.scenario === 'baseline') {
-        for (const fn of expected.needed) expect(open).toContain(VIEW_KEY[fn]);
+        for (const fn of expected.needed) expect(open).toContain(expected.keys[fn]);
       } else {
         expect(open).not.toContain(item.viewKey);
         expect(item.messages.map((m) => String(m.content ?? '')).join('\n')).not.toContain(`Documentation: ${item.viewKey}`);
