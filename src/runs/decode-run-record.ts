@@ -80,10 +80,12 @@ export function decodeRunRecord(record: Json, listPriceOf: (modelId: string) => 
     variant: str(subject.variant) ?? '',
     harness: str(subject.harnessSlug) ?? '',
     modelId,
-    engine: str(subject.engine) ?? 'none',
+    // The original's drivers write `engineSlug` and the configuration's `ggCapabilitySet.preset`.
+    engine: str(subject.engine) ?? str(subject.engineSlug) ?? 'none',
     testType: str(subject.testType) ?? 'end-to-end',
     ggConfigId: str(subject.ggConfigId) ?? str(record.ggConfigId),
-    ggConfigName: str(subject.ggConfigName) ?? str(record.ggConfigName) ?? (isObject(subject.ggCapabilitySet) ? str(subject.ggCapabilitySet.name) : null),
+    ggConfigName: str(subject.ggConfigName) ?? str(record.ggConfigName)
+      ?? (isObject(subject.ggCapabilitySet) ? str(subject.ggCapabilitySet.name) ?? str(subject.ggCapabilitySet.preset) : null),
     runTimeSeconds: metrics ? num(metrics.runTimeSeconds) : null,
     tokensTotal: reported.length > 0 ? reported.reduce((sum, part) => sum + part, 0) : null,
     cost: null,
