@@ -14,21 +14,30 @@ export async function logoSvgOfWrite(body: Pick<ModelWrite, 'logoSvg' | 'provide
   const url = body.providerLogoUrl?.trim();
   if (!url) return null;
   if (!logoBaseUrl) throw unprocessable('providerLogoUrl cannot be fetched: LOGO_BASE_URL is not configured on this deployment.');
-  const { bytes } = await fetchLogoBytes({ baseUrl: logoBaseUrl, name: logoName(url, logoBaseUrl), field: 'providerLogoUrl' });
-  return sanitizeLogoSvg(bytes.toString('utf8'), 'providerLogoUrl');
+  return logoSvgAt(url, logoBaseUrl, 'providerLogoUrl', unprocessable);
 }
 
-/** The library-relative name of a full logo URL; a URL outside the library is 422 naming it. */
-function logoName(url: string, logoBaseUrl: string): string {
+/**
+ * The sanitized SVG of the logo at `url`, which must lie in the logo library (LOGO_BASE_URL);
+ * a URL outside it is refused with `refuse` (a model write's field is 422, the console's
+ * `POST /models/logo { url }` 400) naming `field`.
+ */
+export async function logoSvgAt(url: string, logoBaseUrl: string, field: string, refuse: (message: string) => Error): Promise<string> {
+  const { bytes } = await fetchLogoBytes({ baseUrl: logoBaseUrl, name: logoName(url, logoBaseUrl, field, refuse), field });
+  return sanitizeLogoSvg(bytes.toString('utf8'), field);
+}
+
+/** The library-relative name of a full logo URL; a URL outside the library is refused naming `field`. */
+function logoName(url: string, logoBaseUrl: string, field: string, refuse: (message: string) => Error): string {
   const base = parseLogoBaseUrl(logoBaseUrl);
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw unprocessable(`providerLogoUrl must be an absolute URL in the logo library ${base.href}; got ${JSON.stringify(url.slice(0, 200))}.`);
+    throw refuse(`${field} must be an absolute URL in the logo library ${base.href}; got ${JSON.stringify(url.slice(0, 200))}.`);
   }
   if (parsed.origin !== base.origin || !parsed.pathname.startsWith(base.pathname) || parsed.search || parsed.hash || parsed.username) {
-    throw unprocessable(`providerLogoUrl must point inside the logo library ${base.href}; got ${JSON.stringify(url.slice(0, 200))}.`);
+    throw refuse(`${field} must point inside the logo library ${base.href}; got ${JSON.stringify(url.slice(0, 200))}.`);
   }
   return decodeURIComponent(parsed.pathname.slice(base.pathname.length));
 }

@@ -17,9 +17,13 @@ function perTokenRates(rates: Rates): PerTokenRates {
   return { uncachedInput: perToken(rates.inputPerMtok), cachedInput: perToken(rates.cachedInputPerMtok), output: perToken(rates.outputPerMtok) };
 }
 
-/** The model's page at the routing provider, or null when the entry names no routing id (`author/name`). */
-export function openrouterUrlOf(entry: Pick<ModelEntry, 'slug' | 'openrouterSlug'>, routerBaseUrl: string): string | null {
-  const id = entry.openrouterSlug ?? entry.slug;
+/**
+ * The model's page at the routing provider, or null when the entry sets no `openrouterSlug`
+ * (as the original links it: an `author/name` slug alone is not taken for a routing id here).
+ */
+export function openrouterUrlOf(entry: Pick<ModelEntry, 'openrouterSlug'>, routerBaseUrl: string): string | null {
+  const id = entry.openrouterSlug;
+  if (!id) return null;
   try {
     parseModelSlug(id);
   } catch {

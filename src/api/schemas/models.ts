@@ -128,14 +128,23 @@ export const RouterListingOut = Type.Object({
   outputPerMtok: Nullable(Type.Number()),
 });
 
-export const LogoBody = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 200, description: 'logo name in the configured logo library, e.g. anthropic' }) },
-  { additionalProperties: false },
-);
+export const LogoBody = Type.Union([
+  Type.Object(
+    { name: Type.String({ minLength: 1, maxLength: 200, description: 'logo name in the configured logo library, e.g. anthropic' }) },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    { url: Type.String({ minLength: 1, maxLength: 2000, description: "the console's form: an SVG's full URL under LOGO_BASE_URL" }) },
+    { additionalProperties: false },
+  ),
+]);
 
-export const LogoOut = Type.Object({
-  logo: Type.String({ description: 'data:image/png;base64,… ready to store in an entry’s logo field' }),
-  width: Type.Integer(),
-  height: Type.Integer(),
-  sourceUrl: Type.String(),
-});
+export const LogoOut = Type.Union([
+  Type.Object({
+    logo: Type.String({ description: 'data:image/png;base64,… ready to store in an entry’s logo field' }),
+    width: Type.Integer(),
+    height: Type.Integer(),
+    sourceUrl: Type.String(),
+  }),
+  Type.Object({ logoSvg: Type.String({ description: 'for a `{ url }` body: the sanitized SVG markup' }) }),
+]);

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { notFound, unprocessable } from '../../../errors.js';
+import { badRequest, notFound, unprocessable } from '../../../errors.js';
 import { fetchLogo } from '../../../models/fetch-logo.js';
-import { logoSvgOfWrite } from '../../../models/logo-svg-write.js';
+import { logoSvgAt, logoSvgOfWrite } from '../../../models/logo-svg-write.js';
 import type { ModelEntry, ModelWrite } from '../../../models/model-entry.js';
 import { modelEntryWire } from '../../../models/model-wire.js';
 import { observeIfMissing } from '../../../models/observe-billed-rate.js';
@@ -53,6 +53,7 @@ const modelRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => {
     const baseUrl = app.config.logoBaseUrl;
     if (!baseUrl) throw unprocessable('Logo fetching is off on this deployment: LOGO_BASE_URL is not configured.');
+    if ('url' in request.body) return { logoSvg: await logoSvgAt(request.body.url, baseUrl, 'url', badRequest) };
     const logo = await fetchLogo({ baseUrl, name: request.body.name });
     return { logo: `data:image/png;base64,${logo.png.toString('base64')}`, width: logo.width, height: logo.height, sourceUrl: logo.sourceUrl };
   });
