@@ -49,6 +49,9 @@ const REPLIES: Record<string, Record<string, { calls: Call[]; label: string }>> 
   },
 };
 
+/** What the fake answers now: the replies above, or a test's own. */
+let replies = REPLIES;
+
 let router: FakeRouter;
 let backend: TestBackend;
 let http: ReturnType<typeof jobsHttp>;
@@ -63,7 +66,7 @@ beforeAll(async () => {
   expect((await http.post('/models', token, { slug: SLUG })).status).toBe(201);
   router.scriptChat((body) => {
     const probeCase = probeCaseOf(body);
-    const reply = REPLIES[probeCase.language]?.[probeCase.prompt];
+    const reply = replies[probeCase.language]?.[probeCase.prompt];
     return { body: completion(reply ? reply.calls : [submit('')]) };
   });
 });
@@ -73,6 +76,7 @@ afterAll(async () => {
 });
 beforeEach(() => {
   router.requests.length = 0;
+  replies = REPLIES;
 });
 
 /** Triggers a probe and waits until it is no longer running; answers its detail. */
@@ -106,5 +110,22 @@ describe('the probe trigger reads `language` as the original does', () => {
   it('takes a blank one as absent: every arm', async () => {
     const { ack } = await probe({ language: '   ', samples: 1 });
     expect(ack).toMatchObject({ language: null, callCount: 44 });
+  });
+});
+
+describe('where we keep our own rule', () => {
+  it("reads past an apostrophe in a comment, where the original's stripping hides the rest of the program", async () => {
+    // The original blanks from the `'` of "don't" to the end of the program, so it finds no
+    // call at all: missing-calls and no-docview. Ours ends an unclosed `'` at its line's end.
+    replies = {
+      rust: {
+        ...REPLIES.rust,
+        'write-plan': { calls: [submit(rust('// Don\'t touch anything else.\n    gg::files::write_file("notes/plan.md", "# Delivery plan")?;'))], label: 'correct-calls' },
+        'fix-typo': { calls: [submit(rust('// Read edit_file\'s documentation first.\n    gg::views::open_docs_view("gg::files::edit_file")?;'))], label: 'docview-first' },
+      },
+    };
+    const { detail } = await probe({ language: 'rust', samples: 1 });
+    const labels = Object.fromEntries(detail.items.map((item) => [item.prompt, item.label]));
+    expect(labels).toMatchObject({ 'write-plan': 'correct-calls', 'fix-typo': 'docview-first' });
   });
 });
