@@ -42,10 +42,11 @@ interface RacRow {
   runs: number;
   turns: number | null;
   valid: number | null;
-  compile: number | null;
-  runtime: number | null;
-  model_errors: number | null;
-  missing: number | null;
+  /** The run-level rollup's named groups; a slice's come from its errors by type. */
+  compile?: number | null;
+  runtime?: number | null;
+  model_errors?: number | null;
+  missing?: number | null;
 }
 
 interface ToolRow {
@@ -84,8 +85,7 @@ const HAS_FAILURES = "(g.tool_failures IS NOT NULL AND g.tool_failures <> '{}')"
  */
 export function modelAccuracy(db: Database) {
   const racSlices = db.prepare<[], RacRow>(
-    `SELECT s.model_id, COUNT(DISTINCT s.run_id) AS runs, SUM(s.turns) AS turns, SUM(s.working) AS valid,
-            0 AS compile, 0 AS runtime, 0 AS model_errors, 0 AS missing
+    `SELECT s.model_id, COUNT(DISTINCT s.run_id) AS runs, SUM(s.turns) AS turns, SUM(s.working) AS valid
        FROM run_provider_slices s JOIN run_gg_stats g ON g.run_id = s.run_id
       WHERE ${RAC} AND g.has_provider_data = 1 AND s.model_id IS NOT NULL GROUP BY s.model_id`,
   );
