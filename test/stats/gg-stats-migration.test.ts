@@ -32,23 +32,39 @@ describe('the gg statistics migration', () => {
           toolFailures: 2,
         },
       });
-      const text = JSON.stringify(record);
-      // Before the migration: the row as the store wrote it then.
+      // A two-model run of the original's shape: no execution mode, failures under errors, no slices.
+      const multiModel = ggRunRecord({
+        id: 'old-gg-multi',
+        model: 'qwen/qwen3-coder',
+        summary: {
+          slotCosts: [{ slot: 'primary', modelId: 'qwen/qwen3-coder' }, { slot: 'worker', modelId: 'acme/helper' }, 'not a slot'],
+          providerStats: [],
+          errors: { turns: 3, errors: 2, toolFailures: { invalid_arguments: 2, bad: -1 } },
+          toolCalls: 9,
+        },
+      });
+      // Before the migration: the rows as the store wrote them then.
       const before = openDatabase(join(dir, 'old.sqlite'), older);
-      before.prepare(
-        `INSERT INTO runs (id, record, record_format, state, test_case_slug, test_case_version, variant, harness, model_id, created_at, updated_at)
-         VALUES ('old-gg', ?, 1, 'completed', 'pong', 'v1.1.0', 'base', 'gg', 'qwen/qwen3-coder', 'x', 'x')`,
-      ).run(text);
+      for (const stored of [record, multiModel]) {
+        before.prepare(
+          `INSERT INTO runs (id, record, record_format, state, test_case_slug, test_case_version, variant, harness, model_id, created_at, updated_at)
+           VALUES (?, ?, 1, 'completed', 'pong', 'v1.1.0', 'base', 'gg', 'qwen/qwen3-coder', 'x', 'x')`,
+        ).run(String(stored.id), JSON.stringify(stored));
+      }
       before.close();
       const migrated = openDatabase(join(dir, 'old.sqlite'));
       // The same run stored by this build.
       const fresh = openDatabase(join(dir, 'new.sqlite'));
       const records = runRecords({ rows: runRows(fresh), grades: { regradeById: () => Promise.resolve() } as never, listPriceOf: () => null, onCompleted: async () => {}, onPublishedChanged: async () => {}, onError: () => {} });
       records.store('job-old-gg', record, []);
+      records.store('job-old-gg-multi', multiModel, []);
       for (const name of ['run_gg_stats', 'run_provider_slices', 'run_provider_slice_errors']) {
         expect(table(migrated, name), name).toEqual(table(fresh, name));
       }
-      expect(table(migrated, 'run_gg_stats')).toHaveLength(1);
+      expect(table(migrated, 'run_gg_stats')).toHaveLength(2);
+      expect(migrated.prepare("SELECT execution_mode, has_provider_data, sole_model, errors_total, tool_failures FROM run_gg_stats WHERE run_id = 'old-gg-multi'").get()).toEqual({
+        execution_mode: 'tool_calling', has_provider_data: 0, sole_model: null, errors_total: 2, tool_failures: '{"invalid_arguments":2}',
+      });
       expect(table(migrated, 'run_provider_slice_errors')).toHaveLength(2);
       expect(migrated.prepare('SELECT first_of_pair, first_of_provider FROM run_provider_slices ORDER BY rowid').all()).toEqual([
         // The modelless slices are the sole model's: the second is the same pair as the first.
