@@ -41,9 +41,11 @@ function ggRecord(i: number) {
       ggSummary: {
         executionMode: i % 3 === 0 ? 'tool_calling' : 'responses_as_code',
         providerStats: [slice(0), slice(1), slice(2)],
-        errors: { turns: 18, errors: 2, modelApi: 1, transpile: 1, programFault: 0, sandboxLimit: 0, missingCompletion: 0, byType: { transpile_compile: 1 } },
+        errors: {
+          turns: 18, errors: 2, modelApi: 1, transpile: 1, programFault: 0, sandboxLimit: 0, missingCompletion: 0, byType: { transpile_compile: 1 },
+          toolFailures: { 'invalid-argument': 1 },
+        },
         toolCalls: 30,
-        toolFailures: { 'invalid-argument': 1 },
       },
     },
     tooling: {},
