@@ -1,8 +1,8 @@
 /**
- * Conformance: run records as the original system's drivers write them (TheClockwyrks/
- * TheTestCabinet, crates/core/src/run_record.rs `RunSubject`: the engine is
- * `subject.engineSlug`, the gg configuration's name `subject.ggCapabilitySet.preset`, see
- * crates/core/src/gg.rs `GgCapabilitySet::preset`), read back over HTTP.
+ * Conformance: run records as the original system's drivers write them, read back over HTTP
+ * (TheClockwyrks/TheTestCabinet, crates/entities/src/run.rs: `engine_slug` is lifted from
+ * `record.subject.engine_slug`, `none` for a record without one, and `gg_preset` from
+ * `record.subject.gg_capability_set.preset`; crates/core/src/gg.rs `GgCapabilitySet::preset`).
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,7 +1,8 @@
 /**
  * Preview events a driver relays (`asset_preview`) reach the live stream but are not stored
- * with the run's events, as the original keeps previews out of a run's recorded events
- * (TheClockwyrks/TheTestCabinet, crates/backend/src/ingest.rs; crates/backend/src/ingest.previews.test.rs).
+ * with the run's events, as the original relays previews and never persists them
+ * (TheClockwyrks/TheTestCabinet, crates/backend/src/api/jobs.rs: `ingest_preview`, and
+ * `persist_record`, which stores the relayed events only).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedCatalog } from '../helpers/jobs-fixtures.js';
