@@ -57,4 +57,18 @@ describe('POST /models/logo with the console’s { url }', () => {
       expect(response.body.error.message).toMatch(/\burl\b/);
     }
   });
+
+  it('refuses a body with neither or both of name and url, or a url that is no string, with 400 naming the field', async () => {
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{}, /either name .* or url/],
+      [{ name: FAKE_LOGOS.svg, url: `${logos.url}${FAKE_LOGOS.svg}` }, /either name .* or url/],
+      [{ url: 5 }, /body\.url/],
+      [{ url: '' }, /body\.url/],
+    ];
+    for (const [body, message] of cases) {
+      const response = await http.post('/models/logo', token, body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(response.body.error.message).toMatch(message);
+    }
+  });
 });

@@ -128,16 +128,14 @@ export const RouterListingOut = Type.Object({
   outputPerMtok: Nullable(Type.Number()),
 });
 
-export const LogoBody = Type.Union([
-  Type.Object(
-    { name: Type.String({ minLength: 1, maxLength: 200, description: 'logo name in the configured logo library, e.g. anthropic' }) },
-    { additionalProperties: false },
-  ),
-  Type.Object(
-    { url: Type.String({ minLength: 1, maxLength: 2000, description: "the console's form: an SVG's full URL under LOGO_BASE_URL" }) },
-    { additionalProperties: false },
-  ),
-]);
+/** Exactly one of the two (the route says which is missing). */
+export const LogoBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'logo name in the configured logo library, e.g. anthropic' })),
+    url: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: "the console's form: an SVG's full URL under LOGO_BASE_URL" })),
+  },
+  { additionalProperties: false },
+);
 
 export const LogoOut = Type.Union([
   Type.Object({

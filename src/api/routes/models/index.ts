@@ -53,8 +53,10 @@ const modelRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => {
     const baseUrl = app.config.logoBaseUrl;
     if (!baseUrl) throw unprocessable('Logo fetching is off on this deployment: LOGO_BASE_URL is not configured.');
-    if ('url' in request.body) return { logoSvg: await logoSvgAt(request.body.url, baseUrl, 'url', badRequest) };
-    const logo = await fetchLogo({ baseUrl, name: request.body.name });
+    const { name, url } = request.body;
+    if ((name === undefined) === (url === undefined)) throw badRequest('body must carry either name (a logo in the library) or url (its full URL in the library), not both.');
+    if (url !== undefined) return { logoSvg: await logoSvgAt(url, baseUrl, 'url', badRequest) };
+    const logo = await fetchLogo({ baseUrl, name: name! });
     return { logo: `data:image/png;base64,${logo.png.toString('base64')}`, width: logo.width, height: logo.height, sourceUrl: logo.sourceUrl };
   });
 
