@@ -61,7 +61,7 @@ describe('runs stored before the store read engineSlug and preset', () => {
     try {
       const older = join(dir, 'migrations');
       mkdirSync(older);
-      for (const name of readdirSync(BACKEND_MIGRATIONS).filter((file) => file < '0091')) copyFileSync(join(BACKEND_MIGRATIONS, name), join(older, name));
+      for (const name of readdirSync(BACKEND_MIGRATIONS).filter((file) => file < '0086')) copyFileSync(join(BACKEND_MIGRATIONS, name), join(older, name));
       const before = openDatabase(join(dir, 'store.sqlite'), older);
       const record = withSubject({ engineSlug: 'phaser', ggCapabilitySet: { preset: 'minimal' } }, 'gg');
       before.prepare(
