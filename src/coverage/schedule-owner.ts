@@ -239,11 +239,14 @@ export async function haltOwner(ctx: OwnerContext, origin: string, noun: string,
   const detail = `Canceled by ${by} (${scope === 'all' ? 'halt-all' : 'halt'} of ${origin}).`;
   const halt = () => cancelOrigin(ctx, origin, scope, detail);
   let canceled = 0;
-  for (;;) {
+  // Twice at most: a top-up that resumes after the pause stops before its commit, so only one
+  // caught between its last check and its insert can add jobs after the first sweep.
+  for (let round = 0; round < 2; round++) {
     const attempt = await ctx.locks.withLock(origin, halt, { waitMs: HALT_LOCK_WAIT_MS });
     if (attempt.held) return { canceled: canceled + attempt.value, includedActive: scope === 'all' };
     canceled += await halt();
   }
+  return { canceled, includedActive: scope === 'all' };
 }
 
 /** The most runs a review queue lists (the original's cap: above the largest bound, so a full buffer is seen whole). */
