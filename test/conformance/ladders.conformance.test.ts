@@ -64,6 +64,13 @@ describe('ladder bounds (ladder_from_input, MAX_LADDER_RUNGS; coverage.rs clamp_
     expect([zero.runsPerCell, zero.rungs.map((r) => r.runs), zero.gate.threshold.runs]).toEqual([1, [1, null], 1]);
     const fifty = await ladder({ rungs: Array.from({ length: 50 }, () => rung('b1')) });
     expect(fifty.rungs).toHaveLength(50);
+    // The buffer bound, bare or tagged, is at most 500 (coverage.rs MAX_BUFFER_TARGET).
+    for (const bufferTarget of [501, { kind: 'bounded', runs: 501 }]) {
+      const refused = await http.put(`/ladders/${fifty.id}/schedule`, token, { bufferTarget });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.message).toContain('body.bufferTarget.runs');
+    }
+    expect((await http.put(`/ladders/${fifty.id}/schedule`, token, { bufferTarget: 500 })).body.bufferTarget).toEqual({ kind: 'bounded', runs: 500 });
   });
 });
 

@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { RATINGS } from '../../runs/run-states.js';
-import { MAX_BUFFER_RUNS } from '../../coverage/buffer-target.js';
 import { Nullable } from './common.js';
 import { BufferTarget, CellOut, CombinationIn, CombinationOut } from './coverage.js';
 import { NullableInteger } from './jobs.js';
@@ -56,7 +55,8 @@ export const OuterAxis = Type.Union([Type.Literal('rung'), Type.Literal('combina
 
 /** The tagged target, or a bare integer read as `{ kind: 'bounded', runs }`, or null (inherit). */
 // One `['integer', 'null']` branch: separate branches would let a type-coercing validator read 0 as null or null as 0.
-export const BufferTargetBody = Type.Union([BufferTarget, NullableInteger({ minimum: 0, maximum: MAX_BUFFER_RUNS })], {
+// A bare bound above 500 is refused by the service, whose message names `runs` (a union's would say "must be object").
+export const BufferTargetBody = Type.Union([BufferTarget, NullableInteger({ minimum: 0, maximum: 1_000_000 })], {
   description: 'the ladder\'s override of the account buffer target; null inherits',
 });
 
