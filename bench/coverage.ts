@@ -141,7 +141,7 @@ export default async function benchCoverage(): Promise<void> {
       run: async () => sortedQueue.all({ cells: cellsParam(cells), reviewer: account.id, limit: 51 }),
     });
     const queueHolds: number[] = [];
-    for (let i = 0; i < 5; i++) queueHolds.push(await longestStall(() => planQueue(app.coverage, account.id, matrixPlan.id)));
+    for (let i = 0; i < 5; i++) queueHolds.push(await longestStall(async () => planQueue(app.coverage, account.id, matrixPlan.id)));
     const queueHold = summarize(queueHolds);
 
     // The top-up: 500 cells of one run each, over cases no run covers yet.

@@ -8,10 +8,13 @@ import { badRequest } from '../errors.js';
 export type BufferTarget = { kind: 'bounded'; runs: number } | { kind: 'unbounded' };
 
 /**
- * The compiled-in default for an account that never chose one: enough finished runs waiting
- * for a review session without the queue running far ahead of the reviewer.
+ * The compiled-in default for an account that never chose one, as the original system's
+ * (roughly two cells at five runs a cell): small enough that the first reviews still steer.
  */
-export const DEFAULT_BUFFER_TARGET: BufferTarget = { kind: 'bounded', runs: 20 };
+export const DEFAULT_BUFFER_TARGET: BufferTarget = { kind: 'bounded', runs: 10 };
+
+/** The largest bound a target may name (runs); a reviewer who wants no bound says `unbounded`. */
+export const MAX_BUFFER_RUNS = 500;
 
 /** Checks a written target (`field` names it in the 400) and returns its canonical form. */
 export function bufferTargetOf(value: { kind: string; runs?: number }, field: string): BufferTarget {
@@ -20,6 +23,7 @@ export function bufferTargetOf(value: { kind: string; runs?: number }, field: st
     return { kind: 'unbounded' };
   }
   if (value.runs === undefined) throw badRequest(`${field}.runs is required when ${field}.kind is bounded.`);
+  if (value.runs > MAX_BUFFER_RUNS) throw badRequest(`${field}.runs must be at most ${MAX_BUFFER_RUNS} (got ${value.runs}); say kind unbounded for no bound.`);
   return { kind: 'bounded', runs: value.runs };
 }
 

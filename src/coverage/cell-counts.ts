@@ -6,14 +6,15 @@
  * origin's jobs in flight (the other half of buffer occupancy) and the ordered review queue.
  *
  * A cell matches a run or job on case, version, variant, engine (a run without one is
- * `none`), harness and model; a gg cell also on its configuration, taken from the job that
- * produced the run (else the record's own `ggConfigId`), so a plan's gg runs and a hand
- * launch from the same configuration share the cell. Provider does not split cells: runs
- * do not record it.
+ * `none`), harness and model (a provider-routed cell's `openrouter/<model>` or bare
+ * `<model>`); a gg cell also on its configuration, taken from the job that produced the run
+ * (else the record's own `ggConfigId`), and on the models its job bound (a run or job with
+ * no recorded bindings, made before they were recorded, counts in every binding of its
+ * configuration). A plan's gg runs and a hand launch from the same configuration and models
+ * share the cell. Provider does not split cells otherwise: runs do not record it.
  */
 import { inFlight } from '../db/jobs-table.js';
 import type { Database } from '../db/open-database.js';
-import { LISTED_COLUMNS, type ListedRow } from '../runs/run-rows.js';
 import { AUTO_GRADED_TEST_TYPES } from '../runs/run-states.js';
 import type { CoverageCell } from './coverage-cells.js';
 
@@ -29,14 +30,21 @@ export const AUTO_GRADED = AUTO_GRADED_TEST_TYPES.map((type) => `'${type}'`).joi
 /** A run's gg configuration row id: its job's, else the record's (`saved:` stripped). */
 export const RUN_GG = `COALESCE((SELECT j.gg_config_id FROM jobs AS j WHERE j.id = r.job_id),
   CASE WHEN r.gg_config_id LIKE 'saved:%' THEN substr(r.gg_config_id, 7) ELSE r.gg_config_id END)`;
-/** A cell's fields, in the order `cellsParam` writes them; `gg` is its gg configuration row id, or null for any. */
-const CELL_FIELDS = ['slug', 'version', 'variant', 'engine', 'harness', 'model', 'gg'] as const;
+/** The bound models of the job a run `r` came from (null for a run without one). */
+const RUN_GG_MODELS = '(SELECT j.gg_models FROM jobs AS j WHERE j.id = r.job_id)';
+/**
+ * A cell's fields, in the order `cellsParam` writes them: `model` and `alt` are the two ids its
+ * runs may record (the same one twice unless routed), `gg` its gg configuration row id and
+ * `ggModels` its bound models, each null for any.
+ */
+const CELL_FIELDS = ['slug', 'version', 'variant', 'engine', 'harness', 'model', 'gg', 'alt', 'ggModels'] as const;
 type CellField = (typeof CELL_FIELDS)[number];
 /** A completed run `r` in the cell whose fields `field` gives as SQL expressions. */
 export const completedInCell = (field: (name: CellField) => string) =>
   `r.test_case_slug = ${field('slug')} AND r.test_case_version = ${field('version')} AND r.variant = ${field('variant')}
-   AND r.engine = ${field('engine')} AND r.harness = ${field('harness')} AND r.model_id = ${field('model')}
-   AND r.state = 'completed' AND r.decode_error IS NULL AND (${field('gg')} IS NULL OR ${RUN_GG} = ${field('gg')})`;
+   AND r.engine = ${field('engine')} AND r.harness = ${field('harness')} AND r.model_id IN (${field('model')}, ${field('alt')})
+   AND r.state = 'completed' AND r.decode_error IS NULL AND (${field('gg')} IS NULL OR ${RUN_GG} = ${field('gg')})
+   AND (${field('ggModels')} IS NULL OR COALESCE(${RUN_GG_MODELS}, ${field('ggModels')}) = ${field('ggModels')})`;
 // CROSS JOIN keeps the cells as the outer loop (SQLite has no statistics for json_each), so
 // each cell is one index range, whatever the number of runs and jobs.
 /** A field of the `json_each(@cells) AS c` row being joined. */
@@ -54,16 +62,30 @@ export const CELL_COUNT_SQL = {
     FROM json_each(@cells) AS c
     CROSS JOIN jobs AS j INDEXED BY jobs_in_flight_cell
       ON j.test_case_slug = c.value ->> 0 AND j.test_case_version = c.value ->> 1 AND j.variant = c.value ->> 2
-     AND j.harness_slug = c.value ->> 4 AND j.model_id = c.value ->> 5
+     AND j.harness_slug = c.value ->> 4 AND j.model_id IN (c.value ->> 5, c.value ->> 7)
     WHERE ${inFlight('j')} AND COALESCE(j.engine, 'none') = c.value ->> 3
       AND (c.value ->> 6 IS NULL OR j.gg_config_id = c.value ->> 6)
+      AND (c.value ->> 8 IS NULL OR COALESCE(j.gg_models, c.value ->> 8) = c.value ->> 8)
     GROUP BY c.key`,
   originInFlight: `SELECT COUNT(*) FROM jobs INDEXED BY jobs_origin_in_flight WHERE origin = ? AND ${inFlight()}`,
 };
 
 /** The cells as the queries' `@cells` parameter: one array per cell, in order. */
 export const cellsParam = (cells: CoverageCell[]): string =>
-  JSON.stringify(cells.map(({ pin, combination: c }) => [pin.slug, pin.version, pin.variant, pin.engine, c.harness, c.model, c.ggConfigRowId]));
+  JSON.stringify(cells.map(({ pin, combination: c }) =>
+    [pin.slug, pin.version, pin.variant, pin.engine, c.harness, c.runModels[0], c.ggConfigRowId, c.runModels[1], c.ggModels]));
+
+/** A run as a review queue lists it. */
+export interface QueuedRun {
+  runId: string;
+  slug: string;
+  version: string;
+  variant: string;
+  engine: string;
+  harness: string;
+  model: string;
+  finishedAt: string | null;
+}
 
 /** Where a stored run sits: the identity a cell matches it on. */
 export interface RunCellIdentity {
@@ -74,6 +96,8 @@ export interface RunCellIdentity {
   harness: string;
   model: string;
   ggConfigRowId: string | null;
+  /** The bound models of the job it came from; null when unknown. */
+  ggModels: string | null;
   completed: boolean;
 }
 
@@ -112,14 +136,16 @@ export function cellCounts(db: Database, readRows: (args: CellCountArgs) => Prom
   const originInFlight = db.prepare<[string], number>(CELL_COUNT_SQL.originInFlight).pluck();
   const originInFlightIds = db.prepare<[string], string>(`SELECT id FROM jobs INDEXED BY jobs_origin_in_flight WHERE origin = ? AND ${inFlight()} ORDER BY seq`).pluck();
   // One cell's, oldest first: the index holds a cell's runs in that order, so the read stops at the limit.
-  const cellQueue = db.prepare<Record<CellField | 'reviewer', string | null> & { limit: number }, ListedRow>(
-    `SELECT ${LISTED_COLUMNS.split(',').map((column) => `r.${column.trim()}`).join(', ')} FROM runs AS r INDEXED BY runs_cell
-     WHERE ${completedInCell((name) => `@${name}`)} AND ${UNREVIEWED}
+  const cellQueue = db.prepare<Record<CellField | 'reviewer', string | null> & { limit: number; skipUnloaded: 0 | 1 }, QueuedRun>(
+    `SELECT r.id AS runId, r.test_case_slug AS slug, r.test_case_version AS version, r.variant, r.engine, r.harness, r.model_id AS model,
+       r.finished_at AS finishedAt
+     FROM runs AS r INDEXED BY runs_cell
+     WHERE ${completedInCell((name) => `@${name}`)} AND ${UNREVIEWED} AND NOT (@skipUnloaded = 1 AND r.validation_loaded = 0)
      ORDER BY r.finished_at, r.id LIMIT @limit`,
   );
   const identity = db.prepare<[string], Omit<RunCellIdentity, 'completed'> & { completed: number }>(
     `SELECT r.test_case_slug AS slug, r.test_case_version AS version, r.variant, r.engine, r.harness, r.model_id AS model,
-       ${RUN_GG} AS ggConfigRowId, r.state = 'completed' AND r.decode_error IS NULL AS completed
+       ${RUN_GG} AS ggConfigRowId, ${RUN_GG_MODELS} AS ggModels, r.state = 'completed' AND r.decode_error IS NULL AS completed
      FROM runs AS r WHERE r.id = ?`,
   );
 
@@ -146,16 +172,18 @@ export function cellCounts(db: Database, readRows: (args: CellCountArgs) => Prom
     inFlightIdsOfOrigin: (origin: string): string[] => originInFlightIds.all(origin),
     /**
      * Completed runs of the cells the reviewer has not reviewed, cell by cell in the given
-     * order, oldest first within a cell; one more than `limit` tells the caller it was capped.
+     * order (`cell` is the index), oldest first within a cell; one more than `limit` tells the
+     * caller it was capped. `skipUnloaded` leaves out runs whose build never loaded.
      */
-    unreviewedRuns(cells: CoverageCell[], reviewerId: string, limit: number): ListedRow[] {
-      const rows: ListedRow[] = [];
-      for (const { pin, combination: c } of cells) {
+    unreviewedRuns(cells: CoverageCell[], reviewerId: string, limit: number, skipUnloaded = false): Array<{ cell: number; run: QueuedRun }> {
+      const rows: Array<{ cell: number; run: QueuedRun }> = [];
+      for (const [index, { pin, combination: c }] of cells.entries()) {
         if (rows.length >= limit) break;
         rows.push(...cellQueue.all({
-          slug: pin.slug, version: pin.version, variant: pin.variant, engine: pin.engine, harness: c.harness, model: c.model, gg: c.ggConfigRowId,
-          reviewer: reviewerId, limit: limit - rows.length,
-        }));
+          slug: pin.slug, version: pin.version, variant: pin.variant, engine: pin.engine, harness: c.harness,
+          model: c.runModels[0], alt: c.runModels[1], gg: c.ggConfigRowId, ggModels: c.ggModels,
+          reviewer: reviewerId, limit: limit - rows.length, skipUnloaded: skipUnloaded ? 1 : 0,
+        }).map((run) => ({ cell: index, run })));
       }
       return rows;
     },
@@ -172,5 +200,6 @@ export type CellCounter = ReturnType<typeof cellCounts>;
 /** Whether a run (by its identity) falls in a cell. */
 export const runInCell = (run: RunCellIdentity, { pin, combination }: CoverageCell): boolean =>
   run.slug === pin.slug && run.version === pin.version && run.variant === pin.variant && run.engine === pin.engine &&
-  run.harness === combination.harness && run.model === combination.model &&
-  (combination.ggConfigRowId === null || run.ggConfigRowId === combination.ggConfigRowId);
+  run.harness === combination.harness && combination.runModels.includes(run.model) &&
+  (combination.ggConfigRowId === null || run.ggConfigRowId === combination.ggConfigRowId) &&
+  (combination.ggModels === null || run.ggModels === null || run.ggModels === combination.ggModels);

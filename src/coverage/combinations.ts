@@ -9,8 +9,9 @@ import { HARNESS_SLUGS } from '../api/schemas/jobs.js';
 import type { CombinationInT } from '../api/schemas/coverage.js';
 import type { GgConfig } from '../db/gg-configs-table.js';
 import { badRequest, HttpError } from '../errors.js';
-import { bindGgModels, ggRootModel } from '../jobs/bind-gg-models.js';
+import { bindGgModels, boundModelKey, ggRootModel } from '../jobs/bind-gg-models.js';
 import type { GgLaunch } from '../jobs/enqueue-runs.js';
+import { canonicalModelId, launchModelId, routedThroughRouter } from '../jobs/launch-models.js';
 
 /** A member as stored: a gg member keeps `harness: 'gg'`, an empty model and its slot models. */
 export interface StoredCombination {
@@ -26,6 +27,15 @@ export interface ResolvedCombination {
   harness: string;
   /** A gg member's root agent model (the model its runs are listed under). */
   model: string;
+  /**
+   * The model its runs are launched with and record: `openrouter/<model>` for a
+   * provider-routed harness routed through the routing provider, else `model`.
+   */
+  launchModel: string;
+  /** The model ids a run of its cell may record: the launch model and, when routed, the bare one. */
+  runModels: [string, string];
+  /** A gg member's bound models as `boundModelKey` writes them (its cell's identity), null on a harness member. */
+  ggModels: string | null;
   provider: string | null;
   ggConfigId: string | null;
   ggConfigName: string | null;
@@ -36,9 +46,20 @@ export interface ResolvedCombination {
   gg: GgLaunch | null;
   /** Why it cannot be launched whatever the case, or null. */
   unlaunchable: string | null;
-  /** Counting identity: members with the same key share every cell. */
+  /**
+   * The member as written, for de-duplication and for a ladder's steering and verdicts:
+   * harness, model and provider on a harness member; configuration, root model and the
+   * member's own bindings on a gg one. Two members with different keys may still name one
+   * cell (see `cellIdentity`).
+   */
   key: string;
+  /** What its runs are counted by with any case: harness, launch model, gg configuration and bound models. */
+  cellIdentity: string;
 }
+
+const sortedBindings = (slotModels: Record<string, string>) => boundModelKey(Object.fromEntries(Object.entries(slotModels).map(([slot, model]) => [slot.trim(), model.trim()])));
+const identityOf = (harness: string, launchModel: string, configRowId: string | null, ggModels: string | null) =>
+  JSON.stringify([harness, launchModel, configRowId ?? '', ggModels ?? '']);
 
 const SAVED = /^saved:(.+)$/;
 
@@ -74,8 +95,20 @@ export function checkCombinations(members: CombinationInT[], field: string, owns
 /** Resolves stored members against the account's gg configurations (`configOf` looks one up by row id). */
 export function resolveCombination(member: StoredCombination, configOf: (rowId: string) => GgConfig | null): ResolvedCombination {
   if (member.ggConfigId === null) {
+    const launchModel = launchModelId(member.model, member.harness, member.provider);
     return {
-      ...member, ggConfigName: null, ggConfigRowId: null, gg: null, unlaunchable: null, key: `h|${member.harness}|${member.model}`,
+      ...member,
+      launchModel,
+      // OpenCode records the routed id; a hand launch or another driver may record the bare one.
+      runModels: routedThroughRouter(member.harness, member.provider) ? [launchModel, canonicalModelId(launchModel)] : [launchModel, launchModel],
+      ggModels: null,
+      ggConfigName: null,
+      ggConfigRowId: null,
+      gg: null,
+      unlaunchable: null,
+      // A member without a provider keeps the key steering and verdicts were stored under before providers counted.
+      key: `h|${member.harness}|${member.model}${member.provider === null ? '' : `|${member.provider}`}`,
+      cellIdentity: identityOf(member.harness, launchModel, null, null),
     };
   }
   const rowId = ggConfigRowId(member.ggConfigId) ?? member.ggConfigId;
@@ -89,9 +122,14 @@ export function resolveCombination(member: StoredCombination, configOf: (rowId: 
   if (!config) unlaunchable = `gg configuration ${member.ggConfigId} no longer exists.`;
   else if (model === '') unlaunchable = `gg configuration ${member.ggConfigId} binds no model to any launch slot.`;
   else if (bound.problem) unlaunchable = `gg configuration ${member.ggConfigId}: ${bound.problem}`;
+  const ggModels = config && !unlaunchable ? boundModelKey(slotModels) : null;
+  const own = Object.keys(member.ggSlotModels).length === 0 ? '' : `|${sortedBindings(member.ggSlotModels)}`;
   return {
     harness: 'gg',
     model,
+    launchModel: model,
+    runModels: [model, model],
+    ggModels,
     provider: null,
     ggConfigId: member.ggConfigId,
     ggConfigName: config?.name ?? null,
@@ -99,7 +137,8 @@ export function resolveCombination(member: StoredCombination, configOf: (rowId: 
     ggConfigRowId: rowId,
     gg: config ? { configId: config.id, preset: config.name, capabilitySet: config.capabilitySet, slotModels } : null,
     unlaunchable,
-    key: `g|${rowId}|${model}`,
+    key: `g|${rowId}|${model}${own}`,
+    cellIdentity: identityOf('gg', model, rowId, ggModels),
   };
 }
 

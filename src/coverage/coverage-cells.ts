@@ -53,7 +53,28 @@ export function uniqueBy<T>(items: T[], key: (item: T) => string): T[] {
 }
 
 export const uniquePins = (pins: Pin[]) => uniqueBy(pins, pinKey);
-export const uniqueCombinations = (combos: ResolvedCombination[]) => uniqueBy(combos, (combo) => combo.key);
+/** Why a member naming the same cell as an earlier one is not launched (the original system's words). */
+export const SAME_RUNS_REASON =
+  'another member of this plan already asks for exactly these runs (same case, same launch model, and for a gg member the same configuration and agents)';
+
+/**
+ * Members de-duplicated on what was written (`key`: harness, model, provider; a gg member's
+ * configuration and bindings), first occurrence winning. A later member that names the same
+ * cells as an earlier one (same launch model, configuration and bound models) is kept, so
+ * the reviewer still sees it, and reported unlaunchable: launching both would buy one cell's
+ * runs twice.
+ */
+export function uniqueCombinations(combos: ResolvedCombination[]): ResolvedCombination[] {
+  const cells = new Set<string>();
+  return uniqueBy(combos, (combo) => combo.key).map((combo) => {
+    if (combo.unlaunchable !== null) return combo;
+    if (!cells.has(combo.cellIdentity)) {
+      cells.add(combo.cellIdentity);
+      return combo;
+    }
+    return { ...combo, unlaunchable: SAME_RUNS_REASON };
+  });
+}
 
 /**
  * Every pin x combination cell, `pinsOuter` deciding the nesting: true finishes one case
@@ -69,5 +90,36 @@ export function crossCells(pins: Pin[], combos: ResolvedCombination[], pinsOuter
   return cells;
 }
 
-/** The identity fields a cell is reported with (matrix cells, top-up answers). */
+/** The identity fields a cell is reported with on the matrix. */
 export const cellView = (cell: CoverageCell) => ({ ...cell.pin, ...combinationView(cell.combination) });
+
+/**
+ * What a cell's runs are counted by: its pin and its member's cell identity (harness, launch
+ * model, gg configuration and bound models). Two members, or two rungs, naming one cell
+ * share it, and a cell is counted, launched and queued once.
+ */
+export const cellKeyOf = ({ pin, combination }: CoverageCell) => `${pinKey(pin)}|${combination.cellIdentity}`;
+
+/**
+ * A cell as a top-up answer or a queue entry names it (the console's names): pin, harness,
+ * model, and the provider and gg fields only when set.
+ */
+export function cellRef({ pin, combination: c }: CoverageCell) {
+  return {
+    slug: pin.slug,
+    version: pin.version,
+    variant: pin.variant,
+    engine: pin.engine,
+    harness: c.harness,
+    model: c.model,
+    ...(c.provider === null ? {} : { provider: c.provider }),
+    ...ggRef(c),
+  };
+}
+
+/** A member's gg fields as a top-up answer or a queue entry carries them: absent on a harness member, slot models only when bound. */
+export const ggRef = (c: ResolvedCombination) => ({
+  ...(c.ggConfigId === null ? {} : { ggConfigId: c.ggConfigId }),
+  ...(c.ggConfigName === null ? {} : { ggConfigName: c.ggConfigName }),
+  ...(Object.keys(c.ggSlotModels).length === 0 ? {} : { ggSlotModels: c.ggSlotModels }),
+});

@@ -1,5 +1,6 @@
 import type { CoverageGroupsTable } from '../db/coverage-groups-table.js';
 import type { CoveragePlansTable } from '../db/coverage-plans-table.js';
+import type { CoverageSchedulesTable } from '../db/coverage-schedules-table.js';
 import type { CoverageSettingsTable } from '../db/coverage-settings-table.js';
 import type { GgConfig } from '../db/gg-configs-table.js';
 import type { JobsContext } from '../jobs/jobs-context.js';
@@ -8,11 +9,12 @@ import type { RunGrades } from '../runs/run-grades.js';
 import type { CellCounter } from './cell-counts.js';
 import type { CellLaunchability } from './cell-launchability.js';
 
-/** Everything the coverage services work with; the coverage plugin builds one per app. */
+/** Everything the coverage services work with (a schedule owner's context included); the coverage plugin builds one per app. */
 export interface CoverageContext {
   jobs: JobsContext;
   groups: CoverageGroupsTable;
   plans: CoveragePlansTable;
+  schedules: CoverageSchedulesTable;
   settings: CoverageSettingsTable;
   counter: CellCounter;
   locks: ScheduleLocks;

@@ -1,15 +1,16 @@
 import type { PlanBodyT, ScheduleBodyT } from '../api/schemas/coverage.js';
-import { DEFAULT_SCHEDULE, type CoveragePlan, type CoverageSchedule, type PlanDeclaration } from '../db/coverage-plans-table.js';
+import { DEFAULT_SCHEDULE, planOrigin, type CoveragePlan, type CoverageSchedule, type PlanDeclaration } from '../db/coverage-plans-table.js';
 import { badRequest, notFound } from '../errors.js';
-import { bufferTargetOf, DEFAULT_BUFFER_TARGET, type BufferTarget } from './buffer-target.js';
+import { bufferTargetOf, DEFAULT_BUFFER_TARGET } from './buffer-target.js';
 import { checkCombinations, combinationView, resolveCombination } from './combinations.js';
 import { ggConfigLookup, type CoverageContext } from './coverage-context.js';
 import { checkPins } from './coverage-cells.js';
+import { mergeSchedule } from './schedule-owner.js';
 
 export const MIN_RUNS_PER_CELL = 1;
 export const MAX_RUNS_PER_CELL = 100;
 
-export const planOrigin = (planId: string) => `plan:${planId}`;
+export { planOrigin };
 
 export function requirePlan(ctx: CoverageContext, accountId: string, id: string): CoveragePlan {
   const plan = ctx.plans.get(accountId, id);
@@ -41,19 +42,6 @@ function declarationOf(ctx: CoverageContext, accountId: string, body: PlanBodyT)
   };
 }
 
-/** A schedule write over the stored one: absent fields keep their value, `bufferTarget: null` inherits. */
-export function scheduleOf(current: CoverageSchedule, body: ScheduleBodyT, field: string): CoverageSchedule {
-  let bufferTarget: BufferTarget | null = current.bufferTarget;
-  if (body.bufferTarget === null) bufferTarget = null;
-  else if (body.bufferTarget !== undefined) bufferTarget = bufferTargetOf(body.bufferTarget, `${field}.bufferTarget`);
-  return {
-    outerAxis: body.outerAxis ?? current.outerAxis,
-    paused: body.paused ?? current.paused,
-    autoTopUp: body.autoTopUp ?? current.autoTopUp,
-    bufferTarget,
-  };
-}
-
 /** The plan as read: declaration and schedule flattened, members resolved (gg names, root models). */
 export function planView(ctx: CoverageContext, accountId: string, plan: CoveragePlan) {
   const configs = ggConfigLookup(ctx.jobs, accountId);
@@ -66,7 +54,7 @@ export const listPlans = (ctx: CoverageContext, accountId: string) =>
 
 export function createPlan(ctx: CoverageContext, accountId: string, body: PlanBodyT) {
   const declaration = declarationOf(ctx, accountId, body);
-  const schedule = scheduleOf(DEFAULT_SCHEDULE, body.schedule ?? {}, 'body.schedule');
+  const schedule = mergeSchedule(DEFAULT_SCHEDULE, body.schedule ?? {}, 'body.schedule');
   return planView(ctx, accountId, ctx.plans.create(accountId, declaration, schedule));
 }
 
@@ -74,7 +62,7 @@ export function createPlan(ctx: CoverageContext, accountId: string, body: PlanBo
 export function updatePlan(ctx: CoverageContext, accountId: string, id: string, body: PlanBodyT) {
   const current = requirePlan(ctx, accountId, id);
   const declaration = declarationOf(ctx, accountId, body);
-  const schedule = body.schedule ? scheduleOf(current.schedule, body.schedule, 'body.schedule') : null;
+  const schedule = body.schedule ? mergeSchedule(current.schedule, body.schedule, 'body.schedule') : null;
   const plan = ctx.plans.update(accountId, id, declaration, schedule);
   if (!plan) throw notFound(`No coverage plan ${id}.`);
   return planView(ctx, accountId, plan);
@@ -87,10 +75,9 @@ export function deletePlan(ctx: CoverageContext, accountId: string, id: string):
 export const getSchedule = (ctx: CoverageContext, accountId: string, id: string) => requirePlan(ctx, accountId, id).schedule;
 
 export function putSchedule(ctx: CoverageContext, accountId: string, id: string, body: ScheduleBodyT): CoverageSchedule {
-  const current = requirePlan(ctx, accountId, id);
-  const plan = ctx.plans.setSchedule(accountId, id, scheduleOf(current.schedule, body, 'body'));
-  if (!plan) throw notFound(`No coverage plan ${id}.`);
-  return plan.schedule;
+  const schedule = mergeSchedule(requirePlan(ctx, accountId, id).schedule, body, 'body');
+  ctx.schedules.put(planOrigin(id), accountId, schedule);
+  return requirePlan(ctx, accountId, id).schedule;
 }
 
 /** `GET /coverage-settings`: the account's choice, else the compiled-in default; a read writes nothing. */

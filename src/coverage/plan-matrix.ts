@@ -1,10 +1,8 @@
 import type { CoveragePlan } from '../db/coverage-plans-table.js';
-import { targetInForce, type BufferTarget } from './buffer-target.js';
 import { resolveCombination } from './combinations.js';
 import { ggConfigLookup, type CoverageContext } from './coverage-context.js';
 import { cellView, crossCells, pinOf, uniqueCombinations, uniquePins, type CoverageCell } from './coverage-cells.js';
-import { planOrigin } from './coverage-plans.js';
-import { remainingOf, type CountedCell } from './top-up-cells.js';
+import { occupancyOf, remainingOf, targetOf, uniqueCells, type OwnedCell } from './schedule-owner.js';
 
 /**
  * A plan's cells in emission order: its case groups' pins then its own, crossed with its
@@ -24,37 +22,24 @@ export function planCells(ctx: CoverageContext, accountId: string, plan: Coverag
   return crossCells(pins, combos, plan.schedule.outerAxis === 'case', () => plan.runsPerCell);
 }
 
-export interface MeasuredPlan {
-  cells: Array<CountedCell & { latestVersion: string }>;
-  target: BufferTarget;
-  /** The plan's jobs in flight plus its cells' completed runs the requester has not reviewed. */
-  occupancy: number;
-}
-
-/** Counts every cell of the plan for the requester and works out the buffer in force. */
-export async function measurePlan(ctx: CoverageContext, accountId: string, plan: CoveragePlan): Promise<MeasuredPlan> {
+/** Every cell of the plan counted for the requester, with its newest ingested version: what a top-up feeds and the buffer covers. */
+export async function measurePlan(ctx: CoverageContext, accountId: string, plan: CoveragePlan) {
   const cells = planCells(ctx, accountId, plan);
   const counts = await ctx.counter.count(cells, accountId);
   const check = ctx.launchability();
-  let unreviewed = 0;
-  const counted = cells.map((cell, i) => {
-    unreviewed += counts[i]!.unreviewed;
-    return { cell, counts: counts[i]!, unlaunchable: check.unlaunchable(cell), latestVersion: check.latestVersion(cell.pin.slug) };
-  });
-  return {
-    cells: counted,
-    target: targetInForce(plan.schedule.bufferTarget, ctx.settings.bufferTarget(accountId)),
-    occupancy: ctx.counter.inFlightOfOrigin(planOrigin(plan.id)) + unreviewed,
-  };
+  const feed = cells.map((cell, i): OwnedCell & { latestVersion: string } => ({
+    cell, counts: counts[i]!, unlaunchable: check.unlaunchable(cell), latestVersion: check.latestVersion(cell.pin.slug),
+  }));
+  return { feed, review: uniqueCells(feed) };
 }
 
 /** The roll-ups the matrix and the summary share. */
-function rollups(plan: CoveragePlan, measured: MeasuredPlan) {
+function rollups(ctx: CoverageContext, accountId: string, plan: CoveragePlan, measured: Awaited<ReturnType<typeof measurePlan>>) {
   let cellsSatisfied = 0;
   let runsMissing = 0;
   let runsPending = 0;
   let runsUnreviewed = 0;
-  for (const { cell, counts } of measured.cells) {
+  for (const { cell, counts } of measured.feed) {
     const remaining = remainingOf(cell, counts);
     if (remaining === 0) cellsSatisfied += 1;
     runsMissing += remaining;
@@ -64,19 +49,19 @@ function rollups(plan: CoveragePlan, measured: MeasuredPlan) {
   return {
     outerAxis: plan.schedule.outerAxis,
     cellsSatisfied,
-    cellsTotal: measured.cells.length,
+    cellsTotal: measured.feed.length,
     runsMissing,
     runsPending,
     runsUnreviewed,
-    runsOutstanding: measured.occupancy,
-    bufferTarget: measured.target,
+    runsOutstanding: occupancyOf(measured.review),
+    bufferTarget: targetOf(ctx, accountId, plan.schedule),
   };
 }
 
 /** `GET /coverage-plans/{id}/coverage`. */
 export async function planMatrix(ctx: CoverageContext, accountId: string, plan: CoveragePlan) {
   const measured = await measurePlan(ctx, accountId, plan);
-  const cells = measured.cells.map(({ cell, counts, unlaunchable, latestVersion }) => ({
+  const cells = measured.feed.map(({ cell, counts, unlaunchable, latestVersion }) => ({
     ...cellView(cell),
     desired: cell.desired,
     ...counts,
@@ -89,20 +74,28 @@ export async function planMatrix(ctx: CoverageContext, accountId: string, plan: 
     stale: latestVersion !== '' && latestVersion !== cell.pin.version,
     unlaunchable,
   }));
-  return { cells, ...rollups(plan, measured) };
+  return { cells, ...rollups(ctx, accountId, plan, measured) };
 }
 
-/** `GET /coverage-plans/summary`: every plan of the account with its roll-ups. */
+/**
+ * `GET /coverage-plans/summary`: a bare array, one entry per plan of the account, in the
+ * original's shape (crates/backend/src/api/coverage.rs `plans_summary`).
+ */
 export async function planSummary(ctx: CoverageContext, accountId: string) {
   const plans = [];
   for (const plan of ctx.plans.list(accountId)) {
+    const roll = rollups(ctx, accountId, plan, await measurePlan(ctx, accountId, plan));
     plans.push({
       id: plan.id,
       name: plan.name,
+      runsPerCell: plan.runsPerCell,
+      cellsSatisfied: roll.cellsSatisfied,
+      cellsTotal: roll.cellsTotal,
+      runsMissing: roll.runsMissing,
+      runsUnreviewed: roll.runsUnreviewed,
       paused: plan.schedule.paused,
       autoTopUp: plan.schedule.autoTopUp,
-      ...rollups(plan, await measurePlan(ctx, accountId, plan)),
     });
   }
-  return { plans };
+  return plans;
 }

@@ -1,22 +1,23 @@
 import type { Account } from '../accounts/verify-token.js';
-import { notFound } from '../errors.js';
 import { runInCell } from './cell-counts.js';
 import type { CoverageContext } from './coverage-context.js';
 import { planOrigin, requirePlan } from './coverage-plans.js';
-import { haltOwner, type HaltScope } from './halt-origin.js';
 import { measurePlan, planCells } from './plan-matrix.js';
-import { reviewQueueJson } from './review-queue.js';
-import { topUpOwner, type TopUpResult } from './top-up-cells.js';
+import { haltOwner, ownerQueue, pauseOwner, topUpOwner, type HaltScope, type ScheduleOwner, type TopUpResult } from './schedule-owner.js';
 
-/** `POST /coverage-plans/{id}/topup`: the plan as a top-up owner, read afresh under its lock. */
+const NOUN = 'coverage plan';
+
+/** The plan as a schedule owner, read afresh on every measure. */
+const planOwner = (ctx: CoverageContext, accountId: string, id: string): ScheduleOwner => ({
+  accountId,
+  origin: planOrigin(id),
+  measure: () => measurePlan(ctx, accountId, requirePlan(ctx, accountId, id)),
+});
+
+/** `POST /coverage-plans/{id}/topup`. */
 export async function topUpPlan(ctx: CoverageContext, accountId: string, id: string): Promise<TopUpResult> {
   requirePlan(ctx, accountId, id);
-  return topUpOwner(ctx.jobs, ctx.locks, {
-    accountId,
-    origin: planOrigin(id),
-    paused: () => requirePlan(ctx, accountId, id).schedule.paused,
-    measure: () => measurePlan(ctx, accountId, requirePlan(ctx, accountId, id)),
-  });
+  return topUpOwner(ctx, planOwner(ctx, accountId, id), NOUN);
 }
 
 /** After a review: every plan of the reviewer with `autoTopUp` whose cells hold the run tops up. */
@@ -32,20 +33,19 @@ export async function autoTopUpAfterReview(ctx: CoverageContext, account: Accoun
 
 /** `POST /coverage-plans/{id}/pause`: flips `paused`, cancels nothing. */
 export function pausePlan(ctx: CoverageContext, accountId: string, id: string, paused: boolean) {
-  const plan = requirePlan(ctx, accountId, id);
-  const updated = ctx.plans.setSchedule(accountId, id, { ...plan.schedule, paused });
-  if (!updated) throw notFound(`No coverage plan ${id}.`);
-  return updated.schedule;
+  requirePlan(ctx, accountId, id);
+  pauseOwner(ctx, planOrigin(id), NOUN, paused);
+  return requirePlan(ctx, accountId, id).schedule;
 }
 
-/** `halt` and `halt-all`: pause first, so no new top-up starts, then halt the plan's jobs. */
+/** `halt` and `halt-all`: pause first, then cancel the plan's own jobs (a top-up in progress stops at its next step). */
 export async function haltPlan(ctx: CoverageContext, account: Account, id: string, scope: HaltScope) {
-  pausePlan(ctx, account.id, id, true);
-  return haltOwner(ctx.jobs, ctx.counter, ctx.locks, planOrigin(id), scope, account.username);
+  requirePlan(ctx, account.id, id);
+  return haltOwner(ctx, planOrigin(id), NOUN, scope, account.username);
 }
 
 /** `GET /coverage-plans/{id}/queue`: the requester's unreviewed completed runs in plan order. */
-export async function planQueue(ctx: CoverageContext, accountId: string, id: string, limit?: number): Promise<string> {
-  const plan = requirePlan(ctx, accountId, id);
-  return reviewQueueJson(ctx.grades, ctx.counter, planCells(ctx, accountId, plan), accountId, limit);
+export function planQueue(ctx: CoverageContext, accountId: string, id: string, limit?: number) {
+  const cells = planCells(ctx, accountId, requirePlan(ctx, accountId, id));
+  return ownerQueue(ctx, cells.map((cell) => ({ cell })), accountId, limit);
 }

@@ -1,19 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { PinnedCaseT } from '../api/schemas/coverage.js';
-import { bufferTargetColumns, bufferTargetFromColumns, type BufferTarget } from '../coverage/buffer-target.js';
 import type { StoredCombination } from '../coverage/combinations.js';
+import { coverageSchedulesTable, SCHEDULE_COLUMNS, scheduleFromRow, type OwnerSchedule } from './coverage-schedules-table.js';
 import type { Database } from './open-database.js';
 
 export type OuterAxis = 'case' | 'combination';
 
-/** How a plan is fed; written apart from the declaration. */
-export interface CoverageSchedule {
-  outerAxis: OuterAxis;
-  paused: boolean;
-  autoTopUp: boolean;
-  /** Null inherits the account's setting. */
-  bufferTarget: BufferTarget | null;
-}
+/** How a plan is fed; written apart from the declaration (stored in `coverage_schedules`). */
+export type CoverageSchedule = OwnerSchedule<OuterAxis>;
 
 /** What a plan covers. */
 export interface PlanDeclaration {
@@ -32,6 +26,8 @@ export interface CoveragePlan extends PlanDeclaration {
 }
 
 export const DEFAULT_SCHEDULE: CoverageSchedule = { outerAxis: 'case', paused: false, autoTopUp: false, bufferTarget: null };
+
+export const planOrigin = (planId: string) => `plan:${planId}`;
 
 interface Row {
   id: string;
@@ -58,12 +54,7 @@ const fromRow = (row: Row): CoveragePlan => ({
   combos: JSON.parse(row.combos),
   cases: JSON.parse(row.cases),
   updatedAt: row.updatedAt,
-  schedule: {
-    outerAxis: row.outerAxis,
-    paused: row.paused === 1,
-    autoTopUp: row.autoTopUp === 1,
-    bufferTarget: bufferTargetFromColumns(row.bufferKind, row.bufferRuns),
-  },
+  schedule: scheduleFromRow<OuterAxis>(row),
 });
 
 const declarationColumns = (plan: PlanDeclaration) => ({
@@ -75,34 +66,22 @@ const declarationColumns = (plan: PlanDeclaration) => ({
   cases: JSON.stringify(plan.cases),
 });
 
-const scheduleColumns = (schedule: CoverageSchedule) => ({
-  outerAxis: schedule.outerAxis,
-  paused: schedule.paused ? 1 : 0,
-  autoTopUp: schedule.autoTopUp ? 1 : 0,
-  ...bufferTargetColumns(schedule.bufferTarget),
-});
-
-/** Coverage plans; every query is scoped to the owning account. */
+/** Coverage plans with their schedules; every query is scoped to the owning account. */
 export function coveragePlansTable(db: Database) {
-  const select = `SELECT id, name, runs_per_cell AS runsPerCell, combo_group_ids AS comboGroupIds, case_group_ids AS caseGroupIds,
-    combos, cases, outer_axis AS outerAxis, paused, auto_top_up AS autoTopUp, buffer_kind AS bufferKind, buffer_runs AS bufferRuns,
-    updated_at AS updatedAt FROM coverage_plans`;
-  const list = db.prepare<[string], Row>(`${select} WHERE account_id = ? ORDER BY created_at, id`);
-  const one = db.prepare<[string, string], Row>(`${select} WHERE id = ? AND account_id = ?`);
+  const schedules = coverageSchedulesTable(db);
+  const select = `SELECT p.id, p.name, p.runs_per_cell AS runsPerCell, p.combo_group_ids AS comboGroupIds, p.case_group_ids AS caseGroupIds,
+    p.combos, p.cases, ${SCHEDULE_COLUMNS}, p.updated_at AS updatedAt
+    FROM coverage_plans AS p JOIN coverage_schedules AS s ON s.owner = 'plan:' || p.id`;
+  const list = db.prepare<[string], Row>(`${select} WHERE p.account_id = ? ORDER BY p.created_at, p.id`);
+  const one = db.prepare<[string, string], Row>(`${select} WHERE p.id = ? AND p.account_id = ?`);
   const exists = db.prepare<[string, string], number>('SELECT EXISTS (SELECT 1 FROM coverage_plans WHERE id = ? AND account_id = ?)').pluck();
   const insert = db.prepare(
-    `INSERT INTO coverage_plans (id, account_id, name, runs_per_cell, combo_group_ids, case_group_ids, combos, cases,
-       outer_axis, paused, auto_top_up, buffer_kind, buffer_runs, created_at, updated_at)
-     VALUES (@id, @accountId, @name, @runsPerCell, @comboGroupIds, @caseGroupIds, @combos, @cases,
-       @outerAxis, @paused, @autoTopUp, @bufferKind, @bufferRuns, @now, @now)`,
+    `INSERT INTO coverage_plans (id, account_id, name, runs_per_cell, combo_group_ids, case_group_ids, combos, cases, created_at, updated_at)
+     VALUES (@id, @accountId, @name, @runsPerCell, @comboGroupIds, @caseGroupIds, @combos, @cases, @now, @now)`,
   );
   const updateDeclaration = db.prepare(
     `UPDATE coverage_plans SET name = @name, runs_per_cell = @runsPerCell, combo_group_ids = @comboGroupIds,
        case_group_ids = @caseGroupIds, combos = @combos, cases = @cases, updated_at = @now WHERE id = @id AND account_id = @accountId`,
-  );
-  const updateSchedule = db.prepare(
-    `UPDATE coverage_plans SET outer_axis = @outerAxis, paused = @paused, auto_top_up = @autoTopUp, buffer_kind = @bufferKind,
-       buffer_runs = @bufferRuns WHERE id = @id AND account_id = @accountId`,
   );
   const remove = db.prepare<[string, string]>('DELETE FROM coverage_plans WHERE id = ? AND account_id = ?');
   const get = (accountId: string, id: string): CoveragePlan | null => {
@@ -114,21 +93,18 @@ export function coveragePlansTable(db: Database) {
     list: (accountId: string) => list.all(accountId).map(fromRow),
     get,
     exists: (accountId: string, id: string) => exists.get(id, accountId) === 1,
-    create(accountId: string, declaration: PlanDeclaration, schedule: CoverageSchedule): CoveragePlan {
+    create: db.transaction((accountId: string, declaration: PlanDeclaration, schedule: CoverageSchedule): CoveragePlan => {
       const id = randomUUID();
-      insert.run({ id, accountId, now: new Date().toISOString(), ...declarationColumns(declaration), ...scheduleColumns(schedule) });
+      insert.run({ id, accountId, now: new Date().toISOString(), ...declarationColumns(declaration) });
+      schedules.put(planOrigin(id), accountId, schedule);
       return get(accountId, id)!;
-    },
+    }),
     /** Writes the declaration, and the schedule when given, in one transaction; null when the account holds no such plan. */
     update: db.transaction((accountId: string, id: string, declaration: PlanDeclaration, schedule: CoverageSchedule | null): CoveragePlan | null => {
       if (updateDeclaration.run({ id, accountId, now: new Date().toISOString(), ...declarationColumns(declaration) }).changes === 0) return null;
-      if (schedule) updateSchedule.run({ id, accountId, ...scheduleColumns(schedule) });
+      if (schedule) schedules.put(planOrigin(id), accountId, schedule);
       return get(accountId, id);
     }),
-    /** Null when the account holds no such plan. */
-    setSchedule(accountId: string, id: string, schedule: CoverageSchedule): CoveragePlan | null {
-      return updateSchedule.run({ id, accountId, ...scheduleColumns(schedule) }).changes === 0 ? null : get(accountId, id);
-    },
     delete: (accountId: string, id: string): boolean => remove.run(id, accountId).changes > 0,
   };
 }

@@ -28,7 +28,10 @@ export interface JobRow {
   finishedAt: string | null;
 }
 
-export type NewJobRow = Omit<JobRow, 'seq' | 'state' | 'tokenHash' | 'recordId' | 'detail' | 'dispatchedAt' | 'startedAt' | 'finishedAt'>;
+export type NewJobRow = Omit<JobRow, 'seq' | 'state' | 'tokenHash' | 'recordId' | 'detail' | 'dispatchedAt' | 'startedAt' | 'finishedAt'> & {
+  /** A gg job's bound models as `boundModelKey` writes them (its coverage cell), else null. */
+  ggModels?: string | null;
+};
 
 const COLUMNS = `seq, id, account_id AS accountId, origin, test_case_slug AS testCaseSlug,
   test_case_version AS testCaseVersion, variant, harness_slug AS harnessSlug, model_id AS modelId,
@@ -51,11 +54,11 @@ export const inFlight = (table = 'jobs') => `${table}.finished_at IS NULL`;
 export function jobsTable(db: Database) {
   const insert = db.prepare(
     `INSERT INTO jobs (id, account_id, origin, test_case_slug, test_case_version, variant, harness_slug, model_id,
-       provider, engine, test_type, gg_config_id, gg_preset, request, state, enqueued_at)
+       provider, engine, test_type, gg_config_id, gg_preset, gg_models, request, state, enqueued_at)
      VALUES (@id, @accountId, @origin, @testCaseSlug, @testCaseVersion, @variant, @harnessSlug, @modelId,
-       @provider, @engine, @testType, @ggConfigId, @ggPreset, @request, 'queued', @enqueuedAt)`,
+       @provider, @engine, @testType, @ggConfigId, @ggPreset, @ggModels, @request, 'queued', @enqueuedAt)`,
   );
-  const insertAll = db.transaction((rows: NewJobRow[]) => rows.map((row) => Number(insert.run(row).lastInsertRowid)));
+  const insertAll = db.transaction((rows: NewJobRow[]) => rows.map((row) => Number(insert.run({ ggModels: null, ...row }).lastInsertRowid)));
   const byId = db.prepare<[string], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`);
   const tokenOf = db.prepare<[string], string | null>('SELECT token_hash FROM jobs WHERE id = ?').pluck();
   // A page of jobs in flight in queue order, after a `seq`.

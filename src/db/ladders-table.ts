@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { BufferTarget } from '../coverage/buffer-target.js';
 import type { StoredCombination } from '../coverage/combinations.js';
 import type { Gate } from '../ladders/gate.js';
+import { coverageSchedulesTable, SCHEDULE_COLUMNS, scheduleFromRow, type OwnerSchedule } from './coverage-schedules-table.js';
 import type { Database } from './open-database.js';
 
 export type OuterAxis = 'rung' | 'combination';
@@ -20,13 +20,10 @@ export interface Rung {
 /** A rung as written: an `id` keeps an existing rung (and its verdicts), none adds one. */
 export type RungInput = Omit<Rung, 'id'> & { id?: string };
 
-export interface LadderSchedule {
-  outerAxis: OuterAxis;
-  paused: boolean;
-  autoTopUp: boolean;
-  /** Null inherits the account's buffer target. */
-  bufferTarget: BufferTarget | null;
-}
+/** How a ladder is fed (stored in `coverage_schedules`, as a plan's schedule is). */
+export type LadderSchedule = OwnerSchedule<OuterAxis>;
+
+export const ladderOrigin = (ladderId: string) => `ladder:${ladderId}`;
 
 export interface LadderDeclaration {
   name: string;
@@ -54,14 +51,15 @@ interface LadderRow {
   outerAxis: OuterAxis;
   paused: number;
   autoTopUp: number;
-  bufferTarget: string | null;
+  bufferKind: string | null;
+  bufferRuns: number | null;
   updatedAt: string;
 }
 
 type RungRow = Rung & { ladderId: string };
 
-const LADDER_COLUMNS = `id, account_id AS accountId, name, runs_per_cell AS runsPerCell, gate, combo_group_ids AS comboGroupIds,
-  combos, outer_axis AS outerAxis, paused, auto_top_up AS autoTopUp, buffer_target AS bufferTarget, updated_at AS updatedAt`;
+const LADDER_SELECT = `SELECT l.id, l.account_id AS accountId, l.name, l.runs_per_cell AS runsPerCell, l.gate, l.combo_group_ids AS comboGroupIds,
+  l.combos, ${SCHEDULE_COLUMNS}, l.updated_at AS updatedAt FROM ladders AS l JOIN coverage_schedules AS s ON s.owner = 'ladder:' || l.id`;
 
 function fromRow(row: LadderRow, rungs: Rung[]): Ladder {
   return {
@@ -74,10 +72,7 @@ function fromRow(row: LadderRow, rungs: Rung[]): Ladder {
     combos: JSON.parse(row.combos) as StoredCombination[],
     rungs,
     updatedAt: row.updatedAt,
-    outerAxis: row.outerAxis,
-    paused: row.paused === 1,
-    autoTopUp: row.autoTopUp === 1,
-    bufferTarget: row.bufferTarget === null ? null : (JSON.parse(row.bufferTarget) as BufferTarget),
+    ...scheduleFromRow<OuterAxis>(row),
   };
 }
 
@@ -85,26 +80,23 @@ const stripLadderId = ({ ladderId: _ladderId, ...rung }: RungRow): Rung => rung;
 
 /** Ladders and their rungs; every query is scoped to the owning account. */
 export function laddersTable(db: Database) {
+  const schedules = coverageSchedulesTable(db);
   const RUNG_COLUMNS = 'id, ladder_id AS ladderId, slug, version, variant, engine, runs';
-  const listRows = db.prepare<[string], LadderRow>(`SELECT ${LADDER_COLUMNS} FROM ladders WHERE account_id = ? ORDER BY created_at, id`);
-  const oneRow = db.prepare<[string, string], LadderRow>(`SELECT ${LADDER_COLUMNS} FROM ladders WHERE id = ? AND account_id = ?`);
+  const listRows = db.prepare<[string], LadderRow>(`${LADDER_SELECT} WHERE l.account_id = ? ORDER BY l.created_at, l.id`);
+  const oneRow = db.prepare<[string, string], LadderRow>(`${LADDER_SELECT} WHERE l.id = ? AND l.account_id = ?`);
   const accountRungs = db.prepare<[string], RungRow>(
     `SELECT r.id, r.ladder_id AS ladderId, r.slug, r.version, r.variant, r.engine, r.runs
      FROM ladder_rungs r JOIN ladders l ON l.id = r.ladder_id WHERE l.account_id = ? ORDER BY r.ladder_id, r.position`,
   );
   const ladderRungs = db.prepare<[string], RungRow>(`SELECT ${RUNG_COLUMNS} FROM ladder_rungs WHERE ladder_id = ? ORDER BY position`);
   const insertLadder = db.prepare(
-    `INSERT INTO ladders (id, account_id, name, runs_per_cell, gate, combo_group_ids, combos, outer_axis, paused, auto_top_up, buffer_target, created_at, updated_at)
-     VALUES (@id, @accountId, @name, @runsPerCell, @gate, @comboGroupIds, @combos, @outerAxis, @paused, @autoTopUp, @bufferTarget, @now, @now)`,
+    `INSERT INTO ladders (id, account_id, name, runs_per_cell, gate, combo_group_ids, combos, created_at, updated_at)
+     VALUES (@id, @accountId, @name, @runsPerCell, @gate, @comboGroupIds, @combos, @now, @now)`,
   );
   const updateDeclaration = db.prepare(
     `UPDATE ladders SET name = @name, runs_per_cell = @runsPerCell, gate = @gate, combo_group_ids = @comboGroupIds, combos = @combos,
        updated_at = @now WHERE id = @id`,
   );
-  const updateSchedule = db.prepare(
-    `UPDATE ladders SET outer_axis = @outerAxis, paused = @paused, auto_top_up = @autoTopUp, buffer_target = @bufferTarget, updated_at = @now WHERE id = @id`,
-  );
-  const setPaused = db.prepare<[number, string, string, string]>('UPDATE ladders SET paused = ?, updated_at = ? WHERE id = ? AND account_id = ?');
   const touch = db.prepare<[string, string]>('UPDATE ladders SET updated_at = ? WHERE id = ?');
   const insertRung = db.prepare(
     'INSERT INTO ladder_rungs (id, ladder_id, position, slug, version, variant, engine, runs) VALUES (@id, @ladderId, @position, @slug, @version, @variant, @engine, @runs)',
@@ -124,14 +116,6 @@ export function laddersTable(db: Database) {
     gate: JSON.stringify(declaration.gate),
     comboGroupIds: JSON.stringify(declaration.comboGroupIds),
     combos: JSON.stringify(declaration.combos),
-    now,
-  });
-  const scheduleParams = (id: string, schedule: LadderSchedule, now: string) => ({
-    id,
-    outerAxis: schedule.outerAxis,
-    paused: schedule.paused ? 1 : 0,
-    autoTopUp: schedule.autoTopUp ? 1 : 0,
-    bufferTarget: schedule.bufferTarget === null ? null : JSON.stringify(schedule.bufferTarget),
     now,
   });
 
@@ -155,7 +139,8 @@ export function laddersTable(db: Database) {
   const create = db.transaction((accountId: string, declaration: LadderDeclaration, rungs: RungInput[], schedule: LadderSchedule): Ladder => {
     const id = randomUUID();
     const now = new Date().toISOString();
-    insertLadder.run({ ...declarationParams(id, declaration, now), ...scheduleParams(id, schedule, now), accountId });
+    insertLadder.run({ ...declarationParams(id, declaration, now), accountId });
+    schedules.put(ladderOrigin(id), accountId, schedule);
     reconcileRungs(id, rungs.map(({ id: _ignored, ...rung }) => rung));
     return get(accountId, id)!;
   });
@@ -165,17 +150,11 @@ export function laddersTable(db: Database) {
       if (!oneRow.get(id, accountId)) return null;
       const now = new Date().toISOString();
       updateDeclaration.run(declarationParams(id, declaration, now));
-      if (schedule) updateSchedule.run(scheduleParams(id, schedule, now));
+      if (schedule) schedules.put(ladderOrigin(id), accountId, schedule);
       reconcileRungs(id, rungs);
       return get(accountId, id);
     },
   );
-
-  const writeSchedule = db.transaction((accountId: string, id: string, schedule: LadderSchedule): Ladder | null => {
-    if (!oneRow.get(id, accountId)) return null;
-    updateSchedule.run(scheduleParams(id, schedule, new Date().toISOString()));
-    return get(accountId, id);
-  });
 
   const reorder = db.transaction((accountId: string, id: string, rungIds: string[]): Ladder | null => {
     if (!oneRow.get(id, accountId)) return null;
@@ -201,10 +180,6 @@ export function laddersTable(db: Database) {
     /** Null when the account holds no such ladder. A null schedule leaves the stored one alone. */
     update: (accountId: string, id: string, declaration: LadderDeclaration, rungs: RungInput[], schedule: LadderSchedule | null) =>
       update(accountId, id, declaration, rungs, schedule),
-    setSchedule: (accountId: string, id: string, schedule: LadderSchedule) => writeSchedule(accountId, id, schedule),
-    /** Pauses or resumes; false when the account holds no such ladder. */
-    setPaused: (accountId: string, id: string, paused: boolean): boolean =>
-      setPaused.run(paused ? 1 : 0, new Date().toISOString(), id, accountId).changes > 0,
     /** `rungIds` must already be a permutation of the ladder's rung ids. */
     reorder: (accountId: string, id: string, rungIds: string[]) => reorder(accountId, id, rungIds),
     delete: (accountId: string, id: string): boolean => deleteLadder.run(id, accountId).changes > 0,

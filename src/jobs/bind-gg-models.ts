@@ -73,3 +73,11 @@ export function ggRootModel(bound: Record<string, string>): string | null {
   const first = Object.keys(bound).sort()[0];
   return bound[ROOT] ?? (first === undefined ? null : bound[first]!);
 }
+
+/**
+ * The bound models as one canonical string, `agent=model` in agent-name order joined by `,`:
+ * what a job records (`jobs.gg_models`) and what a gg cell is matched on, so two bindings of
+ * one configuration are two cells. Migration 0090 writes the same string for older jobs.
+ */
+export const boundModelKey = (bound: Record<string, string>): string =>
+  Object.keys(bound).sort().map((name) => `${name}=${bound[name]}`).join(',');

@@ -7,8 +7,9 @@ import { badRequest, HttpError, notFound, unprocessable } from '../errors.js';
 import { runEventJson, runSubjectJson } from '../events/run-events.js';
 import { jamGroup } from '../queue/queue-keys.js';
 import type { MovedJob, QueuedRun } from '../queue/run-queue.js';
-import { bindGgModels } from './bind-gg-models.js';
+import { bindGgModels, boundModelKey } from './bind-gg-models.js';
 import { announceWaiting, type JobsContext } from './jobs-context.js';
+import { canonicalModelId } from './launch-models.js';
 
 export interface LaunchOptions {
   /** `plan:<id>`, `ladder:<id>`, or null for a direct launch. */
@@ -109,7 +110,8 @@ export async function prepareLaunch(
   } else if (body.presetId || body.ggCapabilitySet) {
     throw badRequest(`presetId and ggCapabilitySet apply to the gg harness only, not "${body.harness}".`);
   }
-  for (const model of new Set([body.model, ...Object.values(gg?.slotModels ?? {})])) {
+  // A provider-routed launch names `openrouter/<model>`; the catalog knows it as `<model>`.
+  for (const model of new Set([body.model, ...Object.values(gg?.slotModels ?? {})].map(canonicalModelId))) {
     let admission = admissions.get(model);
     if (!admission) admissions.set(model, (admission = ctx.models.admit(model)));
     const answer = await admission;
@@ -135,6 +137,7 @@ export async function prepareLaunch(
       testType: version.testType,
       ggConfigId: gg?.configId ?? null,
       ggPreset: gg?.preset ?? null,
+      ggModels: gg ? boundModelKey(gg.slotModels) : null,
       request: JSON.stringify(request),
       enqueuedAt: new Date().toISOString(),
     },

@@ -19,4 +19,4 @@ export interface LadderContext {
   index: CatalogIndex;
 }
 
-export const ladderOrigin = (ladderId: string) => `ladder:${ladderId}`;
+export { ladderOrigin } from '../db/ladders-table.js';

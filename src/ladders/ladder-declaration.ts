@@ -1,10 +1,10 @@
 import type { LadderBodyT, ScheduleBodyT } from '../api/schemas/ladders.js';
 import { isKnownEngine, NO_ENGINE, unknownEngine } from '../catalog/known-engines.js';
 import { compareVersions } from '../catalog/compare-versions.js';
-import { bufferTargetOf, type BufferTarget } from '../coverage/buffer-target.js';
 import { checkCombinations } from '../coverage/combinations.js';
 import { ggConfigLookup } from '../coverage/coverage-context.js';
 import { checkGroupIds } from '../coverage/coverage-plans.js';
+import { mergeSchedule } from '../coverage/schedule-owner.js';
 import type { Ladder, LadderDeclaration, LadderSchedule, RungInput } from '../db/ladders-table.js';
 import { badRequest } from '../errors.js';
 import { UNRATED_TEST_TYPES } from '../runs/run-states.js';
@@ -13,16 +13,6 @@ import type { LadderContext } from './ladder-context.js';
 
 /** Test types that never produce a rating, so no gate could ever decide a rung of them. */
 const UNGATEABLE_TEST_TYPES = new Set<string>(UNRATED_TEST_TYPES);
-
-/** A schedule written field by field over a base (the stored one, or a new ladder's defaults). */
-export function mergeSchedule(base: LadderSchedule, body: ScheduleBodyT, field: string): LadderSchedule {
-  return {
-    outerAxis: body.outerAxis ?? base.outerAxis,
-    paused: body.paused ?? base.paused,
-    autoTopUp: body.autoTopUp ?? base.autoTopUp,
-    bufferTarget: body.bufferTarget === undefined ? base.bufferTarget : overrideOf(body.bufferTarget, `${field}.bufferTarget`),
-  };
-}
 
 /** The schema defaults a written schedule starts from. */
 const SCHEMA_SCHEDULE: LadderSchedule = { outerAxis: 'rung', paused: false, autoTopUp: false, bufferTarget: null };
@@ -33,16 +23,17 @@ const NEW_LADDER_SCHEDULE: LadderSchedule = { ...SCHEMA_SCHEDULE, paused: true, 
 export const initialSchedule = (body: ScheduleBodyT | undefined): LadderSchedule =>
   body === undefined ? NEW_LADDER_SCHEDULE : mergeSchedule(SCHEMA_SCHEDULE, body, 'body.schedule');
 
-/** A bare integer is the bounded shape (the contract's LadderOut names an integer); null inherits. */
-function overrideOf(value: NonNullable<ScheduleBodyT['bufferTarget']> | null, field: string): BufferTarget | null {
-  if (value === null) return null;
-  return typeof value === 'number' ? { kind: 'bounded', runs: value } : bufferTargetOf(value, field);
-}
+/**
+ * A run target as the original reads one (`clamp_runs_per_cell`): 0 is read as 1, a cell
+ * nobody wants runs of being a plan to fix; above the ceiling the schema answers 400.
+ */
+const atLeastOne = (runs: number) => Math.max(1, runs);
 
-const gateOf = (body: LadderBodyT['gate']): Gate =>
-  body === undefined
-    ? DEFAULT_GATE
-    : { floor: body.floor, threshold: body.threshold, unloadedCountsAsBroken: body.unloadedCountsAsBroken ?? true, earlyStop: body.earlyStop ?? false };
+const gateOf = (body: LadderBodyT['gate']): Gate => {
+  if (body === undefined) return DEFAULT_GATE;
+  const threshold = body.threshold.kind === 'count' ? { kind: 'count' as const, runs: atLeastOne(body.threshold.runs) } : body.threshold;
+  return { floor: body.floor, threshold, unloadedCountsAsBroken: body.unloadedCountsAsBroken ?? true, earlyStop: body.earlyStop ?? false };
+};
 
 /**
  * Checks a ladder body and splits it into the declaration and the rungs. `current` is the
@@ -73,14 +64,14 @@ export function readDeclaration(ctx: LadderContext, accountId: string, body: Lad
       version: rung.version,
       variant: rung.variant,
       engine,
-      runs: rung.runs ?? null,
+      runs: rung.runs === undefined || rung.runs === null ? null : atLeastOne(rung.runs),
     };
   });
   return {
     rungs,
     declaration: {
       name: body.name,
-      runsPerCell: body.runsPerCell,
+      runsPerCell: atLeastOne(body.runsPerCell),
       gate: gateOf(body.gate),
       comboGroupIds: checkGroupIds(coverage, accountId, body.comboGroupIds ?? [], 'combo', 'body.comboGroupIds'),
       combos: checkCombinations(body.combos ?? [], 'body.combos', (rowId) => configs(rowId) !== null),

@@ -1,16 +1,16 @@
 import type { LadderOutcome } from './climber-standing.js';
 import { effectiveOutcome } from './climber-standing.js';
-import { badRequest, conflict } from '../errors.js';
+import { conflict, notFound } from '../errors.js';
+import { decidedOnPin } from '../db/ladder-verdicts-table.js';
 import type { LadderContext } from './ladder-context.js';
 import { outcomeView } from './ladder-progress.js';
-import { climberKeyOf, requireLadder } from './manage-ladders.js';
+import { climberKeyOf, requireLadder, type ClimberNaming } from './manage-ladders.js';
 import { measureLadder } from './measure-ladder.js';
 
-export interface OutcomeBody {
-  key: string;
+export type OutcomeBody = ClimberNaming & {
   rungId: string;
-  outcome: LadderOutcome | null;
-}
+  outcome?: LadderOutcome | null;
+};
 
 /**
  * `POST /ladders/{id}/outcomes`: sets (or with null clears) the manual override of one
@@ -20,10 +20,11 @@ export interface OutcomeBody {
  */
 export async function overrideOutcome(ctx: LadderContext, accountId: string, id: string, body: OutcomeBody) {
   const ladder = requireLadder(ctx, accountId, id);
-  const key = climberKeyOf(ctx, ladder, { key: body.key });
   const rung = ladder.rungs.find((candidate) => candidate.id === body.rungId);
-  if (!rung) throw badRequest(`body.rungId "${body.rungId}" is not a rung of ladder ${ladder.id}.`);
-  const pin = { climberKey: key, rungId: rung.id, decidedVersion: rung.version, decidedEngine: rung.engine };
+  if (!rung) throw notFound(`body.rungId "${body.rungId}" is not a rung of ladder ${ladder.id}.`);
+  const { rungId: _rungId, outcome, ...naming } = body;
+  const key = climberKeyOf(ctx, ladder, naming);
+  const pin = { climberKey: key, rungId: rung.id, decidedSlug: rung.slug, decidedVersion: rung.version, decidedEngine: rung.engine };
 
   const climber = (await measureLadder(ctx, accountId, ladder)).climbers.find((candidate) => candidate.climber.combination.key === key)!;
   const position = ladder.rungs.indexOf(rung);
@@ -35,8 +36,7 @@ export async function overrideOutcome(ctx: LadderContext, accountId: string, id:
     }
     ctx.verdicts.record(ladder.id, [{ ...pin, outcome: live }]);
   }
-  ctx.verdicts.setOverride(ladder.id, pin, body.outcome);
-  const stored = ctx.verdicts.list(ladder.id).find((verdict) =>
-    verdict.climberKey === key && verdict.rungId === rung.id && verdict.decidedVersion === rung.version && verdict.decidedEngine === rung.engine)!;
+  ctx.verdicts.setOverride(ladder.id, pin, outcome ?? null);
+  const stored = ctx.verdicts.list(ladder.id).find((verdict) => verdict.climberKey === key && verdict.rungId === rung.id && decidedOnPin(verdict, rung))!;
   return outcomeView(stored, false);
 }

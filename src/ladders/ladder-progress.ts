@@ -1,11 +1,11 @@
 import { combinationView } from '../coverage/combinations.js';
 import { cellView } from '../coverage/coverage-cells.js';
-import { remainingOf } from '../coverage/top-up-cells.js';
+import { remainingOf } from '../coverage/schedule-owner.js';
 import type { StoredVerdict } from '../db/ladder-verdicts-table.js';
 import type { Ladder } from '../db/ladders-table.js';
 import { effectiveOutcome, type LadderOutcome } from './climber-standing.js';
 import type { LadderContext } from './ladder-context.js';
-import { measureLadder, reachedRungs, type ClimberRung, type MeasuredClimber } from './measure-ladder.js';
+import { measureLadder, type ClimberRung, type MeasuredClimber } from './measure-ladder.js';
 
 /** One verdict as the board lists it. */
 export function outcomeView(verdict: StoredVerdict, stale: boolean) {
@@ -65,7 +65,9 @@ function currentRungView(rung: ClimberRung, latestVersion: string, unlaunchable:
     stale: latestVersion !== '' && latestVersion !== cell.pin.version,
     unlaunchable,
     tally: rung.standing.live.tally,
-    outcome: rung.standing.live.outcome,
+    // A climber walled by a recorded or overridden verdict stands on a wall, whatever the
+    // evidence says now (the original's `rung_state(…, GateOutcome::Wall)`).
+    outcome: effectiveOutcome(rung.standing) === 'walled' ? ('wall' as const) : rung.standing.live.outcome,
   };
 }
 
@@ -117,10 +119,4 @@ export async function ladderProgress(ctx: LadderContext, accountId: string, ladd
     runsOutstanding: measured.occupancy,
     bufferTarget: measured.target,
   };
-}
-
-/** The reached cells of every climber in emission order: what the ladder's queue and buffer cover. */
-export function reachedCells(climbers: MeasuredClimber[], outerAxis: Ladder['outerAxis']): ClimberRung[] {
-  const reached = climbers.flatMap(reachedRungs);
-  return outerAxis === 'rung' ? reached.sort((a, b) => a.position - b.position) : reached;
 }

@@ -6,7 +6,9 @@ import type { Ladder } from '../db/ladders-table.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import { ladderClimbers } from './ladder-climbers.js';
 import type { LadderContext } from './ladder-context.js';
-import { checkPermutation, initialSchedule, mergeSchedule, readDeclaration } from './ladder-declaration.js';
+import { mergeSchedule } from '../coverage/schedule-owner.js';
+import { ladderOrigin } from '../db/ladders-table.js';
+import { checkPermutation, initialSchedule, readDeclaration } from './ladder-declaration.js';
 
 /** The account's ladder, or 404 (another account's id included: never 403). */
 export function requireLadder(ctx: LadderContext, accountId: string, id: string): Ladder {
@@ -15,7 +17,7 @@ export function requireLadder(ctx: LadderContext, accountId: string, id: string)
   return ladder;
 }
 
-const scheduleView = ({ outerAxis, paused, autoTopUp, bufferTarget }: Ladder) => ({ outerAxis, paused, autoTopUp, bufferTarget });
+export const scheduleView = ({ outerAxis, paused, autoTopUp, bufferTarget }: Ladder) => ({ outerAxis, paused, autoTopUp, bufferTarget });
 
 /** The ladder as read: declaration and schedule flattened, gg members named and given their root model. */
 export function ladderView(ctx: LadderContext, ladder: Ladder) {
@@ -56,37 +58,42 @@ export function deleteLadder(ctx: LadderContext, accountId: string, id: string):
 
 export const getSchedule = (ctx: LadderContext, accountId: string, id: string) => scheduleView(requireLadder(ctx, accountId, id));
 
+/** `PUT /ladders/{id}/schedule`: absent fields keep their value, except `bufferTarget`, which inherits when absent or null. */
 export function putSchedule(ctx: LadderContext, accountId: string, id: string, body: ScheduleBodyT) {
-  const updated = ctx.ladders.setSchedule(accountId, id, mergeSchedule(requireLadder(ctx, accountId, id), body, 'body'));
-  if (!updated) throw notFound(`No ladder ${id}.`);
-  return scheduleView(updated);
+  ctx.coverage.schedules.put(ladderOrigin(id), accountId, mergeSchedule(requireLadder(ctx, accountId, id), body, 'body'));
+  return scheduleView(requireLadder(ctx, accountId, id));
 }
 
-/** `POST /ladders/{id}/rungs/order`: a permutation of the current rung ids, else 400. */
+/** `POST /ladders/{id}/rungs/order`: a permutation of the current rung ids, else 400; answers the rungs in their new order (as the original does). */
 export function reorderRungs(ctx: LadderContext, accountId: string, id: string, rungIds: string[]) {
   checkPermutation(requireLadder(ctx, accountId, id), rungIds);
   const updated = ctx.ladders.reorder(accountId, id, rungIds);
   if (!updated) throw notFound(`No ladder ${id}.`);
-  return ladderView(ctx, updated);
+  return updated.rungs;
 }
 
-/** One combination written as the whole body (coverage checks members of a list, so its messages name `body[0]`). */
-function checkCombination(combination: Parameters<typeof checkCombinations>[0][number], owns: (rowId: string) => boolean) {
+/** One combination written at `field` (coverage checks members of a list, so its messages name `<field>[0]`). */
+function checkCombination(combination: Parameters<typeof checkCombinations>[0][number], owns: (rowId: string) => boolean, field: string) {
   try {
-    return checkCombinations([combination], 'body', owns)[0]!;
+    return checkCombinations([combination], field, owns)[0]!;
   } catch (error) {
-    if (error instanceof HttpError) throw badRequest(error.message.replaceAll('body[0]', 'body'));
+    if (error instanceof HttpError) throw badRequest(error.message.replaceAll(`${field}[0]`, field));
     throw error;
   }
 }
 
-/** The key of the climber a body names, by `key` or by its combination; 400 when the ladder does not climb it. */
-export function climberKeyOf(ctx: LadderContext, ladder: Ladder, body: Omit<ClimberBodyT, 'priority' | 'focused' | 'held'>): string {
-  const { key: given, ...combination } = body;
+/** A body naming a climber: its `key`, the console's `{ combination: { … } }`, or the combination's fields flattened. */
+export type ClimberNaming = Omit<ClimberBodyT, 'priority' | 'focused' | 'held'>;
+
+/** The key of the climber a body names; 400 when the ladder does not climb it. */
+export function climberKeyOf(ctx: LadderContext, ladder: Ladder, body: ClimberNaming): string {
+  const { key: given, combination: nested, ...flattened } = body;
   let key = given;
   if (key === undefined) {
     const configs = ggConfigLookup(ctx.coverage.jobs, ladder.accountId);
-    key = resolveCombination(checkCombination(combination, (rowId) => configs(rowId) !== null), configs).key;
+    const written = nested ?? flattened;
+    const field = nested ? 'body.combination' : 'body';
+    key = resolveCombination(checkCombination(written, (rowId) => configs(rowId) !== null, field), configs).key;
   }
   if (!ladderClimbers(ctx, ladder).some((climber) => climber.combination.key === key)) {
     throw badRequest(`body names the climber "${key}", which ladder ${ladder.id} does not climb (not among its combo groups' members and combos).`);

@@ -1,13 +1,13 @@
-import { targetInForce, type BufferTarget } from '../coverage/buffer-target.js';
+import type { BufferTarget } from '../coverage/buffer-target.js';
 import { cellsParam, type CellCounts } from '../coverage/cell-counts.js';
 import type { CoverageCell, Pin } from '../coverage/coverage-cells.js';
-import { remainingOf } from '../coverage/top-up-cells.js';
-import type { StoredVerdict } from '../db/ladder-verdicts-table.js';
+import { occupancyOf, remainingOf, targetOf, uniqueCells, type OwnedCell } from '../coverage/schedule-owner.js';
+import { decidedOnPin, type StoredVerdict } from '../db/ladder-verdicts-table.js';
 import type { Ladder, Rung } from '../db/ladders-table.js';
 import { climberStanding, type ClimberStanding, type RungStanding } from './climber-standing.js';
 import { decideRung } from './gate.js';
 import { ladderClimbers, type Climber } from './ladder-climbers.js';
-import { ladderOrigin, type LadderContext } from './ladder-context.js';
+import type { LadderContext } from './ladder-context.js';
 
 /** One climber on one rung: the cell it fills there, its counts, and what the gate makes of it. */
 export interface ClimberRung {
@@ -36,7 +36,9 @@ export interface MeasuredLadder {
   /** In feeding order. */
   climbers: MeasuredClimber[];
   target: BufferTarget;
-  /** The ladder's jobs in flight plus the unreviewed completed runs of every rung a climber reached. */
+  /** Every rung a climber reached, in emission order, each cell once: what the buffer and the queue cover. */
+  review: OwnedCell[];
+  /** In-flight jobs plus unreviewed completed runs over `review` (the original's `runs_outstanding`). */
   occupancy: number;
   unreviewed: number;
 }
@@ -78,15 +80,13 @@ export async function measureLadder(ctx: LadderContext, accountId: string, ladde
   const stored = verdictsOf(ctx.verdicts.list(ladder.id));
   const rungCount = ladder.rungs.length;
   const pinned = new Map(ladder.rungs.map((rung) => [rung.id, rung]));
-  let unreviewed = 0;
-
   const measured = climbers.map((climber, c): MeasuredClimber => {
     const own = stored.get(climber.combination.key) ?? [];
     const verdicts = new Map<string, StoredVerdict>();
     const staleVerdicts: StoredVerdict[] = [];
     for (const verdict of own) {
       const rung = pinned.get(verdict.rungId);
-      if (rung && rung.version === verdict.decidedVersion && rung.engine === verdict.decidedEngine) verdicts.set(rung.id, verdict);
+      if (rung && decidedOnPin(verdict, rung) && !verdicts.has(rung.id)) verdicts.set(rung.id, verdict);
       else staleVerdicts.push(verdict);
     }
     const rungs = ladder.rungs.map((rung, position): ClimberRung => {
@@ -105,18 +105,34 @@ export async function measureLadder(ctx: LadderContext, accountId: string, ladde
       };
     });
     const standing = climberStanding(climber.steering.held, rungs.map((rung) => rung.standing));
-    const result = { climber, rungs, standing, staleVerdicts, verdicts };
-    for (const rung of reachedRungs(result)) unreviewed += rung.counts.unreviewed;
-    return result;
+    return { climber, rungs, standing, staleVerdicts, verdicts };
   });
+  const check = ctx.coverage.launchability();
+  const review = uniqueCells(reachedCells(measured, ladder.outerAxis).map((rung) => ownedCell(rung, check.unlaunchable(rung.cell))));
+  const unreviewed = review.reduce((sum, owned) => sum + owned.counts.unreviewed, 0);
 
   return {
     ladder,
     climbers: measured,
-    target: targetInForce(ladder.bufferTarget, ctx.coverage.settings.bufferTarget(accountId)),
-    occupancy: ctx.coverage.counter.inFlightOfOrigin(ladderOrigin(ladder.id)) + unreviewed,
+    target: targetOf(ctx.coverage, accountId, ladder),
+    review,
+    occupancy: occupancyOf(review),
     unreviewed,
   };
+}
+
+/** A climber's rung as a schedule owner's cell. */
+export const ownedCell = (rung: ClimberRung, unlaunchable: string | null): OwnedCell =>
+  ({ cell: rung.cell, counts: rung.counts, unlaunchable, rungId: rung.rung.id });
+
+/**
+ * The reached cells of every climber in emission order (`rung`: lowest rungs first, every
+ * climber's before anyone's next; `combination`: climber by climber): what the buffer and
+ * the queue cover. A cell two rungs name is one cell; `uniqueCells` keeps its first.
+ */
+export function reachedCells(climbers: MeasuredClimber[], outerAxis: Ladder['outerAxis']): ClimberRung[] {
+  const reached = climbers.flatMap(reachedRungs);
+  return outerAxis === 'rung' ? reached.sort((a, b) => a.position - b.position) : reached;
 }
 
 /**

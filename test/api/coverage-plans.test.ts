@@ -88,31 +88,37 @@ describe('a reviewer keeps a plan fed over HTTP', () => {
     expect(matrix.cells[3]).toMatchObject({ slug: 'pong', engine: 'none', latestVersion: 'v1.0.0', stale: false });
     expect(matrix.cells[6]).toMatchObject({ slug: 'ghost', latestVersion: '', unlaunchable: 'No test case "ghost" is ingested.' });
 
-    const byCombination = await http.put(`/coverage-plans/${planId}/schedule`, reviewer, { outerAxis: 'combination' });
+    // A schedule write without bufferTarget inherits (clears the override), as the original's whole-schedule write does.
+    const byCombination = await http.put(`/coverage-plans/${planId}/schedule`, reviewer, { outerAxis: 'combination', bufferTarget: { kind: 'bounded', runs: 6 } });
     expect(byCombination.body).toEqual({ outerAxis: 'combination', paused: false, autoTopUp: true, bufferTarget: { kind: 'bounded', runs: 6 } });
     const reordered = (await http.get(`/coverage-plans/${planId}/coverage`, reviewer)).body;
     expect(reordered.cells.slice(0, 4).map((cell: { slug: string; harness: string }) => `${cell.slug}/${cell.harness}`)).toEqual([
       'carom/claude', 'pong/claude', 'ghost/claude', 'carom/codex',
     ]);
-    await http.put(`/coverage-plans/${planId}/schedule`, reviewer, { outerAxis: 'case' });
+    await http.put(`/coverage-plans/${planId}/schedule`, reviewer, { outerAxis: 'case', bufferTarget: { kind: 'bounded', runs: 6 } });
   });
 
   it('tops up whole cells in plan order until the buffer target, each job recording the plan as its origin', async () => {
     const topUp = await http.post(`/coverage-plans/${planId}/topup`, reviewer);
     expect(topUp.status).toBe(200);
-    expect(topUp.body).toMatchObject({ target: { kind: 'bounded', runs: 6 }, occupancy: 0, enqueued: 6, unlaunchable: [] });
+    // The ghost case's cells cannot launch and still miss runs: listed whatever the buffer.
+    const ghost = 'No test case "ghost" is ingested.';
+    expect(topUp.body).toMatchObject({ bufferTarget: { kind: 'bounded', runs: 6 }, outstanding: 0, enqueued: 6 });
+    expect(topUp.body.unlaunchable.map((item: { slug: string; harness: string; reason: string }) => [item.slug, item.harness, item.reason])).toEqual([
+      ['ghost', 'claude', ghost], ['ghost', 'codex', ghost], ['ghost', 'gg', ghost],
+    ]);
     expect(topUp.body.skipped).toBeUndefined();
-    expect(topUp.body.launched.map((item: { cell: { harness: string }; jobIds: string[] }) => [item.cell.harness, item.jobIds.length])).toEqual([
-      ['claude', 2], ['codex', 2], ['gg', 2],
+    expect(topUp.body.cells.map((item: { harness: string; runs: number; jobIds: string[] }) => [item.harness, item.runs, item.jobIds.length])).toEqual([
+      ['claude', 2, 2], ['codex', 2, 2], ['gg', 2, 2],
     ]);
     const jobs = await active();
-    expect(jobs.map((job) => job.runId)).toEqual(topUp.body.launched.flatMap((item: { jobIds: string[] }) => item.jobIds));
+    expect(jobs.map((job) => job.runId)).toEqual(topUp.body.cells.flatMap((item: { jobIds: string[] }) => item.jobIds));
     expect(new Set(jobs.map((job) => job.origin))).toEqual(new Set([`plan:${planId}`]));
     expect(jobs.every((job) => job.testCaseSlug === 'carom' && job.engine === 'simple-2d')).toBe(true);
     expect(jobs.slice(4)).toEqual([expect.objectContaining({ harnessSlug: 'gg', modelId: 'vendor/root', ggPreset: 'Duo' }), expect.anything()]);
 
     const again = await http.post(`/coverage-plans/${planId}/topup`, reviewer);
-    expect(again.body).toMatchObject({ occupancy: 6, enqueued: 0, launched: [], unlaunchable: [] });
+    expect(again.body).toMatchObject({ outstanding: 6, enqueued: 0, cells: [] });
     expect(again.body.skipped).toBeUndefined();
     expect((await active()).length).toBe(6);
   });
@@ -149,15 +155,18 @@ describe('a reviewer keeps a plan fed over HTTP', () => {
     const queue = await http.get(`/coverage-plans/${planId}/queue`, reviewer);
     expect(queue.status).toBe(200);
     expect(queue.body.truncated).toBe(false);
-    expect(queue.body.runs.map((run: { subject: { harnessSlug: string } }) => run.subject.harnessSlug)).toEqual(['claude', 'codex', 'codex']);
+    expect(queue.body.runs.map((run: { harness: string }) => run.harness)).toEqual(['claude', 'codex', 'codex']);
     const capped = await http.get(`/coverage-plans/${planId}/queue?limit=1`, reviewer);
-    expect(capped.body).toMatchObject({ truncated: true, runs: [{ subject: { testCaseSlug: 'carom', harnessSlug: 'claude' }, reviewCount: 0 }] });
+    expect(capped.body).toEqual({
+      truncated: true,
+      runs: [{ runId: expect.any(String), slug: 'carom', version: 'v1.0.0', variant: 'base', engine: 'simple-2d', harness: 'claude', model: 'vendor/alpha', finishedAt: expect.any(String) }],
+    });
   });
 
   it('summarizes every plan of the account', async () => {
     const summary = await http.get('/coverage-plans/summary', reviewer);
     expect(summary.status).toBe(200);
-    expect(summary.body.plans).toEqual([expect.objectContaining({ id: planId, name: 'Weekly', paused: false, autoTopUp: true, cellsTotal: 9, cellsSatisfied: 4, runsUnreviewed: 3 })]);
+    expect(summary.body).toEqual([{ id: planId, name: 'Weekly', runsPerCell: 2, paused: false, autoTopUp: true, cellsTotal: 9, cellsSatisfied: 4, runsMissing: 10, runsUnreviewed: 3 }]);
   });
 
   it('records a hand launch’s origin when it names the caller’s plan, and refuses others', async () => {
@@ -201,7 +210,7 @@ describe('a reviewer keeps a plan fed over HTTP', () => {
       throw new Error('follow-up broke');
     });
     const queue = (await http.get(`/coverage-plans/${planId}/queue`, reviewer)).body;
-    const runId = queue.runs[0].id as string;
+    const runId = queue.runs[0].runId as string;
     expect((await review(runId)).status).toBe(200);
     expect((await http.get(`/runs/${runId}`)).body.reviews).toEqual([expect.objectContaining({ username: 'reviewer', writeup: 'Plays well.' })]);
   });
@@ -218,7 +227,7 @@ describe('a reviewer keeps a plan fed over HTTP', () => {
 describe('settings and schedules', () => {
   it('reads the compiled-in default without writing a row, and a PUT makes it the account’s choice', async () => {
     const fresh = (await backend.auth.register('settler')).token;
-    expect((await http.get('/coverage-settings', fresh)).body).toEqual({ bufferTarget: { kind: 'bounded', runs: 20 }, isDefault: true });
+    expect((await http.get('/coverage-settings', fresh)).body).toEqual({ bufferTarget: { kind: 'bounded', runs: 10 }, isDefault: true });
     expect(backend.db.prepare('SELECT COUNT(*) FROM coverage_settings').pluck().get()).toBe(0);
     expect((await http.put('/coverage-settings', fresh, { bufferTarget: { kind: 'unbounded' } })).body).toEqual({ bufferTarget: { kind: 'unbounded' }, isDefault: false });
     expect((await http.get('/coverage-settings', fresh)).body).toEqual({ bufferTarget: { kind: 'unbounded' }, isDefault: false });
@@ -230,8 +239,9 @@ describe('settings and schedules', () => {
     const plan = (await http.post('/coverage-plans', fresh, { name: 'P', runsPerCell: 1, combos: [{ harness: 'claude', model: 'vendor/alpha' }], cases: [{ slug: 'pong', version: 'v1.0.0', variant: 'base' }] })).body;
     expect((await http.get(`/coverage-plans/${plan.id}/coverage`, fresh)).body.bufferTarget).toEqual({ kind: 'unbounded' });
     await http.put(`/coverage-plans/${plan.id}/schedule`, fresh, { bufferTarget: { kind: 'bounded', runs: 0 } });
+    // Occupancy counts the cell's jobs in flight whatever launched them: the reviewer's two above.
     expect((await http.post(`/coverage-plans/${plan.id}/topup`, fresh)).body).toEqual({
-      target: { kind: 'bounded', runs: 0 }, occupancy: 0, enqueued: 0, launched: [], unlaunchable: [],
+      bufferTarget: { kind: 'bounded', runs: 0 }, outstanding: 2, enqueued: 0, cells: [], unlaunchable: [],
     });
     // A PUT of the plan without a schedule leaves it alone; a null override inherits again.
     const put = await http.put(`/coverage-plans/${plan.id}`, fresh, { name: 'P2', runsPerCell: 3, cases: [{ slug: 'pong', version: 'v1.0.0', variant: 'base' }] });

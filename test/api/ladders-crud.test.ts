@@ -168,7 +168,7 @@ describe('rung order, schedule and steering', () => {
     const url = `/ladders/${ladder.id}/rungs/order`;
     const reordered = await call('POST', url, alice, { rungIds: [b, a] });
     expect(reordered.statusCode, reordered.body).toBe(200);
-    expect(reordered.json().rungs.map((rung: { id: string }) => rung.id)).toEqual([b, a]);
+    expect(reordered.json().map((rung: { id: string }) => rung.id)).toEqual([b, a]);
     expectError(await call('POST', url, alice, { rungIds: [a] }), 400, 'body.rungIds', 'leaves out', b);
     expectError(await call('POST', url, alice, { rungIds: [a, a] }), 400, 'body.rungIds[1]', 'twice');
     expectError(await call('POST', url, alice, { rungIds: [a, b, 'other'] }), 400, 'body.rungIds[2]', 'other');

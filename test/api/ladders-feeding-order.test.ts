@@ -23,7 +23,7 @@ const call = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: objec
   expect(response.statusCode, response.body).toBeLessThan(300);
   return response.json();
 };
-const launchedCells = (topUp: { launched: Array<{ cell: { slug: string; model: string } }> }) => topUp.launched.map(({ cell }) => `${cell.slug}:${cell.model}`);
+const launchedCells = (topUp: { cells: Array<{ slug: string; model: string }> }) => topUp.cells.map((cell) => `${cell.slug}:${cell.model}`);
 
 describe('feeding order', () => {
   it('feeds climbers by priority, focused first among equals, and emits on the outer axis', async () => {
@@ -59,7 +59,7 @@ describe('feeding order', () => {
     await call('PUT', `/ladders/${ladder.id}/schedule`, { outerAxis: 'combination', paused: false });
     const byClimber = await call('POST', `/ladders/${ladder.id}/topup`);
     expect(launchedCells(byClimber)).toEqual([`maze:${A.model}`, `pong:${C.model}`, `pong:${B.model}`]);
-    expect(byClimber.launched.every((item: { jobIds: string[] }) => item.jobIds.length === 1)).toBe(true);
+    expect(byClimber.cells.every((item: { runs: number; jobIds: string[] }) => item.runs === 1 && item.jobIds.length === 1)).toBe(true);
     expect(await call('POST', `/ladders/${ladder.id}/halt`)).toEqual({ canceled: 3, includedActive: false });
   });
 
@@ -69,13 +69,13 @@ describe('feeding order', () => {
       schedule: { paused: false, bufferTarget: 1 },
     });
     const topUp = await call('POST', `/ladders/${ladder.id}/topup`);
-    expect(topUp).toMatchObject({ target: { kind: 'bounded', runs: 1 }, occupancy: 0, enqueued: 2 });
+    expect(topUp).toMatchObject({ bufferTarget: { kind: 'bounded', runs: 1 }, outstanding: 0, enqueued: 2 });
     expect(launchedCells(topUp)).toEqual([`maze:${A.model}`]);
-    expect(await call('POST', `/ladders/${ladder.id}/topup`)).toMatchObject({ occupancy: 2, enqueued: 0 });
+    expect(await call('POST', `/ladders/${ladder.id}/topup`)).toMatchObject({ outstanding: 2, enqueued: 0 });
     await call('PUT', `/ladders/${ladder.id}/schedule`, { bufferTarget: 0 });
     await call('POST', `/ladders/${ladder.id}/halt`);
     await call('POST', `/ladders/${ladder.id}/pause`, { paused: false });
-    expect(await call('POST', `/ladders/${ladder.id}/topup`)).toMatchObject({ target: { kind: 'bounded', runs: 0 }, enqueued: 0 });
+    expect(await call('POST', `/ladders/${ladder.id}/topup`)).toMatchObject({ bufferTarget: { kind: 'bounded', runs: 0 }, enqueued: 0 });
   });
 
   it('serializes concurrent top-ups of one ladder: the shortfall is enqueued once', async () => {

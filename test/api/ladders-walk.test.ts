@@ -59,9 +59,9 @@ describe('one ladder, end to end over HTTP', () => {
     // Enabled, then topped up: each climber's first rung, and nothing above it, recorded as the ladder's.
     expect((await http.post(`/ladders/${ladder.id}/pause`, alice, { paused: false })).body).toMatchObject({ paused: false });
     const topUp = await http.post(`/ladders/${ladder.id}/topup`, alice);
-    expect(topUp.body).toMatchObject({ enqueued: 2, occupancy: 0 });
-    expect(topUp.body.launched.map((l: { cell: { slug: string; model: string } }) => `${l.cell.slug}:${l.cell.model}`)).toEqual([`pong:${CLAUDE.model}`, `pong:${CODEX.model}`]);
-    expect((await http.post(`/ladders/${ladder.id}/topup`, alice)).body).toMatchObject({ enqueued: 0, occupancy: 2 });
+    expect(topUp.body).toMatchObject({ enqueued: 2, outstanding: 0 });
+    expect(topUp.body.cells.map((l: { slug: string; model: string }) => `${l.slug}:${l.model}`)).toEqual([`pong:${CLAUDE.model}`, `pong:${CODEX.model}`]);
+    expect((await http.post(`/ladders/${ladder.id}/topup`, alice)).body).toMatchObject({ enqueued: 0, outstanding: 2 });
 
     // A dispatcher runs them: claude's build loads, codex's never does (broken without a review).
     const [claudeJob, codexJob] = await claimAll();
@@ -77,7 +77,7 @@ describe('one ladder, end to end over HTTP', () => {
     });
     // The unloaded build waits on nobody, so only claude's run holds a buffer slot and sits in the queue.
     expect(board).toMatchObject({ climbersWalled: 1, runsUnreviewed: 1, runsOutstanding: 1 });
-    expect((await http.get(`/ladders/${ladder.id}/queue`, alice)).body.runs.map((run: { id: string }) => run.id)).toEqual([claudePong]);
+    expect((await http.get(`/ladders/${ladder.id}/queue`, alice)).body.runs.map((run: { runId: string }) => run.runId)).toEqual([claudePong]);
     // A read never advances anyone.
     expect((await progress()).climbers).toEqual(board.climbers.map((c: object) => expect.objectContaining({ ...c, outcomes: expect.any(Array) })));
 
@@ -141,10 +141,10 @@ describe('one ladder, end to end over HTTP', () => {
     expect((await http.post(`/ladders/${ladder.id}/topup`, alice)).body).toMatchObject({ enqueued: 0 });
     await http.post(`/ladders/${ladder.id}/climbers`, alice, { key: codexKey, held: false });
     const resumed = await http.post(`/ladders/${ladder.id}/topup`, alice);
-    expect(resumed.body.launched).toEqual([{ cell: expect.objectContaining({ slug: 'maze', model: CODEX.model }), jobIds: [expect.any(String)] }]);
+    expect(resumed.body.cells).toEqual([expect.objectContaining({ slug: 'maze', model: CODEX.model, runs: 1, jobIds: [expect.any(String)] })]);
     const halted = await http.post(`/ladders/${ladder.id}/halt`, alice);
     expect(halted.body).toEqual({ canceled: 1, includedActive: false });
-    expect((await http.get(`/jobs/${resumed.body.launched[0].jobIds[0]}`)).body).toMatchObject({ state: 'canceled' });
+    expect((await http.get(`/jobs/${resumed.body.cells[0].jobIds[0]}`)).body).toMatchObject({ state: 'canceled' });
     expect((await http.get(`/ladders/${ladder.id}/schedule`, alice)).body).toMatchObject({ paused: true });
     expect((await http.post(`/ladders/${ladder.id}/topup`, alice)).body).toMatchObject({ skipped: 'paused' });
   });

@@ -101,7 +101,7 @@ describe('the cell counting rules', () => {
     expect(reviewed.status, JSON.stringify(reviewed.body)).toBe(200);
     const queue = async (limit: number) => {
       const { runs, truncated } = (await http.get(`/coverage-plans/${plan.id}/queue?limit=${limit}`, token)).body;
-      return { ids: runs.map((run: { id: string }) => run.id), truncated };
+      return { ids: runs.map((run: { runId: string }) => run.runId), truncated };
     };
     expect(await queue(10)).toEqual({ ids: [pi[2], pi[0], cline[1], cline[0]], truncated: false });
     expect(await queue(1)).toEqual({ ids: [pi[2]], truncated: true });
@@ -132,7 +132,7 @@ describe('the cell counting rules', () => {
     ]);
     const topUp = (await http.post(`/coverage-plans/${plan.id}/topup`, token)).body;
     expect(topUp.enqueued).toBe(1);
-    expect(topUp.launched).toEqual([{ cell: expect.objectContaining({ engine: 'none', harness: 'cline', model: 'vendor/x' }), jobIds: [expect.any(String)] }]);
+    expect(topUp.cells).toEqual([expect.objectContaining({ engine: 'none', harness: 'cline', model: 'vendor/x', runs: 1, jobIds: [expect.any(String)] })]);
     expect(topUp.unlaunchable.map((item: { reason: string }) => item.reason)).toEqual([matrix.cells[0].unlaunchable, engine, engine, variant, variant]);
   });
 });

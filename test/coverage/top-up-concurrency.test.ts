@@ -5,7 +5,7 @@ import { buildApp } from '../../src/api/app.js';
 import { loadConfig } from '../../src/config.js';
 import { planOrigin } from '../../src/coverage/coverage-plans.js';
 import { measurePlan } from '../../src/coverage/plan-matrix.js';
-import { prepareTopUp } from '../../src/coverage/top-up-cells.js';
+import { prepareTopUp, targetOf } from '../../src/coverage/schedule-owner.js';
 import { openDatabase, type Database } from '../../src/db/open-database.js';
 import { claimNext } from '../helpers/dispatcher.js';
 import { seedCatalog } from '../helpers/jobs-fixtures.js';
@@ -70,7 +70,7 @@ async function topUpFromBoth(apps: FastifyInstance[], planId: string, calls: num
   const answers = await Promise.all(Array.from({ length: calls }, (_, i) =>
     apps[i % apps.length]!.inject({ method: 'POST', url: `/coverage-plans/${planId}/topup`, headers: bearer(token) })));
   for (const answer of answers) expect(answer.statusCode).toBe(200);
-  return answers.map((answer) => answer.json() as { enqueued: number; skipped?: string; launched: Array<{ jobIds: string[] }> });
+  return answers.map((answer) => answer.json() as { enqueued: number; skipped?: string; cells: Array<{ jobIds: string[] }> });
 }
 
 describe('top-ups of one plan from two processes', () => {
@@ -107,13 +107,13 @@ describe('a top-up interrupted by a crash', () => {
     // written to SQLite in the one transaction enqueue makes, before anything reached Redis.
     const plan = ctx.plans.get(accountId, planId)!;
     const measured = await measurePlan(ctx, accountId, plan);
-    const { chosen } = await prepareTopUp(ctx.jobs, { accountId, origin: planOrigin(planId), target: measured.target, occupancy: measured.occupancy, cells: measured.cells });
+    const { chosen } = (await prepareTopUp(ctx.jobs, accountId, planOrigin(planId), targetOf(ctx, accountId, plan.schedule), measured, () => true))!;
     expect(chosen.map((item) => item.launches.length)).toEqual([2, 2]);
     ctx.jobs.jobs.insert(chosen.flatMap((item) => item.launches.map((launch) => launch.row)));
 
     // The next top-up, from any process, counts those jobs in flight and launches nothing twice.
     const next = (await first.app.inject({ method: 'POST', url: `/coverage-plans/${planId}/topup`, headers: bearer(token) })).json();
-    expect(next).toMatchObject({ occupancy: 4, enqueued: 0 });
+    expect(next).toMatchObject({ outstanding: 4, enqueued: 0 });
     const matrix = (await first.app.inject({ url: `/coverage-plans/${planId}/coverage`, headers: bearer(token) })).json();
     expect(matrix.cells.slice(0, 3).map((cell: { inFlight: number }) => cell.inFlight)).toEqual([2, 2, 0]);
 

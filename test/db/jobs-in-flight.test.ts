@@ -49,7 +49,12 @@ describe('jobs in flight', () => {
     for (const name of readdirSync(BACKEND_MIGRATIONS).filter((file) => file < '0080')) copyFileSync(join(BACKEND_MIGRATIONS, name), join(older, name));
     const file = join(dir, 'old.sqlite');
     const before: Database = openDatabase(file, older);
-    jobsTable(before).insert([row('running-but-ended'), row('ended-without-time'), row('plain')]);
+    // Written as that build wrote them: today's jobsTable knows columns the older store lacks.
+    const insert = before.prepare(`INSERT INTO jobs (id, account_id, origin, test_case_slug, test_case_version, variant, harness_slug, model_id,
+      provider, engine, test_type, gg_config_id, gg_preset, request, state, enqueued_at)
+      VALUES (@id, @accountId, @origin, @testCaseSlug, @testCaseVersion, @variant, @harnessSlug, @modelId,
+      @provider, @engine, @testType, @ggConfigId, @ggPreset, @request, 'queued', @enqueuedAt)`);
+    for (const id of ['running-but-ended', 'ended-without-time', 'plain']) insert.run(row(id));
     before.prepare(`UPDATE jobs SET state = 'running', started_at = 's', finished_at = 'f' WHERE id = 'running-but-ended'`).run();
     before.prepare(`UPDATE jobs SET state = 'failed', started_at = 's', finished_at = NULL WHERE id = 'ended-without-time'`).run();
     before.close();

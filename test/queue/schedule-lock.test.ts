@@ -49,9 +49,10 @@ describe('schedule locks', () => {
     expect(await locks.withLock('plan:3', async () => 1)).toEqual({ held: true, value: 1 });
   });
 
-  it('never lets a holder whose claim expired confirm, nor delete the next holder’s claim', async () => {
-    const slow = new ScheduleLocks(one, prefix, { ttlMs: 60_000 });
-    const next = new ScheduleLocks(two, prefix);
+  it('lets a claim expire for real under a stalled holder: the next one takes it, the stalled one cannot confirm nor release it', async () => {
+    const ttlMs = 150;
+    const slow = new ScheduleLocks(one, prefix, { ttlMs });
+    const next = new ScheduleLocks(two, prefix, { ttlMs });
     const inside = gate();
     const resume = gate();
     const stalled = slow.withLock('plan:4', async (lock) => {
@@ -60,8 +61,9 @@ describe('schedule locks', () => {
       await lock.confirm();
     });
     await inside.opened;
-    // The claim expires under the stalled holder (as a TTL would) and another takes it.
-    await one.del(scheduleLockKey(prefix, 'plan:4'));
+    // Stall this whole process (the holder's renewals with it) well past the TTL, as a
+    // blocked event loop would: Redis expires the claim on its own clock.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ttlMs * 3);
     const taken = gate();
     const done = gate();
     const successor = next.withLock('plan:4', async () => {
@@ -74,5 +76,6 @@ describe('schedule locks', () => {
     expect(await one.exists(scheduleLockKey(prefix, 'plan:4'))).toBe(1);
     done.open();
     await successor;
+    expect(await one.exists(scheduleLockKey(prefix, 'plan:4'))).toBe(0);
   });
 });

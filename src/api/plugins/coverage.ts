@@ -4,6 +4,7 @@ import type { CoverageContext } from '../../coverage/coverage-context.js';
 import { autoTopUpAfterReview } from '../../coverage/plan-schedule-actions.js';
 import { coverageGroupsTable } from '../../db/coverage-groups-table.js';
 import { coveragePlansTable } from '../../db/coverage-plans-table.js';
+import { coverageSchedulesTable } from '../../db/coverage-schedules-table.js';
 import { coverageSettingsTable } from '../../db/coverage-settings-table.js';
 
 declare module 'fastify' {
@@ -19,6 +20,7 @@ async function coverage(app: FastifyInstance) {
     jobs: app.runJobs,
     groups: coverageGroupsTable(app.db),
     plans: coveragePlansTable(app.db),
+    schedules: coverageSchedulesTable(app.db),
     settings: coverageSettingsTable(app.db),
     counter: shared.counter,
     locks: shared.locks,

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { MAX_BUFFER_RUNS } from '../../coverage/buffer-target.js';
+import { MAX_QUEUE_RUNS } from '../../coverage/schedule-owner.js';
 import { Nullable } from './common.js';
-import { RunSummaryCard } from './runs.js';
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Id = Type.String({ minLength: 1, maxLength: 100 });
@@ -50,7 +51,7 @@ export const CombinationOut = Type.Object({
 export const BufferTarget = Type.Object(
   {
     kind: Type.Union([Type.Literal('bounded'), Type.Literal('unbounded')]),
-    runs: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'bounded only: runs outstanding at most; 0 never tops up' })),
+    runs: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_BUFFER_RUNS, description: 'bounded only: runs outstanding at most (0..=500); 0 never tops up' })),
   },
   { additionalProperties: false, description: "{ kind: 'bounded', runs } or { kind: 'unbounded' }" },
 );
@@ -160,25 +161,63 @@ const Rollups = {
 };
 export const MatrixOut = Type.Object({ cells: Type.Array(CellOut), ...Rollups });
 
-export const SummaryOut = Type.Object({
-  plans: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), paused: Type.Boolean(), autoTopUp: Type.Boolean(), ...Rollups })),
-});
+/** `GET /coverage-plans/summary`: a bare array (the original console reads it so). */
+export const SummaryOut = Type.Array(Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  runsPerCell: Type.Integer(),
+  cellsSatisfied: Type.Integer(),
+  cellsTotal: Type.Integer(),
+  runsMissing: Type.Integer(),
+  runsUnreviewed: Type.Integer(),
+  paused: Type.Boolean(),
+  autoTopUp: Type.Boolean(),
+}));
 
-const CellRef = Type.Object(CellIdentity);
+/** A cell as a top-up answer or a queue entry names it: provider and gg fields only when set. */
+const CellRef = {
+  rungId: Type.Optional(Type.String({ description: "the ladder rung the cell belongs to; absent on a plan's" })),
+  slug: Type.String(),
+  version: Type.String(),
+  variant: Type.String(),
+  engine: Type.String(),
+  harness: Type.String(),
+  model: Type.String({ description: "the member's model (not the launched one)" }),
+  provider: Type.Optional(Type.String()),
+  ggConfigId: Type.Optional(Type.String()),
+  ggConfigName: Type.Optional(Type.String()),
+  ggSlotModels: Type.Optional(SlotModels),
+};
 export const TopUpOut = Type.Object({
-  target: BufferTarget,
-  occupancy: Type.Integer(),
+  bufferTarget: BufferTarget,
+  outstanding: Type.Optional(Type.Integer({ description: 'the occupancy the walk started from; absent when the top-up was skipped' })),
   enqueued: Type.Integer(),
-  launched: Type.Array(Type.Object({ cell: CellRef, jobIds: Type.Array(Type.String()) })),
-  unlaunchable: Type.Array(Type.Object({ cell: CellRef, reason: Type.String() })),
+  cells: Type.Array(Type.Object({ ...CellRef, runs: Type.Integer(), jobIds: Type.Array(Type.String()) })),
+  unlaunchable: Type.Array(Type.Object({ ...CellRef, reason: Type.String() })),
   skipped: Type.Optional(Type.Union([Type.Literal('busy'), Type.Literal('paused')])),
 });
 
 export const QueueQuery = Type.Object(
-  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, description: 'default 50' })) },
+  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_QUEUE_RUNS, description: 'default and most: 600' })) },
   { additionalProperties: false },
 );
-export const QueueOut = Type.Object({ runs: Type.Array(RunSummaryCard), truncated: Type.Boolean() });
+export const QueueOut = Type.Object({
+  runs: Type.Array(Type.Object({
+    runId: Type.String(),
+    rungId: CellRef.rungId,
+    slug: Type.String(),
+    version: Type.String(),
+    variant: Type.String(),
+    engine: Type.String(),
+    harness: Type.String(),
+    model: Type.String({ description: 'the model the run recorded' }),
+    ggConfigId: CellRef.ggConfigId,
+    ggConfigName: CellRef.ggConfigName,
+    ggSlotModels: CellRef.ggSlotModels,
+    finishedAt: Nullable(Type.String()),
+  })),
+  truncated: Type.Boolean(),
+});
 
 export const PauseBody = Type.Object({ paused: Type.Boolean() }, { additionalProperties: false });
 export const HaltOut = Type.Object({ canceled: Type.Integer(), includedActive: Type.Boolean() });

@@ -15,7 +15,7 @@ const Id = Type.String({ minLength: 1, maxLength: 100 });
 export const Rating = Type.Union(RATINGS.map((rating) => Type.Literal(rating)), { description: 'functional rating tier' });
 
 export const GateThreshold = Type.Union([
-  Type.Object({ kind: Type.Literal('count'), runs: Type.Integer({ minimum: 0, maximum: 4294967295, description: 'runs that must clear the floor' }) }, { additionalProperties: false }),
+  Type.Object({ kind: Type.Literal('count'), runs: Type.Integer({ minimum: 0, maximum: MAX_LADDER_RUNS, description: 'runs that must clear the floor; 0 is read as 1' }) }, { additionalProperties: false }),
   Type.Object({ kind: Type.Literal('fraction'), fraction: Type.Number({ description: 'share of completed runs; clamped into 0..=1 when applied' }) }, { additionalProperties: false }),
 ], { description: 'tagged by kind' });
 
@@ -39,7 +39,7 @@ export const RungBody = Type.Object({
   version: Text(200, 'exact pinned version'),
   variant: Text(200),
   engine: Type.Optional(Nullable(Type.String({ maxLength: 100, description: 'absent or null: none' }))),
-  runs: Type.Optional(NullableInteger({ minimum: 0, maximum: MAX_LADDER_RUNS, description: 'null inherits runsPerCell' })),
+  runs: Type.Optional(NullableInteger({ minimum: 0, maximum: MAX_LADDER_RUNS, description: 'null inherits runsPerCell; 0 is read as 1' })),
 }, { additionalProperties: false });
 
 export const RungOut = Type.Object({
@@ -55,6 +55,7 @@ export const OuterAxis = Type.Union([Type.Literal('rung'), Type.Literal('combina
 
 /** The tagged target, or a bare integer read as `{ kind: 'bounded', runs }`, or null (inherit). */
 // One `['integer', 'null']` branch: separate branches would let a type-coercing validator read 0 as null or null as 0.
+// A bare bound above 500 is refused by the service, whose message names `runs` (a union's would say "must be object").
 export const BufferTargetBody = Type.Union([BufferTarget, NullableInteger({ minimum: 0, maximum: 1_000_000 })], {
   description: 'the ladder\'s override of the account buffer target; null inherits',
 });
@@ -76,11 +77,11 @@ export const ScheduleOut = Type.Object({
 
 export const LadderBody = Type.Object({
   name: Text(200),
-  runsPerCell: Type.Integer({ minimum: 0, maximum: MAX_LADDER_RUNS }),
+  runsPerCell: Type.Integer({ minimum: 0, maximum: MAX_LADDER_RUNS, description: '0 is read as 1' }),
   gate: Type.Optional(GateBody),
   comboGroupIds: Type.Optional(Type.Array(Id, { maxItems: 200 })),
   combos: Type.Optional(Type.Array(CombinationIn, { maxItems: 1000 })),
-  rungs: Type.Array(RungBody, { maxItems: MAX_RUNGS }),
+  rungs: Type.Array(RungBody, { minItems: 1, maxItems: MAX_RUNGS, description: '1 to 50 rungs, low to high' }),
   schedule: Type.Optional(ScheduleBody),
 }, { additionalProperties: false });
 export type LadderBodyT = Static<typeof LadderBody>;
@@ -105,9 +106,15 @@ export const LadderParams = Type.Object({ id: Id });
 
 export const RungOrderBody = Type.Object({ rungIds: Type.Array(Id, { maxItems: MAX_RUNGS }) }, { additionalProperties: false });
 
-export const ClimberBody = Type.Object({
+/** Names a climber: its `key`, the console's `{ combination: { … } }`, or the combination's fields flattened. */
+const ClimberNaming = {
   key: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'the climber key the board shows; or name the combination' })),
+  combination: Type.Optional(CombinationIn),
   ...CombinationIn.properties,
+};
+
+export const ClimberBody = Type.Object({
+  ...ClimberNaming,
   priority: Type.Optional(Type.Integer({ minimum: -2147483648, maximum: 2147483647, default: 0 })),
   focused: Type.Optional(Type.Boolean({ default: false })),
   held: Type.Optional(Type.Boolean({ default: false })),
@@ -124,9 +131,9 @@ export const ClimberSteeringOut = Type.Object({
 export const LadderOutcomeWire = Type.Union([Type.Literal('advanced'), Type.Literal('walled')]);
 
 export const OutcomeBody = Type.Object({
-  key: Type.String({ minLength: 1, maxLength: 2000, description: 'the climber key' }),
+  ...ClimberNaming,
   rungId: Id,
-  outcome: Nullable(LadderOutcomeWire),
+  outcome: Type.Optional(Nullable(LadderOutcomeWire)),
 }, { additionalProperties: false });
 
 export const RungOutcomeOut = Type.Object({

@@ -6,7 +6,6 @@ import {
 } from '../../../coverage/coverage-plans.js';
 import { planMatrix, planSummary } from '../../../coverage/plan-matrix.js';
 import { haltPlan, pausePlan, planQueue, topUpPlan } from '../../../coverage/plan-schedule-actions.js';
-import { sendJsonText } from '../../send-json-text.js';
 import { errorResponses, NoContent } from '../../schemas/common.js';
 import {
   CoverageIdParams, GroupBody, GroupOut, HaltOut, MatrixOut, PauseBody, PlanBody, PlanOut, QueueOut, QueueQuery, ScheduleBody, ScheduleOut,
@@ -64,7 +63,7 @@ const coverageRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => topUpPlan(ctx, request.account!.id, request.params.id));
   app.get('/coverage-plans/:id/queue', {
     config: auth, schema: { params, querystring: QueueQuery, response: { 200: QueueOut, ...errorResponses(400, 401, 404, 502) } },
-  }, async (request, reply) => sendJsonText(reply, await planQueue(ctx, request.account!.id, request.params.id, request.query.limit)));
+  }, async (request) => planQueue(ctx, request.account!.id, request.params.id, request.query.limit));
   app.post('/coverage-plans/:id/pause', {
     config: auth, schema: { params, body: PauseBody, response: { 200: ScheduleOut, ...errorResponses(400, 401, 404, 502) } },
   }, async (request) => pausePlan(ctx, request.account!.id, request.params.id, request.body.paused));

@@ -1,15 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import { ladderProgress } from '../../../ladders/ladder-progress.js';
 import { overrideOutcome } from '../../../ladders/ladder-outcomes.js';
 import { haltLadder, ladderQueue, pauseLadder, topUpLadder } from '../../../ladders/ladder-schedule-actions.js';
 import {
   createLadder, deleteLadder, getSchedule, ladderView, listLadders, putSchedule, reorderRungs, requireLadder, steerClimber, updateLadder,
 } from '../../../ladders/manage-ladders.js';
-import { sendJsonText } from '../../send-json-text.js';
 import { errorResponses, NoContent } from '../../schemas/common.js';
 import { HaltOut, PauseBody, QueueOut, QueueQuery, TopUpOut } from '../../schemas/coverage.js';
 import {
-  ClimberBody, ClimberSteeringOut, LadderBody, LadderList, LadderOut, LadderParams, LadderProgressOut, OutcomeBody, RungOrderBody, RungOutcomeOut,
+  ClimberBody, ClimberSteeringOut, LadderBody, LadderList, LadderOut, LadderParams, LadderProgressOut, OutcomeBody, RungOrderBody, RungOut, RungOutcomeOut,
   ScheduleBody, ScheduleOut,
 } from '../../schemas/ladders.js';
 
@@ -34,7 +34,7 @@ const ladderRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/ladders/:id/progress', { config, schema: { params, response: { 200: LadderProgressOut, ...errorResponses(401, 404, 502) } } },
     async (request) => ladderProgress(ctx, request.account!.id, requireLadder(ctx, request.account!.id, request.params.id)));
-  app.post('/ladders/:id/rungs/order', { config, schema: { params, body: RungOrderBody, response: { 200: LadderOut, ...errorResponses(400, 401, 404, 502) } } },
+  app.post('/ladders/:id/rungs/order', { config, schema: { params, body: RungOrderBody, response: { 200: Type.Array(RungOut), ...errorResponses(400, 401, 404, 502) } } },
     async (request) => reorderRungs(ctx, request.account!.id, request.params.id, request.body.rungIds));
   app.post('/ladders/:id/climbers', { config, schema: { params, body: ClimberBody, response: { 200: ClimberSteeringOut, ...errorResponses(400, 401, 404, 502) } } },
     async (request) => steerClimber(ctx, request.account!.id, request.params.id, request.body));
@@ -48,9 +48,9 @@ const ladderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/ladders/:id/topup', { config, schema: { params, response: { 200: TopUpOut, ...errorResponses(401, 404, 502) } } },
     async (request) => topUpLadder(ctx, request.account!.id, request.params.id));
   app.get('/ladders/:id/queue', { config, schema: { params, querystring: QueueQuery, response: { 200: QueueOut, ...errorResponses(400, 401, 404, 502) } } },
-    async (request, reply) => {
+    async (request) => {
       const ladder = requireLadder(ctx, request.account!.id, request.params.id);
-      return sendJsonText(reply, await ladderQueue(ctx, request.account!.id, ladder, request.query.limit));
+      return ladderQueue(ctx, request.account!.id, ladder, request.query.limit);
     });
   app.post('/ladders/:id/pause', { config, schema: { params, body: PauseBody, response: { 200: ScheduleOut, ...errorResponses(400, 401, 404, 502) } } },
     async (request) => pauseLadder(ctx, request.account!.id, request.params.id, request.body.paused));

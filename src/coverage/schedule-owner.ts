@@ -1,0 +1,280 @@
+/**
+ * Schedule owners: what coverage plans and ladders share about being fed, in one place. An
+ * owner is its origin (`plan:<id>`, `ladder:<id>`: the lock its top-ups hold and what its jobs
+ * record), its schedule (one storage shape, `coverage_schedules`) and its cells: those a
+ * top-up may feed, and those whose runs the review buffer and the review queue cover (a plan's
+ * are the same cells; a ladder feeds current rungs and covers every rung reached).
+ *
+ * Buffer accounting follows the original system (crates/backend/src/coverage/schedule.rs
+ * `top_up`, `outstanding_across`): occupancy is the in-flight jobs of the covered cells,
+ * whatever launched them, plus their completed runs the requester has not reviewed, each
+ * cell counted once however many members or rungs name it. A top-up walks the feedable cells
+ * in order and launches whole cells while occupancy is below the target; the cell that
+ * crosses it may overshoot (a cell is never split).
+ *
+ * Crash safety: every launch of one top-up is written to SQLite in one transaction
+ * (`enqueuePrepared`) before anything reaches Redis, so no cell is ever half launched and
+ * the next top-up counts what was committed as in flight.
+ *
+ * A halt wins over a top-up: it pauses first; the top-up reads the pause before each cell and
+ * right before it commits, and stops; the halt then cancels under the lock, and if a top-up
+ * stalled past the wait it cancels at once and again once that top-up lets go.
+ */
+import type { LaunchBodyT } from '../api/schemas/jobs.js';
+import type { CoverageSchedulesTable, OwnerSchedule } from '../db/coverage-schedules-table.js';
+import type { CoverageSettingsTable } from '../db/coverage-settings-table.js';
+import { HttpError, notFound } from '../errors.js';
+import { recordCancel, SWEEP_STEP } from '../jobs/cancel-jobs.js';
+import { enqueuePrepared, prepareLaunch, type PreparedLaunch } from '../jobs/enqueue-runs.js';
+import type { JobsContext } from '../jobs/jobs-context.js';
+import type { ScheduleLocks } from '../queue/schedule-lock.js';
+import { SECOND } from '../time.js';
+import { bufferTargetOf, hasRoom, targetInForce, type BufferTarget } from './buffer-target.js';
+import type { CellCounter, CellCounts } from './cell-counts.js';
+import { cellKeyOf, cellRef, ggRef, uniqueBy, type CoverageCell } from './coverage-cells.js';
+
+/** The machinery every owner shares (the coverage context carries it). */
+export interface OwnerContext {
+  jobs: JobsContext;
+  locks: ScheduleLocks;
+  counter: CellCounter;
+  schedules: CoverageSchedulesTable;
+  settings: CoverageSettingsTable;
+}
+
+/** One cell of an owner with its counts, why it cannot be launched (known before trying), and its rung on a ladder. */
+export interface OwnedCell {
+  cell: CoverageCell;
+  counts: CellCounts;
+  unlaunchable: string | null;
+  rungId?: string;
+}
+
+/** An owner measured for the requester: cells in emission order. */
+export interface MeasuredOwner {
+  /** The cells a top-up may launch. */
+  feed: OwnedCell[];
+  /** The cells whose runs the buffer and the queue cover, each cell once (`uniqueCells`). */
+  review: OwnedCell[];
+}
+
+export interface ScheduleOwner {
+  accountId: string;
+  origin: string;
+  /** Counts its cells afresh; a top-up calls it under the owner's lock. */
+  measure(): Promise<MeasuredOwner>;
+}
+
+/** The cells in order, each cell once (the first member or rung naming it keeps it). */
+export const uniqueCells = <T extends { cell: CoverageCell }>(cells: T[]): T[] => uniqueBy(cells, (item) => cellKeyOf(item.cell));
+
+/** In-flight jobs plus unreviewed completed runs over the covered cells. */
+export const occupancyOf = (review: OwnedCell[]): number =>
+  review.reduce((sum, { counts }) => sum + counts.inFlight + counts.unreviewed, 0);
+
+export const remainingOf = (cell: CoverageCell, counts: CellCounts) => Math.max(0, cell.desired - counts.completed - counts.inFlight);
+
+/** The owner's schedule as stored; 404 naming `noun` when it is gone. */
+export function scheduleOf(ctx: OwnerContext, origin: string, noun: string): OwnerSchedule {
+  const schedule = ctx.schedules.get(origin);
+  if (!schedule) throw notFound(`No ${noun} ${origin.slice(origin.indexOf(':') + 1)}.`);
+  return schedule;
+}
+
+/** The target in force: the owner's override, else the account's setting, else the default. */
+export const targetOf = (ctx: OwnerContext, accountId: string, schedule: OwnerSchedule): BufferTarget =>
+  targetInForce(schedule.bufferTarget, ctx.settings.bufferTarget(accountId));
+
+/** A schedule as written: the tagged target, a bare bound (a ladder's shorthand), or null. */
+export interface ScheduleWrite<Axis extends string> {
+  outerAxis?: Axis;
+  paused?: boolean;
+  autoTopUp?: boolean;
+  bufferTarget?: { kind: string; runs?: number } | number | null;
+}
+
+/**
+ * A schedule write over the stored one (or a new owner's defaults): an absent `outerAxis`,
+ * `paused` or `autoTopUp` keeps its value; `bufferTarget` absent or null inherits (clears the
+ * override), as the original's whole-schedule write does. `field` names the body in a 400.
+ */
+export function mergeSchedule<Axis extends string>(base: OwnerSchedule<Axis>, body: ScheduleWrite<Axis>, field: string): OwnerSchedule<Axis> {
+  const target = body.bufferTarget ?? null;
+  return {
+    outerAxis: body.outerAxis ?? base.outerAxis,
+    paused: body.paused ?? base.paused,
+    autoTopUp: body.autoTopUp ?? base.autoTopUp,
+    bufferTarget: target === null ? null : bufferTargetOf(typeof target === 'number' ? { kind: 'bounded', runs: target } : target, `${field}.bufferTarget`),
+  };
+}
+
+/** `POST …/pause`: flips `paused` alone; cancels nothing, launches nothing. */
+export function pauseOwner(ctx: OwnerContext, origin: string, noun: string, paused: boolean): OwnerSchedule {
+  if (!ctx.schedules.setPaused(origin, paused)) throw notFound(`No ${noun} ${origin.slice(origin.indexOf(':') + 1)}.`);
+  return scheduleOf(ctx, origin, noun);
+}
+
+type CellAnswer = ReturnType<typeof cellRef> & { rungId?: string };
+
+/** What a top-up did, in the console's names (the original's `TopUpResult`). */
+export interface TopUpResult {
+  bufferTarget: BufferTarget;
+  /** The occupancy the walk started from; absent when it never ran. */
+  outstanding?: number;
+  enqueued: number;
+  cells: Array<CellAnswer & { runs: number; jobIds: string[] }>;
+  unlaunchable: Array<CellAnswer & { reason: string }>;
+  skipped?: 'busy' | 'paused';
+}
+
+const answerOf = ({ cell, rungId }: OwnedCell): CellAnswer => ({ ...(rungId === undefined ? {} : { rungId }), ...cellRef(cell) });
+
+/** The launch body of one run of a cell, on the cell's engine, with the model its harness launches. */
+function launchBody({ pin, combination }: CoverageCell): LaunchBodyT {
+  return {
+    testCase: pin.slug,
+    version: pin.version,
+    variant: pin.variant,
+    harness: combination.harness,
+    model: combination.launchModel,
+    engine: pin.engine === 'none' ? null : pin.engine,
+    ...(combination.provider ? { provider: combination.provider } : {}),
+    ...(combination.gg ? { presetId: combination.gg.configId } : {}),
+  };
+}
+
+/**
+ * Chooses and prepares the cells to launch; nothing is written. Every feedable cell whose
+ * member cannot be launched and still misses runs is reported, whatever the buffer (a bound of
+ * 0 included). `stillFed` is asked before each cell: false (a halt paused the owner) stops the
+ * walk, and the answer is null.
+ */
+export async function prepareTopUp(ctx: JobsContext, accountId: string, origin: string, target: BufferTarget, measured: MeasuredOwner, stillFed: () => boolean) {
+  const outstanding = occupancyOf(measured.review);
+  const unlaunchable: TopUpResult['unlaunchable'] = [];
+  for (const owned of measured.feed) {
+    if (owned.unlaunchable !== null && remainingOf(owned.cell, owned.counts) > 0) unlaunchable.push({ ...answerOf(owned), reason: owned.unlaunchable });
+  }
+  const admissions = new Map<string, ReturnType<JobsContext['models']['admit']>>();
+  const chosen: Array<{ owned: OwnedCell; launches: PreparedLaunch[] }> = [];
+  let occupancy = outstanding;
+  for (const owned of uniqueCells(measured.feed)) {
+    const remaining = remainingOf(owned.cell, owned.counts);
+    if (remaining === 0 || owned.unlaunchable !== null) continue;
+    if (!hasRoom(target, occupancy)) break;
+    if (!stillFed()) return null;
+    const body = launchBody(owned.cell);
+    const launches: PreparedLaunch[] = [];
+    try {
+      for (let i = 0; i < remaining; i++) {
+        launches.push(await prepareLaunch(ctx, accountId, body, { origin }, admissions, owned.cell.combination.gg ?? undefined));
+      }
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      unlaunchable.push({ ...answerOf(owned), reason: error.message });
+      continue;
+    }
+    chosen.push({ owned, launches });
+    occupancy += remaining;
+  }
+  return { outstanding, chosen, unlaunchable };
+}
+
+/**
+ * `POST …/topup`: serialized per owner across processes (`skipped: 'busy'` while another
+ * holds its lock, `'paused'` for a paused owner). Under the lock the owner is measured again,
+ * so a pause or a halt that landed meanwhile is honoured and the shortfall recomputed.
+ */
+export async function topUpOwner(ctx: OwnerContext, owner: ScheduleOwner, noun: string): Promise<TopUpResult> {
+  const paused = () => scheduleOf(ctx, owner.origin, noun).paused;
+  const skip = (skipped: 'busy' | 'paused'): TopUpResult => ({
+    bufferTarget: targetOf(ctx, owner.accountId, scheduleOf(ctx, owner.origin, noun)), enqueued: 0, cells: [], unlaunchable: [], skipped,
+  });
+  if (paused()) return skip('paused');
+  const attempt = await ctx.locks.withLock(owner.origin, async (lock) => {
+    if (paused()) return skip('paused');
+    const target = targetOf(ctx, owner.accountId, scheduleOf(ctx, owner.origin, noun));
+    const prepared = await prepareTopUp(ctx.jobs, owner.accountId, owner.origin, target, await owner.measure(), () => !paused());
+    if (!prepared) return skip('paused');
+    const launches = prepared.chosen.flatMap((item) => item.launches);
+    if (launches.length > 0) await lock.confirm();
+    // Read right before the commit, with no wait between it and the insert: a halt that paused
+    // the owner by now finds nothing new; one that pauses later waits for this lock and sweeps.
+    if (launches.length > 0 && paused()) return skip('paused');
+    const ids = await enqueuePrepared(ctx.jobs, launches, owner.origin);
+    let next = 0;
+    const cells = prepared.chosen.map(({ owned, launches: own }) => ({ ...answerOf(owned), runs: own.length, jobIds: ids.slice(next, (next += own.length)) }));
+    return { bufferTarget: target, outstanding: prepared.outstanding, enqueued: ids.length, cells, unlaunchable: prepared.unlaunchable };
+  });
+  return attempt.held ? attempt.value : skip('busy');
+}
+
+/** `waiting` reaches queued and pending jobs; `all` also dispatched, starting and running ones. */
+export type HaltScope = 'waiting' | 'all';
+
+/** Cancels the non-terminal jobs launched for one owner, in bounded steps, recorded and announced like every cancel. */
+async function cancelOrigin(ctx: OwnerContext, origin: string, scope: HaltScope, detail: string): Promise<number> {
+  const ids = ctx.counter.inFlightIdsOfOrigin(origin);
+  let canceled = 0;
+  for (let i = 0; i < ids.length; i += SWEEP_STEP) {
+    const result = await ctx.jobs.queue.cancel(scope === 'all' ? 'any' : 'waiting', detail, { ids: ids.slice(i, i + SWEEP_STEP) });
+    recordCancel(ctx.jobs, result, detail);
+    canceled += result.canceled.length;
+  }
+  return canceled;
+}
+
+/** How long a halt waits for a top-up in progress to notice the pause and let go of the lock. */
+const HALT_LOCK_WAIT_MS = 35 * SECOND;
+
+/**
+ * `halt` and `halt-all`: pause first, so the top-up in progress stops at its next step and no
+ * new one starts; then cancel the owner's jobs under its lock. A top-up stalled in one step
+ * past the wait is not waited for: its jobs are canceled now, and whatever it commits is
+ * canceled once it lets go (a dead holder's claim expires after one lock TTL). Jobs of any
+ * other origin are never touched.
+ */
+export async function haltOwner(ctx: OwnerContext, origin: string, noun: string, scope: HaltScope, by: string) {
+  pauseOwner(ctx, origin, noun, true);
+  const detail = `Canceled by ${by} (${scope === 'all' ? 'halt-all' : 'halt'} of ${origin}).`;
+  const halt = () => cancelOrigin(ctx, origin, scope, detail);
+  let canceled = 0;
+  // Twice at most: a top-up that resumes after the pause stops before its commit, so only one
+  // caught between its last check and its insert can add jobs after the first sweep.
+  for (let round = 0; round < 2; round++) {
+    const attempt = await ctx.locks.withLock(origin, halt, { waitMs: HALT_LOCK_WAIT_MS });
+    if (attempt.held) return { canceled: canceled + attempt.value, includedActive: scope === 'all' };
+    canceled += await halt();
+  }
+  return { canceled, includedActive: scope === 'all' };
+}
+
+/** The most runs a review queue lists (the original's cap: above the largest bound, so a full buffer is seen whole). */
+export const MAX_QUEUE_RUNS = 600;
+
+/**
+ * `GET …/queue`: the requester's unreviewed completed runs of the covered cells, cell by cell
+ * in emission order (each cell once, so each run once), oldest first within a cell, at most
+ * `limit`, with `truncated` when more wait. `skipUnloaded` leaves out unloaded builds a
+ * ladder's gate already rated broken.
+ */
+export function ownerQueue(ctx: OwnerContext, review: Array<Pick<OwnedCell, 'cell' | 'rungId'>>, reviewerId: string, limit = MAX_QUEUE_RUNS, skipUnloaded = false) {
+  const cells = uniqueCells(review);
+  const rows = ctx.counter.unreviewedRuns(cells.map((owned) => owned.cell), reviewerId, limit + 1, skipUnloaded);
+  const runs = rows.slice(0, limit).map(({ cell, run }) => {
+    const owned = cells[cell]!;
+    return {
+      runId: run.runId,
+      ...(owned.rungId === undefined ? {} : { rungId: owned.rungId }),
+      slug: run.slug,
+      version: run.version,
+      variant: run.variant,
+      engine: run.engine,
+      harness: run.harness,
+      model: run.model,
+      ...ggRef(owned.cell.combination),
+      finishedAt: run.finishedAt,
+    };
+  });
+  return { runs, truncated: rows.length > limit };
+}
