@@ -34,7 +34,7 @@ export const scheduleFromRow = <Axis extends string>(row: Row): OwnerSchedule<Ax
 
 /**
  * `coverage_schedules`: every owner's schedule, keyed by its origin (`plan:<id>`,
- * `ladder:<id>`). A row goes when its owner does (migration 0091's triggers).
+ * `ladder:<id>`). A row goes when its owner does (migration 0088's triggers).
  */
 export function coverageSchedulesTable(db: Database) {
   const one = db.prepare<[string], Row>(`SELECT ${SCHEDULE_COLUMNS} FROM coverage_schedules AS s WHERE s.owner = ?`);

@@ -77,7 +77,7 @@ export function ggRootModel(bound: Record<string, string>): string | null {
 /**
  * The bound models as one canonical string, `agent=model` in agent-name order joined by `,`:
  * what a job records (`jobs.gg_models`) and what a gg cell is matched on, so two bindings of
- * one configuration are two cells. Migration 0090 writes the same string for older jobs.
+ * one configuration are two cells. Migration 0087 writes the same string for older jobs.
  */
 export const boundModelKey = (bound: Record<string, string>): string =>
   Object.keys(bound).sort().map((name) => `${name}=${bound[name]}`).join(',');

@@ -13,15 +13,15 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-/** A store as the build before migration 0090 left it. */
+/** A store as the build before migration 0087 left it. */
 function olderStore(file: string) {
   const older = join(dir, 'older');
   mkdirSync(older);
-  for (const name of readdirSync(BACKEND_MIGRATIONS).filter((entry) => entry < '0090')) copyFileSync(join(BACKEND_MIGRATIONS, name), join(older, name));
+  for (const name of readdirSync(BACKEND_MIGRATIONS).filter((entry) => entry < '0087')) copyFileSync(join(BACKEND_MIGRATIONS, name), join(older, name));
   return openDatabase(file, older);
 }
 
-describe('migrations 0090 to 0092', () => {
+describe('migrations 0087 to 0089', () => {
   it('move both stored schedule shapes into one, keep gg jobs’ bindings and re-key verdicts by case', () => {
     const file = join(dir, 'db.sqlite');
     const before = olderStore(file);
