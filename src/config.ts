@@ -39,6 +39,10 @@ export interface Config {
   snapshotDeployHook: string | null;
   /** Largest showcase file a driver may upload (bytes; SHOWCASE_UPLOAD_MAX_MIB, default 256 MiB). */
   showcaseUploadMaxBytes: number;
+  /** Showcase uploads one job may make in all (SHOWCASE_JOB_MAX_FILES, default 100). */
+  showcaseJobMaxFiles: number;
+  /** Showcase bytes one job may upload in all (bytes; SHOWCASE_JOB_MAX_MIB, default 1024 MiB). */
+  showcaseJobMaxBytes: number;
   routerBaseUrl: string;
   routerApiKey: string | null;
   logoBaseUrl: string | null;
@@ -115,6 +119,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     snapshotDir: read.path('SNAPSHOT_DIR', resolve(dataDir, 'snapshot'), cwd),
     snapshotDeployHook: read.url('SNAPSHOT_DEPLOY_HOOK', ['http:', 'https:']),
     showcaseUploadMaxBytes: Math.round(read.number('SHOWCASE_UPLOAD_MAX_MIB', 256, { min: 0.001, max: 64 * 1024 }) * MIB),
+    showcaseJobMaxFiles: read.integer('SHOWCASE_JOB_MAX_FILES', 100, { min: 1, max: 100_000 }),
+    showcaseJobMaxBytes: Math.round(read.number('SHOWCASE_JOB_MAX_MIB', 1024, { min: 0.001, max: 1024 * 1024 }) * MIB),
     routerBaseUrl: read.url('ROUTER_BASE_URL', ['http:', 'https:']) ?? 'https://openrouter.ai',
     routerApiKey: read.optionalString('ROUTER_API_KEY'),
     logoBaseUrl: read.url('LOGO_BASE_URL', ['http:', 'https:']),
