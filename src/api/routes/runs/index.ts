@@ -85,8 +85,8 @@ const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
     reply.code(202).send(await requestPublish({ ...runs, jobs: runs.publishJobs, queue: runs.publishQueue }, request.params.id)));
 
   app.delete('/runs/:id', {
-    config: { auth: 'account' },
-    schema: { params: RunIdParams, response: { 200: DeletedOut, ...errorResponses(401, 404, 422, 502) } },
+    config: { auth: 'operator' },
+    schema: { params: RunIdParams, response: { 200: DeletedOut, ...errorResponses(401, 403, 404, 422, 502) } },
   }, async (request) => deleteRun({ ...runs, onWarning: warn }, request.params.id));
 };
 
