@@ -13,7 +13,7 @@ const tokens: Record<'boss' | 'alice' | 'bob', string> = { boss: '', alice: '', 
 
 beforeAll(async () => {
   // Usernames are matched without case, as the auth service matches them.
-  backend = await startTestBackend({ OPERATOR_ACCOUNTS: 'Boss, ops-bot', SERVICE_TOKEN: SERVICE }, { pricedModels: [launch.model] });
+  backend = await startTestBackend({ OPERATOR_ACCOUNTS: 'Boss, ops-bot', SERVICE_TOKEN: SERVICE, QUEUE_DASHBOARD: 'true' }, { pricedModels: [launch.model] });
   seedCatalog(backend.db, backend.dataDir, [{ slug: 'harbor', version: 'v1.0.0' }]);
   http = jobsHttp(await backend.app.listen({ host: '127.0.0.1', port: 0 }));
   for (const name of Object.keys(tokens) as Array<keyof typeof tokens>) tokens[name] = (await backend.auth.register(name)).token;
@@ -58,6 +58,15 @@ describe('OPERATOR_ACCOUNTS', () => {
     expectForbidden(await http.delete('/runs/run-kept', tokens.alice), 'delete');
     expect((await http.get('/runs/run-kept')).status).toBe(200);
     expect((await http.delete('/runs/run-kept', tokens.boss)).status).toBe(200);
+  });
+
+  it('lets only operators into the queue dashboard', async () => {
+    const board = (username: string) =>
+      backend.app.inject({ method: 'GET', url: '/admin/queues/api/queues', headers: { authorization: `Basic ${Buffer.from(`${username}:correct horse battery`).toString('base64')}` } });
+    const refused = await board('alice');
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toEqual({ error: { code: 'forbidden', message: expect.stringContaining('OPERATOR_ACCOUNTS') } });
+    expect((await board('boss')).statusCode).toBe(200);
   });
 
   it('lets an account cancel its own jobs, and only an operator another account\'s', async () => {

@@ -6,7 +6,7 @@ import type { Job } from 'bullmq';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { BACKGROUND_QUEUES, RUN_QUEUE } from '../../queue/queue-keys.js';
-import { HttpError, methodNotAllowed, tooManyRequests } from '../../errors.js';
+import { forbidden, HttpError, methodNotAllowed, tooManyRequests } from '../../errors.js';
 import { relayedClientHeaders } from '../../auth/relayed-client.js';
 import { MINUTE, SECOND } from '../../time.js';
 
@@ -49,7 +49,7 @@ async function queueDashboard(app: FastifyInstance) {
     options: { uiConfig: { boardTitle: 'eval-backend queues' } },
   });
 
-  const { authUrl, authRelayToken } = app.config;
+  const { authUrl, authRelayToken, operatorAccounts } = app.config;
   if (!authRelayToken) {
     app.log.warn('queue dashboard: AUTH_RELAY_TOKEN is not set, so the auth service throttles every dashboard login as coming from this host');
   }
@@ -57,11 +57,17 @@ async function queueDashboard(app: FastifyInstance) {
   await app.register(async (board) => {
     // Answered here rather than thrown: bull-board's routes render errors in a shape of their own.
     board.addHook('onRequest', async (request, reply) => {
+      let username: string | null;
       try {
-        if (!(await checkLogin(request))) return refuse(reply);
+        username = await checkLogin(request);
       } catch (error) {
         if (error instanceof HttpError) return answer(reply, error);
         throw error;
+      }
+      if (username === null) return refuse(reply);
+      // The board is an operator's tool: with OPERATOR_ACCOUNTS set, only those accounts get in.
+      if (operatorAccounts.size > 0 && !operatorAccounts.has(username.toLowerCase())) {
+        return answer(reply, forbidden(`The queue dashboard is for operators, and ${username} is not among OPERATOR_ACCOUNTS.`));
       }
       if (WRITES_JOB_DATA.test(request.url.slice(DASHBOARD_PATH.length))) {
         return answer(reply, methodNotAllowed('The queue dashboard adds no jobs and edits no job data; ask for the work through the API.'));
@@ -110,31 +116,32 @@ function refuse(reply: FastifyReply) {
 function basicLoginChecker(authUrl: string, relayToken: string | null) {
   // Keyed by a hash, so the cache never holds a usable password.
   const trusted = new Map<string, number>();
-  /** True for a right login; throws 429 while the auth service refuses to check logins from this address. */
-  return async (request: FastifyRequest): Promise<boolean> => {
+  /** The username of a right login, else null; throws 429 while the auth service refuses to check logins from this address. */
+  return async (request: FastifyRequest): Promise<string | null> => {
     const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(request.headers.authorization ?? '');
-    if (!match) return false;
+    if (!match) return null;
     const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
-    if (colon <= 0) return false;
+    if (colon <= 0) return null;
+    const username = decoded.slice(0, colon);
     const key = createHash('sha256').update(decoded).digest('base64url');
     const now = Date.now();
-    if ((trusted.get(key) ?? 0) > now) return true;
+    if ((trusted.get(key) ?? 0) > now) return username;
     const login = await fetch(`${authUrl}/auth/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(relayToken ? relayedClientHeaders(relayToken, request.ip) : {}) },
-      body: JSON.stringify({ username: decoded.slice(0, colon), password: decoded.slice(colon + 1) }),
+      body: JSON.stringify({ username, password: decoded.slice(colon + 1) }),
       signal: AbortSignal.timeout(LOGIN_TIMEOUT_MS),
     }).catch(() => null);
     if (login?.status === 429) throw await throttled(login);
-    if (!login?.ok) return false;
+    if (!login?.ok) return null;
     const { token } = (await login.json().catch(() => ({}))) as { token?: unknown };
     if (typeof token === 'string') {
       void fetch(`${authUrl}/auth/logout`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(LOGIN_TIMEOUT_MS) }).catch(() => undefined);
     }
     if (trusted.size > 1000) trusted.clear();
     trusted.set(key, now + LOGIN_CACHE_MS);
-    return true;
+    return username;
   };
 }
 
