@@ -134,6 +134,7 @@ describe('the queue dashboard (QUEUE_DASHBOARD=true)', () => {
     const refused: Array<[string, string, object?]> = [
       ['POST', '/api/queues/ingest/add', { name: 'scan', data: { force: 'yes', testCases: [42] } }],
       ['POST', '/api/queues/snapshot/add', { name: 'refresh', data: { anything: true } }],
+      ['POST', '/api/queues/snapshot/%61dd', { name: 'refresh', data: { anything: true } }],
       ['PATCH', '/api/queues/snapshot/some-job/update-data', { data: { anything: true } }],
       ['PATCH', '/api/queues/billed-rates/some-job/update-data', { data: { anything: true } }],
       ['PUT', '/api/queues/ingest/retry/failed'],

@@ -25,7 +25,7 @@ const ACTIONABLE = new Set<string>([BACKGROUND_QUEUES.snapshot, BACKGROUND_QUEUE
  * The board's calls that write job data of the caller's choosing (add a job, edit a job's
  * data): no queue takes them, since nothing on the board validates that data.
  */
-const WRITES_JOB_DATA = /^\/api\/queues\/[^/]+\/(?:add|[^/]+\/update-data)\/?(?:\?|$)/;
+const WRITES_JOB_DATA = new Set([`${DASHBOARD_PATH}/api/queues/:queueName/add`, `${DASHBOARD_PATH}/api/queues/:queueName/:jobId/update-data`]);
 
 /** How long a checked login is trusted before the auth service is asked again. */
 const LOGIN_CACHE_MS = 1 * MINUTE;
@@ -69,7 +69,8 @@ async function queueDashboard(app: FastifyInstance) {
       if (operatorAccounts.size > 0 && !operatorAccounts.has(username.toLowerCase())) {
         return answer(reply, forbidden(`The queue dashboard is for operators, and ${username} is not among OPERATOR_ACCOUNTS.`));
       }
-      if (WRITES_JOB_DATA.test(request.url.slice(DASHBOARD_PATH.length))) {
+      // By the route matched, so no spelling of the path (`%61dd`, a trailing slash) slips past.
+      if (WRITES_JOB_DATA.has(request.routeOptions.url ?? '')) {
         return answer(reply, methodNotAllowed('The queue dashboard adds no jobs and edits no job data; ask for the work through the API.'));
       }
     });
