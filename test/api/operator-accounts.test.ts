@@ -49,6 +49,24 @@ describe('OPERATOR_ACCOUNTS', () => {
     expect((await http.put('/harness-config/claude', tokens.boss, { maxParallelism: null })).status).toBe(200);
   });
 
+  it('leaves publishing and model catalog writes to operators', async () => {
+    const jobId = await launchAs('bob');
+    const claimed = (await http.post('/jobs/next', SERVICE)).body as { jobId: string; jobToken: string };
+    expect(claimed.jobId).toBe(jobId);
+    expect((await http.post(`/jobs/${jobId}/status`, claimed.jobToken, { state: 'failed', record: runRecord({ id: 'run-public', state: 'hung' }) })).status).toBe(204);
+    expectForbidden(await http.post('/runs/run-public/publish', tokens.alice), 'publish');
+    expect((await http.get('/runs/run-public')).body.published).toBe(false);
+    expect((await http.post('/runs/run-public/publish', tokens.boss)).status).toBe(202);
+
+    const entry = { slug: 'acme/other', listPriceInputPerMtok: 1, listPriceCachedInputPerMtok: 0.1, listPriceOutputPerMtok: 2, listPriceAsOf: '2026-11-01' };
+    expectForbidden(await http.post('/models', tokens.alice, entry), 'create');
+    expectForbidden(await http.put(`/models/${launch.model}`, tokens.alice, { listPriceInputPerMtok: 9, listPriceCachedInputPerMtok: 0.9, listPriceOutputPerMtok: 9, listPriceAsOf: '2026-11-02' }), 'update');
+    expectForbidden(await http.delete(`/models/${launch.model}`, tokens.alice), 'delete');
+    expect((await http.get('/models')).body.models.map((model: { slug: string }) => model.slug)).not.toContain('acme/other');
+    expect((await http.post('/models', tokens.boss, entry)).status).toBe(201);
+    expect((await http.delete('/models/acme/other', tokens.boss)).status).toBe(200);
+  });
+
   it('leaves run deletes to operators', async () => {
     const jobId = await launchAs('alice');
     const claimed = (await http.post('/jobs/next', SERVICE)).body as { jobId: string; jobToken: string };
