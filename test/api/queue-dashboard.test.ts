@@ -58,14 +58,17 @@ describe('the queue dashboard (QUEUE_DASHBOARD=true)', () => {
 
   it('throttles Basic logins by the browser\'s address: a remote guesser gets 429, nobody else is locked out', async () => {
     await backend.auth.register('guessed-at');
-    const from = (remoteAddress: string, password: string) =>
-      backend.app.inject({ method: 'GET', url: '/admin/queues', remoteAddress, headers: { authorization: `Basic ${Buffer.from(`guessed-at:${password}`).toString('base64')}` } });
+    const from = (remoteAddress: string, password: string, headers: Record<string, string> = {}) =>
+      backend.app.inject({ method: 'GET', url: '/admin/queues', remoteAddress, headers: { ...headers, authorization: `Basic ${Buffer.from(`guessed-at:${password}`).toString('base64')}` } });
     // The auth service's default budget: 10 failures per username and address in 15 minutes.
     for (let attempt = 0; attempt < 10; attempt++) expect((await from('203.0.113.5', 'a wrong guess')).statusCode).toBe(401);
     const refused = await from('203.0.113.5', PASSWORD);
     expect(refused.statusCode).toBe(429);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     expect(refused.json()).toEqual({ error: { code: 'too_many_requests', message: expect.stringContaining('Too many failed logins') } });
+    // Naming another address is no way around it.
+    const spoofed = { 'x-forwarded-for': '203.0.113.77', 'x-auth-client-address': '203.0.113.78', 'x-auth-relay-token': 'relay-secret' };
+    expect((await from('203.0.113.5', PASSWORD, spoofed)).statusCode).toBe(429);
     expect((await from('203.0.113.6', PASSWORD)).statusCode).toBe(200);
     // Nor is the API's own host, from which the dashboard asks the auth service.
     const direct = await fetch(`${backend.auth.url}/auth/login`, {
