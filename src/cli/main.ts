@@ -1,5 +1,4 @@
 import { Command, CommanderError, Option } from 'commander';
-import { addAccountCommand } from './accounts-command.js';
 import { DEFAULT_URL, EXIT, UnusableError, type CliIo } from './cli-io.js';
 import { ingestCommand } from './ingest-command.js';
 import { statusCommand } from './status-command.js';
@@ -58,6 +57,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--display-name <name>', 'the name reviews show (default: the username)')
     .option('--data-dir <dir>', 'the auth service\'s DATA_DIR (default: DATA_DIR, else ./data)')
     .action(async (username: string, options: { displayName?: string; dataDir?: string }) => {
+      // Loaded here: it opens SQLite through the auth service's modules, which no other command needs.
+      const { addAccountCommand } = await import('./accounts-command.js');
       code = await addAccountCommand(username, options, io);
     });
 
