@@ -22,6 +22,7 @@ process.once('SIGTERM', () => controller.abort());
 const code = await runCli(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
+  stdin: process.stdin,
   env: process.env,
   cwd: process.cwd(),
   signal: controller.signal,

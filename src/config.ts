@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
+import { USERNAME_MAX_LENGTH, USERNAME_PATTERN } from './auth/schemas.js';
 
 /**
  * The service's configuration: one schema over the environment, read once at boot.
@@ -23,6 +24,12 @@ export interface Config {
   /** Null: tokens never expire. */
   authTokenLifetimeMs: number | null;
   serviceToken: string | null;
+  /** AUTH_RELAY_TOKEN: shared by the backend and the auth service; a dashboard login relayed with it is throttled by the browser's address. */
+  authRelayToken: string | null;
+  /** REGISTRATION: `closed` leaves account making to the operator command (default `open`, as the contract has it). */
+  registration: Registration;
+  /** OPERATOR_ACCOUNTS: usernames that alone may do operator actions; empty (the default): every account may. */
+  operatorAccounts: ReadonlySet<string>;
   artifactsUrl: string | null;
   artifactsServiceToken: string | null;
   arenaUrl: string | null;
@@ -32,6 +39,10 @@ export interface Config {
   snapshotDeployHook: string | null;
   /** Largest showcase file a driver may upload (bytes; SHOWCASE_UPLOAD_MAX_MIB, default 256 MiB). */
   showcaseUploadMaxBytes: number;
+  /** Showcase uploads one job may make in all (SHOWCASE_JOB_MAX_FILES, default 100). */
+  showcaseJobMaxFiles: number;
+  /** Showcase bytes one job may upload in all (bytes; SHOWCASE_JOB_MAX_MIB, default 1024 MiB). */
+  showcaseJobMaxBytes: number;
   routerBaseUrl: string;
   routerApiKey: string | null;
   logoBaseUrl: string | null;
@@ -64,10 +75,13 @@ export interface Config {
 
 export type CorsOrigins = '*' | string[];
 
+export type Registration = 'open' | 'closed';
+
 export type Env = Record<string, string | undefined>;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const MIB = 1024 * 1024;
+const USERNAME = new RegExp(USERNAME_PATTERN);
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -94,6 +108,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     authCacheMs: read.number('AUTH_CACHE_SECONDS', 5, { min: 0, max: 3600 }) * 1000,
     authTokenLifetimeMs: nullableHours(read.optionalNumber('AUTH_TOKEN_LIFETIME_HOURS', { min: 0.01, max: 24 * 365 * 10 })),
     serviceToken: read.optionalString('SERVICE_TOKEN'),
+    authRelayToken: read.optionalString('AUTH_RELAY_TOKEN'),
+    registration: read.oneOf('REGISTRATION', 'open', ['open', 'closed'] as const),
+    operatorAccounts: read.usernames('OPERATOR_ACCOUNTS'),
     artifactsUrl: read.url('ARTIFACTS_URL', ['http:', 'https:']),
     artifactsServiceToken: read.optionalString('ARTIFACTS_SERVICE_TOKEN'),
     arenaUrl: read.url('ARENA_URL', ['http:', 'https:']),
@@ -102,6 +119,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     snapshotDir: read.path('SNAPSHOT_DIR', resolve(dataDir, 'snapshot'), cwd),
     snapshotDeployHook: read.url('SNAPSHOT_DEPLOY_HOOK', ['http:', 'https:']),
     showcaseUploadMaxBytes: Math.round(read.number('SHOWCASE_UPLOAD_MAX_MIB', 256, { min: 0.001, max: 64 * 1024 }) * MIB),
+    showcaseJobMaxFiles: read.integer('SHOWCASE_JOB_MAX_FILES', 100, { min: 1, max: 100_000 }),
+    showcaseJobMaxBytes: Math.round(read.number('SHOWCASE_JOB_MAX_MIB', 1024, { min: 0.001, max: 1024 * 1024 }) * MIB),
     routerBaseUrl: read.url('ROUTER_BASE_URL', ['http:', 'https:']) ?? 'https://openrouter.ai',
     routerApiKey: read.optionalString('ROUTER_API_KEY'),
     logoBaseUrl: read.url('LOGO_BASE_URL', ['http:', 'https:']),
@@ -197,6 +216,18 @@ class EnvReader {
     const value = this.raw(name);
     if (value === undefined) return fallback;
     return (allowed as readonly string[]).includes(value) ? (value as T) : this.fail(name, value, `one of ${allowed.join(', ')}`, fallback);
+  }
+
+  /** A comma-separated list of account usernames (compared without case, as the auth service does); unset: none. */
+  usernames(name: string): ReadonlySet<string> {
+    const value = this.raw(name);
+    if (value === undefined) return new Set();
+    const names = value.split(',').map((username) => username.trim()).filter((username) => username !== '');
+    const bad = names.find((username) => !USERNAME.test(username) || username.length > USERNAME_MAX_LENGTH);
+    if (bad !== undefined || names.length === 0) {
+      return this.fail(name, value, `comma-separated usernames of letters, digits, _ . - (${bad === undefined ? 'none given' : `${JSON.stringify(bad)} is not one`})`, new Set());
+    }
+    return new Set(names.map((username) => username.toLowerCase()));
   }
 
   /** `*` (the default) or a comma-separated list of origins such as `https://console.example`. */

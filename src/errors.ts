@@ -6,7 +6,9 @@
 export type ErrorCode =
   | 'bad_request'
   | 'unauthorized'
+  | 'forbidden'
   | 'not_found'
+  | 'method_not_allowed'
   | 'conflict'
   | 'unprocessable'
   | 'payload_too_large'
@@ -27,7 +29,9 @@ export type ErrorCode =
 export const STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   request_timeout: 408,
   conflict: 409,
   payload_too_large: 413,
@@ -65,7 +69,10 @@ export class HttpError extends Error {
 export const badRequest = (message: string) => new HttpError('bad_request', message);
 export const unauthorized = (message = 'A valid bearer token is required.') =>
   new HttpError('unauthorized', message);
+/** An account that may not do this (an operator action, OPERATOR_ACCOUNTS). */
+export const forbidden = (message: string) => new HttpError('forbidden', message);
 export const notFound = (message: string) => new HttpError('not_found', message);
+export const methodNotAllowed = (message: string) => new HttpError('method_not_allowed', message);
 export const conflict = (message: string) => new HttpError('conflict', message);
 export const unprocessable = (message: string) => new HttpError('unprocessable', message);
 export const payloadTooLarge = (message: string) => new HttpError('payload_too_large', message);

@@ -7,6 +7,7 @@
  * and a start that finds what a crashed one left behind (pid files under DATA_DIR/run)
  * stops it before starting anything, so two redis-servers never share a data directory.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,6 +63,9 @@ async function main() {
   exitWithParent((reason) => void stopAll(reason).then(() => process.exit(0)));
 
   try {
+    // The bundled auth service and the API share a relay token minted for this start, so the
+    // queue dashboard's logins are throttled by the browser's address (AUTH_RELAY_TOKEN).
+    if (!config.authUrl && !config.authRelayToken) process.env.AUTH_RELAY_TOKEN = randomBytes(32).toString('hex');
     const env: NodeJS.ProcessEnv = { ...process.env };
     if (!config.redisUrl) env.REDIS_URL = await superviseRedis(join(config.dataDir, 'redis'), supervise, pids, log);
     if (!config.authUrl) env.AUTH_URL = await superviseAuth(config.authPort, supervise, pids, log);

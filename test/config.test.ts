@@ -32,6 +32,18 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads the access hardening, off by default, refusing bad values by name', () => {
+    const defaults = loadConfig({});
+    expect(defaults).toMatchObject({ registration: 'open', authRelayToken: null, showcaseJobMaxFiles: 100, showcaseJobMaxBytes: 1024 * 1024 * 1024 });
+    expect([...defaults.operatorAccounts]).toEqual([]);
+    const set = loadConfig({ REGISTRATION: 'closed', OPERATOR_ACCOUNTS: ' alice , Bob.Ops ', SHOWCASE_JOB_MAX_FILES: '5', SHOWCASE_JOB_MAX_MIB: '0.5' });
+    expect(set).toMatchObject({ registration: 'closed', showcaseJobMaxFiles: 5, showcaseJobMaxBytes: 512 * 1024 });
+    expect([...set.operatorAccounts]).toEqual(['alice', 'bob.ops']);
+    for (const [name, value] of [['REGISTRATION', 'invite'], ['OPERATOR_ACCOUNTS', 'alice,bad name'], ['OPERATOR_ACCOUNTS', ' , '], ['SHOWCASE_JOB_MAX_FILES', '0'], ['SHOWCASE_JOB_MAX_MIB', '-1']] as const) {
+      expect(() => loadConfig({ [name]: value }), `${name}=${value}`).toThrow(expect.objectContaining({ problems: [expect.stringContaining(`${name}=`)] }));
+    }
+  });
+
   it('reads and normalises values', () => {
     const config = loadConfig({ PORT: '9000', REDIS_URL: 'redis+unix:///tmp/r.sock', ALLOW_EXPERIMENTAL: 'yes', AUTH_URL: 'http://auth:1/', AUTH_TOKEN_LIFETIME_HOURS: '1.5' }, '/x');
     expect(config.port).toBe(9000);

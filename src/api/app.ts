@@ -73,6 +73,7 @@ async function app(instance: FastifyInstance, { config, db, jobs = {} }: AppOpti
   await instance.register(authenticate, {
     verifier: tokenVerifier({ authUrl: config.authUrl, cacheMs: config.authCacheMs }),
     serviceToken: config.serviceToken,
+    operators: config.operatorAccounts,
     // A claim's row is written just behind its answer (dispatch-recorder.ts): this process
     // remembers the claims it has not written yet, and a claim another process made moments
     // ago is in Redis before it is in the store.

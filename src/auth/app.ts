@@ -7,13 +7,14 @@ import errorEnvelope, { envelopeServerOptions } from '../api/plugins/error-envel
 import jsonBody from '../api/plugins/json-body.js';
 import { requestValidators } from '../api/request-validators.js';
 import { errorResponses, NoContent } from '../api/schemas/common.js';
-import type { CorsOrigins } from '../config.js';
+import type { CorsOrigins, Registration } from '../config.js';
 import type { Database } from '../db/open-database.js';
-import { conflict, tooManyRequests, unauthorized } from '../errors.js';
+import { conflict, forbidden, tooManyRequests, unauthorized } from '../errors.js';
 import { HOUR, SECOND } from '../time.js';
 import { accountStore } from './account-store.js';
 import { loginThrottle, type LoginLimits } from './login-throttle.js';
 import { decoyHash, hashPassword, verifyPassword } from './password-hash.js';
+import { loginClientAddress } from './relayed-client.js';
 import { AccountOut, LoginBody, RegisterBody, Session } from './schemas.js';
 
 export interface AuthAppOptions {
@@ -24,17 +25,24 @@ export interface AuthAppOptions {
   tokenLifetimeMs: number | null;
   /** Failed-login budgets; the defaults of login-throttle.ts unless given. */
   loginLimits?: LoginLimits;
+  /** AUTH_RELAY_TOKEN: a login carrying it is throttled by the client address it names (null: never). */
+  relayToken?: string | null;
+  /** REGISTRATION: `closed` refuses `POST /auth/register` (403); accounts are then made by an operator command. */
+  registration?: Registration;
   /** Sees each route as it is registered (the route fuzzer enumerates them this way). */
   onRoute?: (route: RouteOptions) => void;
 }
 
 const BAD_LOGIN = 'The username or password is wrong.';
 
-const authRoutes: FastifyPluginAsyncTypebox<AuthAppOptions> = async (app, { db, tokenLifetimeMs, loginLimits }) => {
+const authRoutes: FastifyPluginAsyncTypebox<AuthAppOptions> = async (app, { db, tokenLifetimeMs, loginLimits, relayToken = null, registration = 'open' }) => {
   const accounts = accountStore(db);
   const throttle = loginThrottle(db, loginLimits);
 
-  app.post('/auth/register', { schema: { body: RegisterBody, response: { 201: Session, ...errorResponses(400, 409) } } }, async (request, reply) => {
+  app.post('/auth/register', { schema: { body: RegisterBody, response: { 201: Session, ...errorResponses(400, 403, 409) } } }, async (request, reply) => {
+    if (registration === 'closed') {
+      throw forbidden('Registration is closed on this deployment (REGISTRATION=closed); an operator makes accounts with `eval-backend accounts add`.');
+    }
     const { username, password, displayName } = request.body;
     const account = accounts.create(username, displayName, await hashPassword(password));
     if (!account) throw conflict(`The username ${username} is taken.`);
@@ -43,7 +51,8 @@ const authRoutes: FastifyPluginAsyncTypebox<AuthAppOptions> = async (app, { db, 
 
   app.post('/auth/login', { schema: { body: LoginBody, response: { 200: Session, ...errorResponses(400, 401, 429) } } }, async (request) => {
     const { username, password } = request.body;
-    const waitMs = await throttle.attempt(username, request.ip);
+    const address = loginClientAddress(request, relayToken);
+    const waitMs = await throttle.attempt(username, address);
     if (waitMs > 0) {
       const seconds = Math.ceil(waitMs / SECOND);
       throw tooManyRequests(`Too many failed logins for ${username} from this address; try again in ${seconds} s.`, seconds);
@@ -51,7 +60,7 @@ const authRoutes: FastifyPluginAsyncTypebox<AuthAppOptions> = async (app, { db, 
     const stored = accounts.findByUsername(username);
     const matches = await verifyPassword(password, stored?.passwordHash ?? (await decoyHash()));
     if (!stored || !matches) throw unauthorized(BAD_LOGIN);
-    await throttle.succeeded(username, request.ip);
+    await throttle.succeeded(username, address);
     const account = { id: stored.id, username: stored.username, displayName: stored.displayName };
     return { token: accounts.issueToken(stored.id, tokenLifetimeMs), account };
   });
@@ -87,7 +96,7 @@ export async function buildAuthApp(options: AuthAppOptions & { logLevel?: string
   await app.register(errorEnvelope);
   await app.register(jsonBody);
   await app.register(crossOrigin, { origins: options.corsOrigins ?? '*' });
-  const { db, tokenLifetimeMs, loginLimits } = options;
-  await app.register(authRoutes, { db, tokenLifetimeMs, ...(loginLimits ? { loginLimits } : {}) });
+  const { db, tokenLifetimeMs, loginLimits, relayToken = null, registration = 'open' } = options;
+  await app.register(authRoutes, { db, tokenLifetimeMs, relayToken, registration, ...(loginLimits ? { loginLimits } : {}) });
   return app;
 }

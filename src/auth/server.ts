@@ -1,6 +1,7 @@
 /**
  * The standalone auth service: `npm run auth`, or started by `npm start` as a child
- * process. Reads HOST (AUTH_HOST), AUTH_PORT, DATA_DIR, AUTH_TOKEN_LIFETIME_HOURS, CORS_ORIGINS, LOG_LEVEL.
+ * process. Reads HOST (AUTH_HOST), AUTH_PORT, DATA_DIR, AUTH_TOKEN_LIFETIME_HOURS, AUTH_RELAY_TOKEN,
+ * REGISTRATION, CORS_ORIGINS, LOG_LEVEL.
  */
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
@@ -17,7 +18,14 @@ async function main() {
   const config = configOrExit();
   installProcessPolicy(pino({ level: config.logLevel === 'silent' ? 'error' : config.logLevel, base: { process: 'auth' } }));
   const db = openDatabase(join(config.dataDir, 'auth.sqlite'), AUTH_MIGRATIONS);
-  const app = await buildAuthApp({ db, tokenLifetimeMs: config.authTokenLifetimeMs, corsOrigins: config.corsOrigins, logLevel: config.logLevel });
+  const app = await buildAuthApp({
+    db,
+    tokenLifetimeMs: config.authTokenLifetimeMs,
+    relayToken: config.authRelayToken,
+    registration: config.registration,
+    corsOrigins: config.corsOrigins,
+    logLevel: config.logLevel,
+  });
   const host = process.env.AUTH_HOST ?? '127.0.0.1';
   await app.listen({ host, port: config.authPort });
   // The supervisor (npm start) waits for this before it starts the API.

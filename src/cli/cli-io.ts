@@ -2,6 +2,8 @@
 export interface CliIo {
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   stderr: NodeJS.WritableStream;
+  /** Where a command reads a secret it must not take as an argument (a password). */
+  stdin?: NodeJS.ReadableStream;
   env: NodeJS.ProcessEnv;
   cwd: string;
   /** Aborted on SIGINT (or by a test): long-running commands end cleanly. */

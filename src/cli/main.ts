@@ -13,7 +13,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const urlOption = () =>
     new Option('--url <url>', 'base URL of the service').env('EVAL_BACKEND_URL').default(DEFAULT_URL);
   const program = new Command('eval-backend')
-    .description('Command line of the evaluation backend: ingest a catalog from CI, watch the consoles\' stream, read the deployment\'s status.')
+    .description('Command line of the evaluation backend: ingest a catalog from CI, watch the consoles\' stream, read the deployment\'s status, add accounts.')
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
     .showHelpAfterError();
@@ -46,6 +46,20 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--json', 'print the raw GET /status answer')
     .action(async (options: { url: string; json?: boolean }) => {
       code = await statusCommand(options, io);
+    });
+
+  program
+    .command('accounts')
+    .description('Manage the auth service\'s accounts on this host (its DATA_DIR/auth.sqlite).')
+    .command('add')
+    .description('Make an account, reading its password from the first line of standard input: the way in when REGISTRATION=closed.')
+    .argument('<username>', 'the account\'s username (letters, digits, _ . -)')
+    .option('--display-name <name>', 'the name reviews show (default: the username)')
+    .option('--data-dir <dir>', 'the auth service\'s DATA_DIR (default: DATA_DIR, else ./data)')
+    .action(async (username: string, options: { displayName?: string; dataDir?: string }) => {
+      // Loaded here: it opens SQLite through the auth service's modules, which no other command needs.
+      const { addAccountCommand } = await import('./accounts-command.js');
+      code = await addAccountCommand(username, options, io);
     });
 
   try {

@@ -1,4 +1,4 @@
-import { conflict, notFound } from '../errors.js';
+import { conflict, forbidden, notFound } from '../errors.js';
 import { runEventJson } from '../events/run-events.js';
 import type { CancelResult, CancelScope } from '../queue/run-queue.js';
 import { announceWaiting, type JobsContext } from './jobs-context.js';
@@ -17,8 +17,19 @@ export function recordCancel(ctx: JobsContext, result: CancelResult, detail: str
 }
 
 /** `POST /jobs/{id}/cancel`: atomic from any non-terminal state; 409 on a terminal job. */
-export async function cancelJob(ctx: JobsContext, id: string, by: string) {
-  const detail = `Canceled by ${by}.`;
+/** Who asks for a single cancel: an account, and whether it may act on other accounts' jobs. */
+export interface Canceller {
+  id: string;
+  username: string;
+  isOperator: boolean;
+}
+
+export async function cancelJob(ctx: JobsContext, id: string, by: Canceller) {
+  const launchedBy = ctx.jobs.get(id)?.accountId;
+  if (launchedBy !== undefined && launchedBy !== by.id && !by.isOperator) {
+    throw forbidden(`Job ${id} was launched by another account; only an operator (OPERATOR_ACCOUNTS) may cancel it.`);
+  }
+  const detail = `Canceled by ${by.username}.`;
   const result = await ctx.queue.cancel('any', detail, { ids: [id] });
   recordCancel(ctx, result, detail);
   const job = ctx.jobs.get(id);

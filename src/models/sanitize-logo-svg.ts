@@ -1,6 +1,7 @@
 import createDOMPurify, { type DOMPurify } from 'dompurify';
 import { JSDOM } from 'jsdom';
 import { unprocessable } from '../errors.js';
+import { inertStyle, isInertCss } from './inert-css.js';
 
 let purifier: DOMPurify | undefined;
 
@@ -11,12 +12,17 @@ let purifier: DOMPurify | undefined;
 function svgPurifier(): DOMPurify {
   if (purifier) return purifier;
   const created = createDOMPurify(new JSDOM('').window as unknown as Parameters<typeof createDOMPurify>[0]);
-  // References may only point inside the document (`#id`): a logo loads nothing from anywhere.
+  // References may only point inside the document (`#id`), and CSS only to `url(#id)`: a
+  // logo loads nothing from anywhere (see inert-css.ts).
   created.addHook('uponSanitizeAttribute', (_node, data) => {
     const name = data.attrName.toLowerCase();
     const value = data.attrValue.trim();
     if ((name === 'href' || name === 'xlink:href' || name === 'src') && !value.startsWith('#')) data.keepAttr = false;
-    if (/url\s*\(\s*['"]?\s*[^#'"\s)]/i.test(value)) data.keepAttr = false;
+    else if (name === 'style') {
+      const style = inertStyle(value);
+      if (style === null) data.keepAttr = false;
+      else data.attrValue = style;
+    } else if (!isInertCss(value)) data.keepAttr = false;
   });
   purifier = created;
   return created;
@@ -25,7 +31,8 @@ function svgPurifier(): DOMPurify {
 /**
  * Sanitizes SVG markup a client sent (or a logo library served) with DOMPurify's SVG
  * profile: scripts, event handlers, `foreignObject`, style sheets and any reference out of
- * the document are removed. A DOCTYPE or ENTITY declaration is refused outright (422), as
+ * the document are removed, and a `style` attribute keeps only inert presentation
+ * declarations. A DOCTYPE or ENTITY declaration is refused outright (422), as
  * is markup whose root is not one `<svg>` element. `field` names the input in messages.
  */
 export function sanitizeLogoSvg(markup: string, field = 'logoSvg'): string {

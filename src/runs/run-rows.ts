@@ -102,7 +102,8 @@ const fromReviewRow = (row: ReviewRow): StoredReview => ({
 export function runRows(db: Database) {
   // A re-push under the same id replaces the record and its lifted columns but keeps
   // publication, links set by a release and reviews: the run is the same run. Only the job
-  // that first stored the run may re-push it; the WHERE makes that one atomic statement.
+  // that first stored the run (or uploaded its media) may re-push it; the WHERE makes that
+  // one atomic statement.
   const upsert = db.prepare(
     `INSERT INTO runs (id, job_id, record, record_format, decode_error, events, state, started_at, finished_at,
         test_case_slug, test_case_version, version_rank, variant, harness, model_id, engine, test_type, gg_config_id,
@@ -126,7 +127,10 @@ export function runRows(db: Database) {
   );
   // A gg run's summary is lifted with the row, in one transaction, for the provider statistics.
   const ggStats = ggStatsRows(db);
+  // Another job's showcase uploads hold the run id (src/db/showcase-uploads-table.ts).
+  const uploadedByOther = db.prepare<[string, string | null]>('SELECT 1 FROM showcase_uploads WHERE run_id = ? AND job_id IS NOT ?').pluck();
   const writeRun = db.transaction((params: Record<string, unknown>): boolean => {
+    if (uploadedByOther.get(params.id as string, params.jobId as string | null)) return false;
     // Nothing changed: the run belongs to another job (see the upsert's WHERE).
     if (upsert.run(params).changes === 0) return false;
     const record = params.harness === 'gg' && params.decodeError === null ? (JSON.parse(params.record as string) as unknown) : null;
@@ -134,7 +138,10 @@ export function runRows(db: Database) {
     return true;
   });
   const selectOne = db.prepare<[string], RunRow>(`SELECT ${LISTED_COLUMNS}, record FROM runs WHERE id = ?`);
-  const selectOwner = db.prepare<[string], { jobId: string | null }>('SELECT job_id AS jobId FROM runs WHERE id = ?');
+  // A run not stored yet belongs to the job whose showcase uploads named it.
+  const selectOwner = db.prepare<[string, string], { jobId: string | null }>(
+    'SELECT job_id AS jobId FROM runs WHERE id = ? UNION ALL SELECT job_id FROM showcase_uploads WHERE run_id = ? LIMIT 1',
+  );
   const selectEvents = db.prepare<[string], { events: string }>('SELECT events FROM runs WHERE id = ? AND decode_error IS NULL');
   const remove = db.prepare<[string]>('DELETE FROM runs WHERE id = ?');
   const selectReviews = db.prepare<[string], ReviewRow>('SELECT * FROM run_reviews WHERE run_id = ? ORDER BY reviewed_at, reviewer_id');
@@ -197,8 +204,8 @@ export function runRows(db: Database) {
       });
     },
     get: (id: string): RunRow | null => selectOne.get(id) ?? null,
-    /** The job that stored the run: undefined for an unknown run. */
-    owner: (id: string): { jobId: string | null } | undefined => selectOwner.get(id),
+    /** The job that stored the run, or else uploaded its showcase media: undefined for a run no job did either for. */
+    owner: (id: string): { jobId: string | null } | undefined => selectOwner.get(id, id),
     /** The stored events as JSON array text; null for an unknown or unreadable run. */
     events: (id: string): string | null => selectEvents.get(id)?.events ?? null,
     remove: (id: string) => remove.run(id).changes > 0,

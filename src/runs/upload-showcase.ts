@@ -6,7 +6,8 @@ import { pipeline } from 'node:stream/promises';
 import { contentTypeFor } from '../catalog/content-type-for.js';
 import { mediaKindOf } from '../catalog/media-kind.js';
 import type { JobsTable } from '../db/jobs-table.js';
-import { payloadTooLarge, unprocessable, unsupportedMediaType } from '../errors.js';
+import type { ShowcaseJobBounds, ShowcaseUploadsTable } from '../db/showcase-uploads-table.js';
+import { conflict, payloadTooLarge, unprocessable, unsupportedMediaType } from '../errors.js';
 import { formatBytes } from '../http/read-capped-body.js';
 import { isTerminal } from '../queue/run-queue.js';
 import { refuseForeignJob } from './run-ownership.js';
@@ -16,9 +17,12 @@ import { isShowcaseUploadName, showcasePath } from './showcase-path.js';
 export interface ShowcaseUploadDeps {
   rows: Pick<RunRows, 'owner' | 'get'>;
   jobs: Pick<JobsTable, 'get'>;
+  uploads: ShowcaseUploadsTable;
   mediaDir: string;
   /** SHOWCASE_UPLOAD_MAX_MIB in bytes. */
   maxBytes: number;
+  /** SHOWCASE_JOB_MAX_FILES and SHOWCASE_JOB_MAX_MIB (in bytes): all one job may upload. */
+  jobBounds: ShowcaseJobBounds;
   requestSnapshot(): Promise<void>;
 }
 
@@ -47,9 +51,12 @@ class TooLarge extends Error {}
 /**
  * `PUT /runs/{id}/showcase/{file}`: a driver stores one image or video of the run it is
  * producing. Its route checks the per-job token against `x-svc-job-id` (a run id is not a
- * job id); the job may write while it is in flight, or afterwards only to the run it
- * produced, and never to a run another job stored. The bytes go to a temporary name beside the run's showcase folder and
- * are renamed into place, so a reader never sees half a file.
+ * job id). A job uploads for one run only: the first upload binds the run id to the job
+ * (and a finished job's is the run it produced), so it can neither plant media in a run
+ * another job will report nor spread over many run ids; and all it uploads is bounded
+ * (`jobBounds`), every upload counting, a replaced file included. The bytes go to a
+ * temporary name beside the run's showcase folder and are renamed into place, so a reader
+ * never sees half a file.
  */
 export function showcaseUploads(deps: ShowcaseUploadDeps) {
   return async function upload(request: ShowcaseUpload): Promise<StoredShowcase> {
@@ -72,6 +79,14 @@ export function showcaseUploads(deps: ShowcaseUploadDeps) {
     if (owner) refuseForeignJob(runId, owner.jobId, jobId, 'upload its media');
     if (request.contentLength !== undefined && request.contentLength > deps.maxBytes) throw tooLarge(file, deps.maxBytes);
     if (!request.body) throw emptyBody(file);
+    const usage = deps.uploads.bind(jobId, runId);
+    // The owner check above sees a binding already made; this one, a binding made meanwhile.
+    if ('otherJob' in usage) throw conflict(`Run ${runId} belongs to job ${usage.otherJob}; job ${jobId} cannot upload its media.`);
+    if (usage.runId !== runId) {
+      throw conflict(`Job ${jobId} uploads showcase media for run ${usage.runId} (its first upload named it); it cannot upload for run ${runId}.`);
+    }
+    const budget = Math.min(deps.maxBytes, deps.jobBounds.bytes - usage.bytes);
+    if (usage.files >= deps.jobBounds.files || (request.contentLength ?? 0) > budget) throw jobSpent(jobId, deps.jobBounds);
 
     const temp = join(dirname(dirname(path)), `.upload-${randomUUID()}`);
     await mkdir(dirname(path), { recursive: true });
@@ -81,7 +96,7 @@ export function showcaseUploads(deps: ShowcaseUploadDeps) {
       transform(chunk: Buffer, _encoding, done) {
         bytes += chunk.length;
         // Counting what arrives is the real cap: a chunked body announces no length.
-        done(bytes > deps.maxBytes ? new TooLarge() : null, chunk);
+        done(bytes > budget ? new TooLarge() : null, chunk);
       },
     });
     // Created before the copy starts: a write stream opens its file lazily, so a copy that
@@ -90,13 +105,16 @@ export function showcaseUploads(deps: ShowcaseUploadDeps) {
     try {
       await pipeline(request.body, cap, handle.createWriteStream());
       if (bytes === 0) throw emptyBody(file);
+      // Counted once whole, atomically: concurrent uploads of one job cannot pass its bounds together.
+      if (!deps.uploads.charge(jobId, bytes, deps.jobBounds)) throw jobSpent(jobId, deps.jobBounds);
       const created = (await stat(path).catch(() => null)) === null;
       await rename(temp, path);
       if (deps.rows.get(runId)?.published === 1) await deps.requestSnapshot();
       return { id: runId, file, kind, contentType: contentTypeFor(file), bytes, created };
     } catch (error) {
       await rm(temp, { force: true });
-      throw error instanceof TooLarge ? tooLarge(file, deps.maxBytes) : error;
+      if (!(error instanceof TooLarge)) throw error;
+      throw bytes > deps.maxBytes ? tooLarge(file, deps.maxBytes) : jobSpent(jobId, deps.jobBounds);
     }
   };
 }
@@ -112,5 +130,11 @@ async function refuseLinkedFolder(mediaDir: string, runId: string, folder: strin
 const emptyBody = (file: string) => unprocessable(`The body of ${file} is empty; send the file's bytes.`);
 const tooLarge = (file: string, maxBytes: number) =>
   payloadTooLarge(`${file} is larger than the showcase upload limit of ${formatBytes(maxBytes)} (SHOWCASE_UPLOAD_MAX_MIB).`);
+
+const jobSpent = (jobId: string, bounds: ShowcaseJobBounds) =>
+  payloadTooLarge(
+    `Job ${jobId} may upload at most ${bounds.files} showcase files and ${formatBytes(bounds.bytes)} in all ` +
+      '(SHOWCASE_JOB_MAX_FILES, SHOWCASE_JOB_MAX_MIB); this upload would pass that.',
+  );
 
 export type ShowcaseUploads = ReturnType<typeof showcaseUploads>;

@@ -14,7 +14,7 @@ let basic: string;
 const jobs: Record<'waiting' | 'active' | 'completed' | 'failed', string> = { waiting: '', active: '', completed: '', failed: '' };
 
 beforeAll(async () => {
-  backend = await startTestBackend({ QUEUE_DASHBOARD: 'true', SERVICE_TOKEN: 'dispatch-secret' }, { pricedModels: ['acme/coder'] });
+  backend = await startTestBackend({ QUEUE_DASHBOARD: 'true', SERVICE_TOKEN: 'dispatch-secret', AUTH_RELAY_TOKEN: 'relay-secret' }, { pricedModels: ['acme/coder'] });
   seedCatalog(backend.db, backend.dataDir, [{ slug: 'harbor', version: 'v1.0.0' }]);
   url = await backend.app.listen({ host: '127.0.0.1', port: 0 });
   token = (await backend.auth.register('queue-watcher')).token;
@@ -54,6 +54,27 @@ describe('the queue dashboard (QUEUE_DASHBOARD=true)', () => {
     // A bearer token is no way in: navigation cannot send one, and the board never asks for it.
     expect((await fetch(`${url}/admin/queues`, { headers: bearer(token) })).status).toBe(401);
     expect((await board('')).status).toBe(200);
+  });
+
+  it('throttles Basic logins by the browser\'s address: a remote guesser gets 429, nobody else is locked out', async () => {
+    await backend.auth.register('guessed-at');
+    const from = (remoteAddress: string, password: string, headers: Record<string, string> = {}) =>
+      backend.app.inject({ method: 'GET', url: '/admin/queues', remoteAddress, headers: { ...headers, authorization: `Basic ${Buffer.from(`guessed-at:${password}`).toString('base64')}` } });
+    // The auth service's default budget: 10 failures per username and address in 15 minutes.
+    for (let attempt = 0; attempt < 10; attempt++) expect((await from('203.0.113.5', 'a wrong guess')).statusCode).toBe(401);
+    const refused = await from('203.0.113.5', PASSWORD);
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.json()).toEqual({ error: { code: 'too_many_requests', message: expect.stringContaining('Too many failed logins') } });
+    // Naming another address is no way around it.
+    const spoofed = { 'x-forwarded-for': '203.0.113.77', 'x-auth-client-address': '203.0.113.78', 'x-auth-relay-token': 'relay-secret' };
+    expect((await from('203.0.113.5', PASSWORD, spoofed)).statusCode).toBe(429);
+    expect((await from('203.0.113.6', PASSWORD)).statusCode).toBe(200);
+    // Nor is the API's own host, from which the dashboard asks the auth service.
+    const direct = await fetch(`${backend.auth.url}/auth/login`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'guessed-at', password: PASSWORD }),
+    });
+    expect(direct.status).toBe(200);
   });
 
   it('shows each run job in the state the queue has it in', async () => {
@@ -106,6 +127,30 @@ describe('the queue dashboard (QUEUE_DASHBOARD=true)', () => {
     const state = await jobsHttp(url).get(`/jobs/${jobs.waiting}`);
     expect(state.body.state).toBe('queued');
     expect((await jobsHttp(url).get(`/jobs/${jobs.failed}`)).body.state).toBe('canceled');
+  });
+
+  it('takes no job data: adding a job or editing one is refused on every queue, and the ingest queue is read-only', async () => {
+    const queues = backend.app.deploymentQueues.queues;
+    const ingestJobs = async () => Object.values(await queues.get('ingest')!.getJobCounts()).reduce((sum, count) => sum + count, 0);
+    const before = await ingestJobs();
+    const json = { 'content-type': 'application/json' };
+    const refused: Array<[string, string, object?]> = [
+      ['POST', '/api/queues/ingest/add', { name: 'scan', data: { force: 'yes', testCases: [42] } }],
+      ['POST', '/api/queues/snapshot/add', { name: 'refresh', data: { anything: true } }],
+      ['POST', '/api/queues/snapshot/%61dd', { name: 'refresh', data: { anything: true } }],
+      ['PATCH', '/api/queues/snapshot/some-job/update-data', { data: { anything: true } }],
+      ['PATCH', '/api/queues/billed-rates/some-job/update-data', { data: { anything: true } }],
+      ['PUT', '/api/queues/ingest/retry/failed'],
+      ['PUT', '/api/queues/ingest/clean/completed'],
+    ];
+    for (const [method, path, body] of refused) {
+      const response = await board(path, { method, ...(body ? { body: JSON.stringify(body), headers: json } : {}) });
+      expect(response.status, `${method} ${path}`).toBe(405);
+      if (body) expect(((await response.json()) as { error: { code: string } }).error.code).toBe('method_not_allowed');
+    }
+    expect(await ingestJobs()).toBe(before);
+    // Re-running a snapshot refresh is still the board's to do.
+    expect((await board('/api/queues/snapshot/retry/failed', { method: 'PUT' })).status).toBe(200);
   });
 
   it('in a real browser: logs in and finds a queued job on the runs page', async () => {

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { seedCatalog } from '../helpers/jobs-fixtures.js';
 import { jobsHttp } from '../helpers/jobs-http.js';
 import { bearer, startTestBackend, type TestBackend } from '../helpers/test-backend.js';
@@ -14,6 +14,8 @@ let backend: TestBackend;
 let base: string;
 let mediaDir: string;
 let outside: string;
+let newJob: () => Promise<{ jobId: string; jobToken: string }>;
+/** The running job that uploads; each describe takes its own, since a job uploads for one run only. */
 let job: { jobId: string; jobToken: string };
 
 beforeAll(async () => {
@@ -24,9 +26,15 @@ beforeAll(async () => {
   outside = mkdtempSync(join(tmpdir(), 'evb-outside-'));
   const http = jobsHttp(base);
   const operator = (await backend.auth.register('operator')).token;
-  expect((await http.post('/jobs', operator, launch)).status).toBe(202);
-  job = (await http.post('/jobs/next', SERVICE)).body;
-  await http.post(`/jobs/${job.jobId}/status`, job.jobToken, { state: 'running' });
+  newJob = async () => {
+    expect((await http.post('/jobs', operator, launch)).status).toBe(202);
+    const claimed = (await http.post('/jobs/next', SERVICE)).body as { jobId: string; jobToken: string };
+    await http.post(`/jobs/${claimed.jobId}/status`, claimed.jobToken, { state: 'running' });
+    return claimed;
+  };
+});
+beforeEach(async () => {
+  job = await newJob();
 });
 afterAll(async () => {
   await backend.close();

@@ -9,6 +9,7 @@ import { bearer, startTestBackend, type TestBackend } from '../helpers/test-back
 
 const SERVICE = 'dispatch-secret';
 const MAX_BYTES = 1049; // SHOWCASE_UPLOAD_MAX_MIB=0.001
+const JOB_MAX_FILES = 3;
 const launch = { testCase: 'skiff-race', version: 'v1.1.0', variant: 'base', harness: 'codex', model: 'openai/gpt-5' };
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
 
@@ -18,7 +19,7 @@ let http: ReturnType<typeof jobsHttp>;
 let operator: string;
 
 beforeAll(async () => {
-  backend = await startTestBackend({ CATALOG_DIR: EXAMPLE_CATALOG, SERVICE_TOKEN: SERVICE, SHOWCASE_UPLOAD_MAX_MIB: '0.001' }, { pricedModels: [launch.model] });
+  backend = await startTestBackend({ CATALOG_DIR: EXAMPLE_CATALOG, SERVICE_TOKEN: SERVICE, SHOWCASE_UPLOAD_MAX_MIB: '0.001', SHOWCASE_JOB_MAX_FILES: String(JOB_MAX_FILES), SHOWCASE_JOB_MAX_MIB: '0.002' }, { pricedModels: [launch.model] });
   await ingestCatalog(backend, ['skiff-race']);
   base = await backend.app.listen({ host: '127.0.0.1', port: 0 });
   http = jobsHttp(base);
@@ -113,6 +114,56 @@ describe('PUT /runs/{id}/showcase/{file}', () => {
     expect((await put('run-d', 'big.png', chunks, as(job))).status).toBe(413);
     expect(readdirSync(join(backend.app.runs.mediaDir, 'run-d'), { recursive: true })).toEqual(['showcase']);
     expect((await fetch(`${base}/runs/run-d/showcase/big.png`)).status).toBe(404);
+  });
+
+  it('binds a job to the run its first upload names: another run id is 409, and no other job may upload for that run or report it', async () => {
+    const [planter, other] = [await runningJob(), await runningJob()];
+    expect((await put('run-g', 'shot.png', PNG, as(planter))).status).toBe(201);
+    const elsewhere = await put('run-h', 'shot.png', PNG, as(planter));
+    expect(elsewhere.status).toBe(409);
+    expect(await errorOf(elsewhere)).toEqual({ code: 'conflict', message: `Job ${planter.jobId} uploads showcase media for run run-g (its first upload named it); it cannot upload for run run-h.` });
+    expect(existsSync(join(backend.app.runs.mediaDir, 'run-h'))).toBe(false);
+
+    // run-g is the planter's before any record names it: media planted there never lands in
+    // a run another job reports, because no other job may report it.
+    const foreign = await put('run-g', 'more.png', PNG, as(other));
+    expect(foreign.status).toBe(409);
+    expect((await errorOf(foreign)).message).toContain(`Run run-g belongs to job ${planter.jobId}`);
+    const report = await http.post(`/jobs/${other.jobId}/status`, other.jobToken, { state: 'failed', record: runRecord({ id: 'run-g', state: 'hung' }) });
+    expect(report.status).toBe(409);
+    expect((await http.get('/runs/run-g')).status).toBe(404);
+
+    await finish(planter, 'run-g');
+    expect((await http.get('/runs/run-g')).status).toBe(200);
+    expect((await fetch(`${base}/runs/run-g/showcase/shot.png`)).status).toBe(200);
+  });
+
+  it('bounds what one job uploads in all: past SHOWCASE_JOB_MAX_FILES uploads or SHOWCASE_JOB_MAX_MIB it gets 413', async () => {
+    const many = await runningJob();
+    for (let i = 0; i < JOB_MAX_FILES; i++) expect((await put('run-i', `shot-${i}.png`, PNG, as(many))).status).toBe(201);
+    const extra = await put('run-i', 'one-more.png', PNG, as(many));
+    expect(extra.status).toBe(413);
+    expect(await errorOf(extra)).toMatchObject({ code: 'payload_too_large', message: expect.stringContaining('SHOWCASE_JOB_MAX_FILES') });
+    // A replaced file counts too: the bound is on what a job uploads, not on what stays.
+    expect((await put('run-i', 'shot-0.png', PNG, as(many))).status).toBe(413);
+
+    // SHOWCASE_JOB_MAX_MIB=0.002: 2,098 bytes, so two kilobytes fit and a third does not.
+    const large = await runningJob();
+    const kilobyte = Buffer.alloc(1000, 1);
+    expect((await put('run-j', 'a.png', kilobyte, as(large))).status).toBe(201);
+    expect((await put('run-j', 'b.png', kilobyte, as(large))).status).toBe(201);
+    const declared = await put('run-j', 'c.png', kilobyte, as(large));
+    expect(declared.status).toBe(413);
+    expect((await errorOf(declared)).message).toContain('SHOWCASE_JOB_MAX_MIB');
+    // A chunked body announces no length: the bytes received count.
+    const chunks = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < 5; i++) controller.enqueue(new Uint8Array(200));
+        controller.close();
+      },
+    });
+    expect((await put('run-j', 'c.png', chunks, as(large))).status).toBe(413);
+    expect(readdirSync(join(backend.app.runs.mediaDir, 'run-j', 'showcase')).sort()).toEqual(['a.png', 'b.png']);
   });
 
   it('carries a published run\'s showcase into the snapshot, and DELETE removes an unpublished run\'s media', async () => {

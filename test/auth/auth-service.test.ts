@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { hashToken } from '../../src/auth/account-store.js';
 import { buildAuthApp } from '../../src/auth/app.js';
+import { relayedClientHeaders } from '../../src/auth/relayed-client.js';
 import { AUTH_MIGRATIONS } from '../../src/auth/server.js';
 import { openDatabase, type Database } from '../../src/db/open-database.js';
 import { startTestAuth, type TestAuth } from '../helpers/test-auth.js';
@@ -105,15 +106,16 @@ describe('failed-login throttle', () => {
   let db: Database;
   let app: FastifyInstance;
 
-  const login = (username: string, password: string, remoteAddress: string) =>
-    app.inject({ method: 'POST', url: '/auth/login', remoteAddress, payload: { username, password } });
+  const relayToken = 'relay-secret';
+  const login = (username: string, password: string, remoteAddress: string, headers: Record<string, string> = {}) =>
+    app.inject({ method: 'POST', url: '/auth/login', remoteAddress, headers, payload: { username, password } });
   const statuses = async (attempts: Array<Promise<{ statusCode: number }>>) => (await Promise.all(attempts)).map((answer) => answer.statusCode);
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'evb-throttle-'));
     db = openDatabase(join(dir, 'auth.sqlite'), AUTH_MIGRATIONS);
-    app = await buildAuthApp({ db, tokenLifetimeMs: null, loginLimits: limits });
-    for (const username of ['ada', 'bob', 'cy']) {
+    app = await buildAuthApp({ db, tokenLifetimeMs: null, loginLimits: limits, relayToken });
+    for (const username of ['ada', 'bob', 'cy', 'dee', 'eve']) {
       await app.inject({ method: 'POST', url: '/auth/register', payload: { username, password: 'right password', displayName: username } });
     }
   });
@@ -156,6 +158,26 @@ describe('failed-login throttle', () => {
     expect(await statuses([login('bob', 'wrong password', '10.0.0.5'), login('bob', 'wrong password', '10.0.0.5')])).toEqual([401, 401]);
     expect((await login('bob', 'right password', '10.0.0.5')).statusCode).toBe(200);
     expect(await statuses([1, 2, 3].map(() => login('bob', 'wrong password', '10.0.0.5')))).toEqual([401, 401, 401]);
+  });
+
+  it('throttles a login the backend relays by the client address it names, so the relaying host is not locked out', async () => {
+    const relayed = (address: string) => relayedClientHeaders(relayToken, address);
+    expect(await statuses([1, 2, 3].map(() => login('dee', 'wrong password', '127.0.0.1', relayed('198.51.100.1'))))).toEqual([401, 401, 401]);
+    const refused = await login('dee', 'right password', '127.0.0.1', relayed('198.51.100.1'));
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await login('dee', 'right password', '127.0.0.1', relayed('198.51.100.2'))).statusCode).toBe(200);
+    expect((await login('dee', 'right password', '127.0.0.1')).statusCode).toBe(200);
+  });
+
+  it('counts a login naming another address without the relay token, or through forwarding headers, against its own peer', async () => {
+    const spoofs: Array<Record<string, string>> = [
+      { 'x-auth-client-address': '198.51.100.7' },
+      { 'x-auth-relay-token': 'guessed', 'x-auth-client-address': '198.51.100.8' },
+      { 'x-forwarded-for': '198.51.100.9', 'x-real-ip': '198.51.100.9', forwarded: 'for=198.51.100.9' },
+    ];
+    expect(await statuses(spoofs.map((headers) => login('eve', 'wrong password', '10.0.0.9', headers)))).toEqual([401, 401, 401]);
+    expect((await login('eve', 'right password', '10.0.0.9', { 'x-auth-client-address': '198.51.100.10' })).statusCode).toBe(429);
   });
 
   it('keeps its counts across a restart of the auth service', async () => {

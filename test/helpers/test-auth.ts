@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildAuthApp } from '../../src/auth/app.js';
+import { buildAuthApp, type AuthAppOptions } from '../../src/auth/app.js';
 import { AUTH_MIGRATIONS } from '../../src/auth/server.js';
 import { openDatabase, type Database } from '../../src/db/open-database.js';
 
@@ -16,9 +16,10 @@ export interface TestAuth {
 }
 
 /** A real auth service on a loopback port with its own SQLite file. */
-export async function startTestAuth(options: { tokenLifetimeMs?: number | null } = {}): Promise<TestAuth> {
+export async function startTestAuth(options: Pick<AuthAppOptions, 'relayToken' | 'registration'> & { tokenLifetimeMs?: number | null } = {}): Promise<TestAuth> {
   const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'evb-auth-')), 'auth.sqlite'), AUTH_MIGRATIONS);
-  const app = await buildAuthApp({ db, tokenLifetimeMs: options.tokenLifetimeMs ?? null });
+  const { tokenLifetimeMs = null, ...rest } = options;
+  const app = await buildAuthApp({ db, tokenLifetimeMs, ...rest });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
     url,

@@ -27,7 +27,7 @@ export const HAND_LIST_PRICE = { listPriceInputPerMtok: 3, listPriceCachedInputP
 
 export async function startTestBackend(env: Env = {}, options: Pick<AppOptions, 'jobs' | 'onRoute'> & { pricedModels?: string[] } = {}): Promise<TestBackend> {
   const dataDir = mkdtempSync(join(tmpdir(), 'evb-data-'));
-  const auth = await startTestAuth();
+  const auth = await startTestAuth({ relayToken: env.AUTH_RELAY_TOKEN ?? null });
   const config = {
     ...loadConfig({
       DATA_DIR: dataDir,

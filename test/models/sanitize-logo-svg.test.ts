@@ -36,3 +36,33 @@ describe('sanitizeLogoSvg', () => {
     expect(sanitizeLogoSvg('<?xml version="1.0" encoding="UTF-8"?>\n<svg viewBox="0 0 1 1"><path d="M0 0"/></svg>')).toMatch(/^<svg/);
   });
 });
+
+describe('sanitizeLogoSvg on CSS', () => {
+  const gone = (markup: string) => expect(sanitizeLogoSvg(wrap(markup))).not.toMatch(/evil\.example/);
+
+  it('drops CSS that could name an address however it is spelled: escapes, comments, image-set, @import', () => {
+    for (const markup of [
+      '<rect style="fill:u\\72l(https://evil.example/a)" width="1" height="1"/>',
+      '<rect style="fill:\\75rl(https://evil.example/a)"/>',
+      '<rect style="fill:u/**/rl(https://evil.example/a)"/>',
+      '<rect style="fill:URL(https://evil.example/a)"/>',
+      '<rect style="background-image:image-set(\'https://evil.example/a\' 1x)"/>',
+      '<rect style="background-image:-webkit-image-set(url(https://evil.example/a) 1x)"/>',
+      '<rect style="@import url(https://evil.example/a);fill:red"/>',
+      '<rect style="fill:red;mask-image:url(https://evil.example/a)"/>',
+      '<rect fill="u\\72l(https://evil.example/a)"/>',
+      '<rect fill="u&#x5c;72l(https://evil.example/a)"/>',
+      '<rect mask="u/**/rl(https://evil.example/a)"/>',
+      '<rect filter="image-set(&quot;https://evil.example/a&quot; 1x)"/>',
+      '<style>@import url(https://evil.example/a);</style>',
+    ]) gone(markup);
+  });
+
+  it('keeps the presentation a style attribute sets and drops the rest of it', () => {
+    const clean = sanitizeLogoSvg(wrap('<rect style="fill: #ff0000 ; stroke:url(#g);position:fixed;behavior:x" width="1" height="1"/><g transform="rotate(45 12 12)" fill="rgb(1, 2, 3)"/>'));
+    expect(clean).toContain('style="fill:#ff0000;stroke:url(#g)"');
+    expect(clean).toContain('transform="rotate(45 12 12)"');
+    expect(clean).toContain('fill="rgb(1, 2, 3)"');
+    expect(sanitizeLogoSvg(wrap('<rect style="position:fixed"/>'))).not.toContain('style');
+  });
+});

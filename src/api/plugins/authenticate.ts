@@ -1,20 +1,22 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Account, TokenVerifier } from '../../accounts/verify-token.js';
-import { unauthorized } from '../../errors.js';
+import { forbidden, unauthorized } from '../../errors.js';
 import { sameSecret } from '../../http/same-secret.js';
 import { verifyJobToken, type JobTokenHashOf } from '../../jobs/verify-job-token.js';
 
 /**
  * What a route needs from the caller, declared in its options as `config: { auth }`:
  * - `account`: an account bearer token verified by the auth service;
+ * - `operator`: the same, of an operator account (OPERATOR_ACCOUNTS; when that is empty,
+ *   every account is one, as the contract has it);
  * - `service`: the dispatcher service token (SERVICE_TOKEN);
  * - `job`: the per-job token minted when the job in the `:id` path parameter was claimed;
  * - `job-header`: the same, for the job named in the `x-svc-job-id` header (a driver writing
  *   to a run, whose id is not its job's).
  * Routes without `auth` are open.
  */
-export type AuthRequirement = 'account' | 'service' | 'job' | 'job-header';
+export type AuthRequirement = 'account' | 'operator' | 'service' | 'job' | 'job-header';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -22,6 +24,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     account: Account | null;
+    /** Whether `account` may do operator actions (set with it). */
+    isOperator: boolean;
   }
 }
 
@@ -29,6 +33,8 @@ export interface AuthenticateOptions {
   verifier: TokenVerifier;
   serviceToken: string | null;
   jobTokenHash?: JobTokenHashOf;
+  /** OPERATOR_ACCOUNTS, lowercased; empty: every account is an operator. */
+  operators?: ReadonlySet<string>;
 }
 
 export function bearerToken(request: FastifyRequest): string | null {
@@ -42,7 +48,7 @@ export function bearerToken(request: FastifyRequest): string | null {
  * Checks the caller against the route's requirement: synchronously where it can (the service
  * token, on every claim), a promise where a lookup is needed (job tokens, accounts).
  */
-function authorize(request: FastifyRequest, requirement: AuthRequirement, { verifier, serviceToken, jobTokenHash }: AuthenticateOptions): void | Promise<void> {
+function authorize(request: FastifyRequest, requirement: AuthRequirement, { verifier, serviceToken, jobTokenHash, operators = new Set() }: AuthenticateOptions): void | Promise<void> {
   const token = bearerToken(request);
   if (!token) throw unauthorized('This endpoint needs an Authorization: Bearer <token> header.');
   if (requirement === 'service') {
@@ -59,11 +65,16 @@ function authorize(request: FastifyRequest, requirement: AuthRequirement, { veri
   }
   return verifier.verify(token).then((account) => {
     request.account = account;
+    request.isOperator = operators.size === 0 || operators.has(account.username.toLowerCase());
+    if (requirement === 'operator' && !request.isOperator) {
+      throw forbidden(`${request.method} ${request.routeOptions.url} is an operator action, and ${account.username} is not among OPERATOR_ACCOUNTS.`);
+    }
   });
 }
 
 async function authenticate(app: FastifyInstance, options: AuthenticateOptions) {
   app.decorateRequest('account', null);
+  app.decorateRequest('isOperator', false);
   // A callback hook, not an async one: an open route or a service-token claim passes without
   // a promise and a turn of the microtask queue.
   app.addHook('onRequest', (request, _reply, done) => {

@@ -17,7 +17,7 @@ declare module 'fastify' {
 const undocumented = (url: string) => url.startsWith(DASHBOARD_PATH);
 
 /** How each `config.auth` requirement is presented: all are bearer tokens, told apart by name. */
-const SECURITY: Record<AuthRequirement, string> = { account: 'accountToken', service: 'serviceToken', job: 'jobToken', 'job-header': 'jobToken' };
+const SECURITY: Record<AuthRequirement, string> = { account: 'accountToken', operator: 'accountToken', service: 'serviceToken', job: 'jobToken', 'job-header': 'jobToken' };
 
 /**
  * The OpenAPI 3.1 document of every route, built by @fastify/swagger from the same TypeBox

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { jobsTable } from '../../db/jobs-table.js';
+import { showcaseUploadsTable } from '../../db/showcase-uploads-table.js';
 import { observeBilledRate } from '../../models/observe-billed-rate.js';
 import { closeQueues, failFastConnection, queueProducerConnection, reportOutages } from '../../redis/redis-connections.js';
 import { artifactService, type ArtifactService } from '../../runs/artifact-service.js';
@@ -85,7 +86,15 @@ async function runs(app: FastifyInstance) {
     snapshot,
     unreadable: unreadableRuns(db),
     mediaDir,
-    uploadShowcase: showcaseUploads({ rows, jobs: jobsTable(db), mediaDir, maxBytes: config.showcaseUploadMaxBytes, requestSnapshot }),
+    uploadShowcase: showcaseUploads({
+      rows,
+      jobs: jobsTable(db),
+      uploads: showcaseUploadsTable(db),
+      mediaDir,
+      maxBytes: config.showcaseUploadMaxBytes,
+      jobBounds: { files: config.showcaseJobMaxFiles, bytes: config.showcaseJobMaxBytes },
+      requestSnapshot,
+    }),
     requestSnapshot,
     followPublish: (publishJobId: string, signal: AbortSignal) =>
       followPublishLive({ redis, tail: app.streams.tail, signal }, prefix, publishJobId, () => {

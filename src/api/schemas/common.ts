@@ -10,7 +10,7 @@ export const ErrorEnvelope = Type.Object(
   { $id: 'ErrorEnvelope', title: 'Error envelope' },
 );
 
-type ErrorStatus = 400 | 401 | 404 | 409 | 413 | 422 | 429 | 500 | 502 | 503;
+type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 502 | 503;
 
 /** Response schemas for the error statuses a route can answer (500 is always added). */
 export function errorResponses<const S extends ErrorStatus = never>(...statuses: S[]): Record<S | 500, typeof ErrorEnvelope> {

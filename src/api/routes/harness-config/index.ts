@@ -12,8 +12,8 @@ const harnessConfigRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.route({
     method: ['PUT', 'POST'],
     url: '/harness-config/:slug',
-    config: { auth: 'account' },
-    schema: { params: HarnessParams, body: HarnessConfigBody, response: { 200: HarnessConfigList, ...errorResponses(400, 401, 404, 502) } },
+    config: { auth: 'operator' },
+    schema: { params: HarnessParams, body: HarnessConfigBody, response: { 200: HarnessConfigList, ...errorResponses(400, 401, 403, 404, 502) } },
     handler: async (request) => setHarnessCap(app.runJobs, app.harnessConfig, request.params.slug, request.body.maxParallelism),
   });
 };

@@ -96,13 +96,13 @@ const jobsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/jobs/:id/cancel', {
     config: { auth: 'account' },
-    schema: { params: JobIdParams, response: { 200: JobStatus, ...errorResponses(401, 404, 409, 502) } },
-  }, async (request) => cancelJob(ctx, request.params.id, request.account!.username));
+    schema: { params: JobIdParams, response: { 200: JobStatus, ...errorResponses(401, 403, 404, 409, 502) } },
+  }, async (request) => cancelJob(ctx, request.params.id, { ...request.account!, isOperator: request.isOperator }));
 
   for (const sweep of ['cancel-waiting', 'cancel-active', 'cancel-all'] as Sweep[]) {
     app.post(`/jobs/${sweep}`, {
-      config: { auth: 'account' },
-      schema: { response: { 200: CancelSweep, ...errorResponses(401, 502) } },
+      config: { auth: 'operator' },
+      schema: { response: { 200: CancelSweep, ...errorResponses(401, 403, 502) } },
     }, async (request) => cancelSweep(ctx, sweep, request.account!.username));
   }
 

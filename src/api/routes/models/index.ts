@@ -27,9 +27,10 @@ const modelRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/models', { schema: { response: { 200: ModelList, ...errorResponses() } } }, async () => ({ models: models.list().map(wire) }));
 
+  // The catalog is the deployment's (it admits or refuses every launch): writes are operator actions.
   app.post('/models', {
-    config: { auth: 'account' },
-    schema: { body: ModelCreateBody, response: { 201: ModelEntryOut, ...errorResponses(400, 401, 404, 409, 422, 502) } },
+    config: { auth: 'operator' },
+    schema: { body: ModelCreateBody, response: { 201: ModelEntryOut, ...errorResponses(400, 401, 403, 404, 409, 422, 502) } },
   }, async (request, reply) => {
     const entry = models.create(await withLogoSvg(request.body));
     observeOnSave(entry.slug);
@@ -61,8 +62,8 @@ const modelRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.put('/models/*', {
-    config: { auth: 'account' },
-    schema: { params: SlugWildcardParams, body: ModelUpdateBody, response: { 200: ModelEntryOut, ...errorResponses(400, 401, 404, 409, 422, 502) } },
+    config: { auth: 'operator' },
+    schema: { params: SlugWildcardParams, body: ModelUpdateBody, response: { 200: ModelEntryOut, ...errorResponses(400, 401, 403, 404, 409, 422, 502) } },
   }, async (request) => {
     const entry = models.update(request.params['*'], await withLogoSvg(request.body));
     observeOnSave(entry.slug);
@@ -70,10 +71,10 @@ const modelRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.delete('/models/*', {
-    config: { auth: 'account' },
+    config: { auth: 'operator' },
     schema: {
       params: SlugWildcardParams,
-      response: { 200: Type.Object({ slug: Type.String(), deleted: Type.Literal(true) }), ...errorResponses(400, 401, 404) },
+      response: { 200: Type.Object({ slug: Type.String(), deleted: Type.Literal(true) }), ...errorResponses(400, 401, 403, 404) },
     },
   }, async (request) => {
     const slug = request.params['*'];

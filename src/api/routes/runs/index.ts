@@ -79,14 +79,14 @@ const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.post('/runs/:id/publish', {
-    config: { auth: 'account' },
-    schema: { params: RunIdParams, response: { 202: PublishAccepted, ...errorResponses(401, 404, 422, 502) } },
+    config: { auth: 'operator' },
+    schema: { params: RunIdParams, response: { 202: PublishAccepted, ...errorResponses(401, 403, 404, 422, 502) } },
   }, async (request, reply) =>
     reply.code(202).send(await requestPublish({ ...runs, jobs: runs.publishJobs, queue: runs.publishQueue }, request.params.id)));
 
   app.delete('/runs/:id', {
-    config: { auth: 'account' },
-    schema: { params: RunIdParams, response: { 200: DeletedOut, ...errorResponses(401, 404, 422, 502) } },
+    config: { auth: 'operator' },
+    schema: { params: RunIdParams, response: { 200: DeletedOut, ...errorResponses(401, 403, 404, 422, 502) } },
   }, async (request) => deleteRun({ ...runs, onWarning: warn }, request.params.id));
 };
 
