@@ -6,6 +6,7 @@ import type { NewJobRow } from '../db/jobs-table.js';
 import { badRequest, HttpError, notFound, unprocessable } from '../errors.js';
 import { runEventJson, runSubjectJson } from '../events/run-events.js';
 import { jamGroup } from '../queue/queue-keys.js';
+import { COMMAND_TIMEOUT_MS } from '../redis/redis-connections.js';
 import type { MovedJob, QueuedRun } from '../queue/run-queue.js';
 import { bindGgModels } from './bind-gg-models.js';
 import { announceWaiting, type JobsContext } from './jobs-context.js';
@@ -144,8 +145,9 @@ export async function prepareLaunch(
 /**
  * Inserts the jobs in one SQLite transaction (the durable record first), announces
  * `enqueued`, then queues them in Redis. Announcing first keeps `enqueued` ahead of the
- * `dispatched` a claim publishes the moment a job is in Redis. If Redis refuses, the rows
- * are failed (and announced so) so nothing claims to be queued that is not.
+ * `dispatched` a claim publishes the moment a job is in Redis. Rows whose jobs Redis does
+ * not hold after the add and its read-back are failed (and announced so), so nothing claims
+ * to be queued that is not; rows whose jobs it holds stay queued, whatever the add answered.
  */
 export async function enqueuePrepared(ctx: JobsContext, launches: PreparedLaunch[], origin: string | null): Promise<string[]> {
   if (launches.length === 0) return [];
@@ -161,18 +163,58 @@ export async function enqueuePrepared(ctx: JobsContext, launches: PreparedLaunch
     maxRuntimeSeconds,
   }));
   for (const run of runs) ctx.bus.publishRun(runEventJson('enqueued', 'queued', run.subjectJson));
-  let held: MovedJob[];
-  try {
-    held = await ctx.queue.add(runs);
-  } catch (error) {
+  const { held, absent, error } = await addReadingBack(ctx, runs);
+  if (absent.length > 0) {
     const detail = 'The job could not be queued.';
-    ctx.jobs.markAllFinished(runs.map((run) => run.id), 'failed', detail, new Date().toISOString());
-    for (const run of runs) ctx.bus.publishRun(runEventJson('finished', 'failed', run.subjectJson, { recordId: null, detail }));
-    throw error;
+    ctx.jobs.markAllFinished(absent.map((run) => run.id), 'failed', detail, new Date().toISOString());
+    for (const run of absent) ctx.bus.publishRun(runEventJson('finished', 'failed', run.subjectJson, { recordId: null, detail }));
   }
   // Jobs whose harness is at its cap (or whose game jam is in play) wait from the start.
   announceWaiting(ctx, held, 'pending');
+  if (absent.length > 0) throw error;
   return runs.map((run) => run.id);
+}
+
+/** How long a failed add waits for its connection to come back before reading back what Redis queued (ms). */
+const READ_BACK_WAIT_MS = COMMAND_TIMEOUT_MS;
+
+/**
+ * Queues the runs in Redis. A failed add may still have been applied, whole or in part (a
+ * chunk went through before the connection was cut; Redis ran the script and its reply was
+ * lost), so its outcome is read back from Redis, never guessed: jobs Redis holds stay, and
+ * those it lacks are added once more (the add is idempotent by job id). Answers the jobs
+ * held as they were queued and those Redis still lacks, with the add's error. When Redis
+ * cannot be read back, throws that error and every row stays queued: the stranded-job pass
+ * queues the jobs Redis lacks once they are past its grace.
+ */
+async function addReadingBack(ctx: JobsContext, runs: QueuedRun[]): Promise<{ held: MovedJob[]; absent: QueuedRun[]; error?: unknown }> {
+  let error: unknown;
+  try {
+    return { held: await ctx.queue.add(runs), absent: [] };
+  } catch (failure) {
+    error = failure;
+  }
+  const held: MovedJob[] = [];
+  let missing = runs;
+  for (let retried = false; ; retried = true) {
+    const states = (await ctx.queue.untilReady(READ_BACK_WAIT_MS)) ? await ctx.queue.states(missing.map((run) => run.id)).catch(() => null) : null;
+    if (!states) {
+      ctx.log.warn({ err: error, jobs: missing.length }, 'a Redis add failed and Redis could not be read back; its rows stay queued');
+      throw error;
+    }
+    missing.forEach((run, i) => {
+      if (states[i]?.state === 'pending') held.push({ id: run.id, subjectJson: run.subjectJson });
+    });
+    missing = missing.filter((_, i) => !states[i]);
+    ctx.log.warn({ err: error, jobs: runs.length, absent: missing.length }, 'a Redis add failed; read back which of its jobs Redis holds');
+    if (missing.length === 0 || retried) return { held, absent: missing, error };
+    try {
+      held.push(...(await ctx.queue.add(missing)));
+      return { held, absent: [] };
+    } catch {
+      // Read back again: the retry too may have been applied in part.
+    }
+  }
 }
 
 /**

@@ -86,7 +86,7 @@ export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConf
       if (redis.state === row.state || redis.state === 'dispatched') return;
       copyState(ctx, row, redis.state, redis.detail || null, redis.recordId || null, now);
     });
-    const held = await ctx.queue.requeue(requeue);
+    const held = await ctx.queue.add(requeue);
     ctx.jobs.markWaiting(requeue.map((run) => run.id), 'queued');
     announceWaiting(ctx, held, 'pending');
     ctx.jobs.markAllFinished(lost, 'failed', LOST_FROM_REDIS, now);
