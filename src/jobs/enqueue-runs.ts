@@ -3,7 +3,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { LAUNCHABLE_HARNESSES, LaunchBody, type LaunchBodyT } from '../api/schemas/jobs.js';
 import { isKnownEngine, unknownEngine } from '../catalog/known-engines.js';
 import type { NewJobRow } from '../db/jobs-table.js';
-import { badRequest, HttpError, notFound, unprocessable } from '../errors.js';
+import { badRequest, HttpError, notFound, queueUnavailable, unprocessable } from '../errors.js';
 import { runEventJson, runSubjectJson } from '../events/run-events.js';
 import { jamGroup } from '../queue/queue-keys.js';
 import { COMMAND_TIMEOUT_MS } from '../redis/redis-connections.js';
@@ -62,8 +62,14 @@ export async function enqueueRuns(ctx: JobsContext, accountId: string, entries: 
       results[index] = { error: error.message, code: error.code };
     }
   }
-  const ids = await enqueuePrepared(ctx, accepted.map((item) => item.launch), options.origin ?? null);
-  accepted.forEach((item, i) => (results[item.index] = { jobId: ids[i]! }));
+  const queued = await queuePrepared(ctx, accepted.map((item) => item.launch), options.origin ?? null);
+  // Entries Redis did not take are refused one by one; the others are queued and run.
+  if (queued.failed.size > 0 && queued.failed.size === accepted.length) throw queued.error;
+  const refused = queueUnavailable();
+  accepted.forEach((item, i) => {
+    const jobId = queued.ids[i]!;
+    results[item.index] = queued.failed.has(jobId) ? { error: refused.message, code: refused.code } : { jobId };
+  });
   return results;
 }
 
@@ -143,14 +149,25 @@ export async function prepareLaunch(
 }
 
 /**
+ * Enqueues prepared launches (see `queuePrepared`); throws the add's error when Redis did
+ * not take every job, those it took being queued all the same.
+ */
+export async function enqueuePrepared(ctx: JobsContext, launches: PreparedLaunch[], origin: string | null): Promise<string[]> {
+  const { ids, failed, error } = await queuePrepared(ctx, launches, origin);
+  if (failed.size > 0) throw error;
+  return ids;
+}
+
+/**
  * Inserts the jobs in one SQLite transaction (the durable record first), announces
  * `enqueued`, then queues them in Redis. Announcing first keeps `enqueued` ahead of the
  * `dispatched` a claim publishes the moment a job is in Redis. Rows whose jobs Redis does
  * not hold after the add and its read-back are failed (and announced so), so nothing claims
  * to be queued that is not; rows whose jobs it holds stay queued, whatever the add answered.
+ * Answers every job id, those failed so, and the add's error that failed them.
  */
-export async function enqueuePrepared(ctx: JobsContext, launches: PreparedLaunch[], origin: string | null): Promise<string[]> {
-  if (launches.length === 0) return [];
+async function queuePrepared(ctx: JobsContext, launches: PreparedLaunch[], origin: string | null): Promise<{ ids: string[]; failed: Set<string>; error?: unknown }> {
+  if (launches.length === 0) return { ids: [], failed: new Set() };
   const seqs = ctx.jobs.insert(launches.map((launch) => launch.row));
   const runs: QueuedRun[] = launches.map(({ row, jam, request, maxRuntimeSeconds }, i) => ({
     id: row.id,
@@ -171,8 +188,7 @@ export async function enqueuePrepared(ctx: JobsContext, launches: PreparedLaunch
   }
   // Jobs whose harness is at its cap (or whose game jam is in play) wait from the start.
   announceWaiting(ctx, held, 'pending');
-  if (absent.length > 0) throw error;
-  return runs.map((run) => run.id);
+  return { ids: runs.map((run) => run.id), failed: new Set(absent.map((run) => run.id)), error };
 }
 
 /** How long a failed add waits for its connection to come back before reading back what Redis queued (ms). */

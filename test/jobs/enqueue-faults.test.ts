@@ -82,6 +82,18 @@ describe('a Redis add whose outcome the API did not hear', () => {
     expect(await claimable()).toBe(600);
   });
 
+  it('answers a batch whose add Redis took only in part entry by entry: the queued jobs, and refusals for the rest', async () => {
+    // The second chunk is cut, and so is the add of its 100 jobs tried again.
+    proxy.cutOn(ADD, 'request', { skip: 1, times: 2 });
+    const answer = await http.post('/jobs/batch', token, { runs: Array.from({ length: 600 }, () => launch) });
+    expect(answer.status).toBe(200);
+    const jobs = answer.body.jobs as Array<{ jobId?: string; code?: string }>;
+    expect(jobs.slice(0, 500).every((job) => job.jobId)).toBe(true);
+    expect(jobs.slice(500)).toEqual(new Array(100).fill({ error: 'The job queue (Redis) is unavailable right now; retry in a few seconds.', code: 'queue_unavailable' }));
+    for (const job of jobs.slice(0, 500)) expect(backend.app.runJobs.jobs.get(job.jobId!)!.state).toBe('queued');
+    expect(await claimable()).toBe(500);
+  });
+
   it('fails only the rows Redis lacks, and a retried top-up of a plan wanting 600 ends with 600 claimable jobs', async () => {
     const planId = await createPlan(30);
     const origin = planOrigin(planId);
