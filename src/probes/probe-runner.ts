@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 
 /** What a probe whose runner stopped before it finished is failed with, whoever notices. */
@@ -18,17 +18,29 @@ function startTime(pid: number): string {
   }
 }
 
-/** This process as a probe's runner: `<host>/<pid>/<start time>`. */
-export const THIS_RUNNER = `${hostname()}/${process.pid}/${startTime(process.pid)}`;
+/** The pid namespace this process sees pids in (Linux), '' where /proc cannot tell. */
+function pidNamespace(): string {
+  try {
+    return readlinkSync('/proc/self/ns/pid');
+  } catch {
+    return '';
+  }
+}
+
+/** Where pids mean the same process as here: this machine, and this pid namespace (containers). */
+const PID_SCOPE = `${hostname()}|${pidNamespace()}`;
+
+/** This process as a probe's runner: `<host>|<pid namespace>/<pid>/<start time>`. */
+export const THIS_RUNNER = `${PID_SCOPE}/${process.pid}/${startTime(process.pid)}`;
 
 /**
- * True when the process `runner` names is gone: it ran on this machine (the processes sharing
- * a SQLite store share one), and no process has its pid, or one started at another time does.
- * A runner on another machine is never judged gone.
+ * True when the process `runner` names is gone: it ran where its pid means what it means here
+ * (the processes sharing a SQLite store share a machine), and no process has the pid, or one
+ * started at another time does. A runner of another machine or container is never judged gone.
  */
 export function runnerGone(runner: string): boolean {
-  const [host, pid, started] = runner.split('/');
-  if (host !== hostname()) return false;
+  const [scope, pid, started] = runner.split('/');
+  if (scope !== PID_SCOPE) return false;
   try {
     process.kill(Number(pid), 0);
   } catch (error) {

@@ -6,6 +6,7 @@ import { buildApp } from '../../src/api/app.js';
 import type { Job } from 'bullmq';
 import { openDatabase } from '../../src/db/open-database.js';
 import { probeProcessor } from '../../src/probes/probe-processor.js';
+import { runnerGone, THIS_RUNNER } from '../../src/probes/probe-runner.js';
 import { bullConnection } from '../../src/redis/managed-redis.js';
 import { scriptProbe } from '../fakes/fake-probe-replies.js';
 import { FAKE_SLUGS, startFakeRouter, type FakeRouter } from '../fakes/fake-router.js';
@@ -94,6 +95,18 @@ describe('a restart mid-probe', () => {
       await own.close();
     }
   }, 40_000);
+
+  it('judges a runner gone only when its process, on this machine and pid namespace, is', async () => {
+    expect(runnerGone(THIS_RUNNER)).toBe(false);
+    const [scope, pid, started] = THIS_RUNNER.split('/');
+    // The same pid started at another time is another process: the runner's is gone.
+    expect(runnerGone(`${scope}/${pid}/${Number(started) + 1}`)).toBe(true);
+    const exited = spawn(process.execPath, ['-e', '']);
+    await once(exited, 'exit');
+    expect(runnerGone(`${scope}/${exited.pid}/1`)).toBe(true);
+    // Pids of another machine or container mean other processes: never judged from here.
+    expect(runnerGone(`elsewhere|pid:[1]/${exited.pid}/1`)).toBe(false);
+  });
 
   it('a shutdown does not wait for a running probe: it stops calling and fails the probe', async () => {
     const own = await startTestBackend({ ROUTER_BASE_URL: router.url, ROUTER_API_KEY: 'sk-test', PROBE_CONCURRENCY: '2' });
