@@ -204,10 +204,13 @@ const READ_BACK_WAIT_MS = COMMAND_TIMEOUT_MS;
  * queues the jobs Redis lacks once they are past its grace.
  */
 async function addReadingBack(ctx: JobsContext, runs: QueuedRun[]): Promise<{ held: MovedJob[]; absent: QueuedRun[]; error?: unknown }> {
+  // While Redis is known to be away the add fails at once without sending anything: nothing to read back.
+  const sent = ctx.queue.connected;
   let error: unknown;
   try {
     return { held: await ctx.queue.add(runs), absent: [] };
   } catch (failure) {
+    if (!sent) return { held: [], absent: runs, error: failure };
     error = failure;
   }
   const held: MovedJob[] = [];

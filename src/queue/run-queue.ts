@@ -278,12 +278,17 @@ export class RunQueue {
     });
   }
 
+  /** True while the connection is up: a command sent now reaches Redis (without it, one fails at once, unsent). */
+  get connected(): boolean {
+    return this.redis.status === 'ready';
+  }
+
   /**
    * Waits at most `waitMs` for the connection to be ready (at once when it is), as after a
    * command it carried was cut: true once it is.
    */
   async untilReady(waitMs: number): Promise<boolean> {
-    if (this.redis.status === 'ready') return true;
+    if (this.connected) return true;
     let ready: (() => void) | undefined;
     try {
       return await settlesWithin(() => new Promise<void>((resolve) => this.redis.once('ready', (ready = resolve))), waitMs);
