@@ -1,7 +1,8 @@
 /**
  * kill -9 of the API process in the middle of a claim storm, then the supervisor's restart:
- * every job ends either dispatched to exactly one answered claim, reaped with a reason,
- * or still claimable; none lost, none claimed twice, and SQLite agrees with Redis.
+ * every job ends either dispatched to exactly one answered claim, dispatched by a claim whose
+ * answer the kill cut off (the dispatch lease fails it later), or still claimable; none lost,
+ * none claimed twice, and SQLite agrees with Redis.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { enqueue, printFigures, SERVICE_TOKEN, startChaosService } from './lib/chaos-service.js';
@@ -49,6 +50,7 @@ export default async function apiKillClaimStorm(): Promise<void> {
     await redis.connect();
     const states = new Map<string, number>();
     let lost = 0;
+    let unanswered = 0;
     let mismatched = 0;
     let reapedWithoutReason = 0;
     for (const id of ids) {
@@ -57,9 +59,10 @@ export default async function apiKillClaimStorm(): Promise<void> {
       const inRedis = await redis.hget(chaos.keys.run(id), 'state');
       if (inRedis !== job.state) mismatched++;
       if (job.state === 'failed' && !job.detail) reapedWithoutReason++;
-      // The storm drained the queue: a job still waiting, or dispatched without an answered claim, is lost.
+      // The storm drained the queue: a job still waiting is lost. One dispatched by a claim the
+      // kill cut off has no driver; the dispatch lease fails it (reaping is off by default).
       if (job.state === 'queued' || job.state === 'pending') lost++;
-      if (job.state === 'dispatched' && !answered.has(id)) lost++;
+      if (job.state === 'dispatched' && !answered.has(id)) unanswered++;
     }
     const doubleClaims = [...answered.values()].filter((count) => count > 1).length;
     printFigures({
@@ -69,6 +72,7 @@ export default async function apiKillClaimStorm(): Promise<void> {
       'final states': [...states].map(([state, count]) => `${state} ${count}`).join(', '),
       'reaped without a reason': reapedWithoutReason,
       'jobs lost': lost,
+      'claims cut off by the kill (left to the lease)': unanswered,
       'double claims': doubleClaims,
       'SQLite/Redis disagreements': mismatched,
       '5xx answers': serverErrors,

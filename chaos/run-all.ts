@@ -4,6 +4,7 @@
  * each printing its figures. Minutes long; `npm test` keeps the fast versions.
  */
 import apiKillClaimStorm from './api-kill-claim-storm.js';
+import apiRestartRunningDrivers from './api-restart-running-drivers.js';
 import authKill from './auth-kill.js';
 import { machineLine } from './lib/chaos-service.js';
 import neverReadingLive from './never-reading-live.js';
@@ -13,6 +14,7 @@ import routeFuzz from './route-fuzz.js';
 const only = process.argv[2];
 const scenarios: Array<[string, () => Promise<void>]> = [
   ['api-kill-claim-storm', apiKillClaimStorm],
+  ['api-restart-running-drivers', apiRestartRunningDrivers],
   ['redis-kill-under-load', redisKillUnderLoad],
   ['auth-kill', authKill],
   ['never-reading-live', neverReadingLive],

@@ -130,7 +130,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     chromiumPath: read.optionalString('CHROMIUM_PATH'),
     renderThreads: read.integer('RENDER_THREADS', 2, { min: 1, max: 64 }),
     allowExperimental: read.boolean('ALLOW_EXPERIMENTAL', false),
-    reapOrphanedJobs: read.boolean('REAP_ORPHANED_JOBS', true),
+    reapOrphanedJobs: read.boolean('REAP_ORPHANED_JOBS', false),
     dispatchLeaseMs: read.number('DISPATCH_LEASE_SECONDS', 300, { min: 0, max: 7 * 24 * 3600 }) * 1000,
     runtimeGraceMs: read.number('RUNTIME_GRACE_SECONDS', 600, { min: 0, max: 7 * 24 * 3600 }) * 1000,
     runWorkers: read.boolean('RUN_WORKERS', true),

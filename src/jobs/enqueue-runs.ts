@@ -3,9 +3,10 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { LAUNCHABLE_HARNESSES, LaunchBody, type LaunchBodyT } from '../api/schemas/jobs.js';
 import { isKnownEngine, unknownEngine } from '../catalog/known-engines.js';
 import type { NewJobRow } from '../db/jobs-table.js';
-import { badRequest, HttpError, notFound, unprocessable } from '../errors.js';
+import { badRequest, HttpError, notFound, queueUnavailable, unprocessable } from '../errors.js';
 import { runEventJson, runSubjectJson } from '../events/run-events.js';
 import { jamGroup } from '../queue/queue-keys.js';
+import { COMMAND_TIMEOUT_MS } from '../redis/redis-connections.js';
 import type { MovedJob, QueuedRun } from '../queue/run-queue.js';
 import { bindGgModels, boundModelKey } from './bind-gg-models.js';
 import { announceWaiting, type JobsContext } from './jobs-context.js';
@@ -62,8 +63,14 @@ export async function enqueueRuns(ctx: JobsContext, accountId: string, entries: 
       results[index] = { error: error.message, code: error.code };
     }
   }
-  const ids = await enqueuePrepared(ctx, accepted.map((item) => item.launch), options.origin ?? null);
-  accepted.forEach((item, i) => (results[item.index] = { jobId: ids[i]! }));
+  const queued = await queuePrepared(ctx, accepted.map((item) => item.launch), options.origin ?? null);
+  // Entries Redis did not take are refused one by one; the others are queued and run.
+  if (queued.failed.size > 0 && queued.failed.size === accepted.length) throw queued.error;
+  const refused = queueUnavailable();
+  accepted.forEach((item, i) => {
+    const jobId = queued.ids[i]!;
+    results[item.index] = queued.failed.has(jobId) ? { error: refused.message, code: refused.code } : { jobId };
+  });
   return results;
 }
 
@@ -145,13 +152,25 @@ export async function prepareLaunch(
 }
 
 /**
- * Inserts the jobs in one SQLite transaction (the durable record first), announces
- * `enqueued`, then queues them in Redis. Announcing first keeps `enqueued` ahead of the
- * `dispatched` a claim publishes the moment a job is in Redis. If Redis refuses, the rows
- * are failed (and announced so) so nothing claims to be queued that is not.
+ * Enqueues prepared launches (see `queuePrepared`); throws the add's error when Redis did
+ * not take every job, those it took being queued all the same.
  */
 export async function enqueuePrepared(ctx: JobsContext, launches: PreparedLaunch[], origin: string | null): Promise<string[]> {
-  if (launches.length === 0) return [];
+  const { ids, failed, error } = await queuePrepared(ctx, launches, origin);
+  if (failed.size > 0) throw error;
+  return ids;
+}
+
+/**
+ * Inserts the jobs in one SQLite transaction (the durable record first), announces
+ * `enqueued`, then queues them in Redis. Announcing first keeps `enqueued` ahead of the
+ * `dispatched` a claim publishes the moment a job is in Redis. Rows whose jobs Redis does
+ * not hold after the add and its read-back are failed (and announced so), so nothing claims
+ * to be queued that is not; rows whose jobs it holds stay queued, whatever the add answered.
+ * Answers every job id, those failed so, and the add's error that failed them.
+ */
+async function queuePrepared(ctx: JobsContext, launches: PreparedLaunch[], origin: string | null): Promise<{ ids: string[]; failed: Set<string>; error?: unknown }> {
+  if (launches.length === 0) return { ids: [], failed: new Set() };
   const seqs = ctx.jobs.insert(launches.map((launch) => launch.row));
   const runs: QueuedRun[] = launches.map(({ row, jam, request, maxRuntimeSeconds }, i) => ({
     id: row.id,
@@ -164,18 +183,60 @@ export async function enqueuePrepared(ctx: JobsContext, launches: PreparedLaunch
     maxRuntimeSeconds,
   }));
   for (const run of runs) ctx.bus.publishRun(runEventJson('enqueued', 'queued', run.subjectJson));
-  let held: MovedJob[];
-  try {
-    held = await ctx.queue.add(runs);
-  } catch (error) {
+  const { held, absent, error } = await addReadingBack(ctx, runs);
+  if (absent.length > 0) {
     const detail = 'The job could not be queued.';
-    ctx.jobs.markAllFinished(runs.map((run) => run.id), 'failed', detail, new Date().toISOString());
-    for (const run of runs) ctx.bus.publishRun(runEventJson('finished', 'failed', run.subjectJson, { recordId: null, detail }));
-    throw error;
+    ctx.jobs.markAllFinished(absent.map((run) => run.id), 'failed', detail, new Date().toISOString());
+    for (const run of absent) ctx.bus.publishRun(runEventJson('finished', 'failed', run.subjectJson, { recordId: null, detail }));
   }
   // Jobs whose harness is at its cap (or whose game jam is in play) wait from the start.
   announceWaiting(ctx, held, 'pending');
-  return runs.map((run) => run.id);
+  return { ids: runs.map((run) => run.id), failed: new Set(absent.map((run) => run.id)), error };
+}
+
+/** How long a failed add waits for its connection to come back before reading back what Redis queued (ms). */
+const READ_BACK_WAIT_MS = COMMAND_TIMEOUT_MS;
+
+/**
+ * Queues the runs in Redis. A failed add may still have been applied, whole or in part (a
+ * chunk went through before the connection was cut; Redis ran the script and its reply was
+ * lost), so its outcome is read back from Redis, never guessed: jobs Redis holds stay, and
+ * those it lacks are added once more (the add is idempotent by job id). Answers the jobs
+ * held as they were queued and those Redis still lacks, with the add's error. When Redis
+ * cannot be read back, throws that error and every row stays queued: the stranded-job pass
+ * queues the jobs Redis lacks once they are past its grace.
+ */
+async function addReadingBack(ctx: JobsContext, runs: QueuedRun[]): Promise<{ held: MovedJob[]; absent: QueuedRun[]; error?: unknown }> {
+  // While Redis is known to be away the add fails at once without sending anything: nothing to read back.
+  const sent = ctx.queue.connected;
+  let error: unknown;
+  try {
+    return { held: await ctx.queue.add(runs), absent: [] };
+  } catch (failure) {
+    if (!sent) return { held: [], absent: runs, error: failure };
+    error = failure;
+  }
+  const held: MovedJob[] = [];
+  let missing = runs;
+  for (let retried = false; ; retried = true) {
+    const states = (await ctx.queue.untilReady(READ_BACK_WAIT_MS)) ? await ctx.queue.states(missing.map((run) => run.id)).catch(() => null) : null;
+    if (!states) {
+      ctx.log.warn({ err: error, jobs: missing.length }, 'a Redis add failed and Redis could not be read back; its rows stay queued');
+      throw error;
+    }
+    missing.forEach((run, i) => {
+      if (states[i]?.state === 'pending') held.push({ id: run.id, subjectJson: run.subjectJson });
+    });
+    missing = missing.filter((_, i) => !states[i]);
+    ctx.log.warn({ err: error, jobs: runs.length, absent: missing.length }, 'a Redis add failed; read back which of its jobs Redis holds');
+    if (missing.length === 0 || retried) return { held, absent: missing, error };
+    try {
+      held.push(...(await ctx.queue.add(missing)));
+      return { held, absent: [] };
+    } catch {
+      // Read back again: the retry too may have been applied in part.
+    }
+  }
 }
 
 /**

@@ -8,8 +8,8 @@ import { reconcileJobs, type ReconcileOptions, type ReconcileReport } from './re
 /** A pass that failed (Redis went away again, the store was locked) is tried again after this long. */
 const RETRY_MS = 5 * SECOND;
 /**
- * How long a process waits for another's reconcile to end. Two at once could each queue the
- * same lost job again, and a claim of the first copy would be undone by the second.
+ * How long a process waits for another's reconcile to end. Adds are idempotent by job id, so
+ * two at once would queue a lost job once; the lock spares the second the same pages.
  */
 const LOCK_WAIT_MS = 5 * MINUTE;
 const LOCK_OWNER = 'reconcile-jobs';

@@ -35,6 +35,8 @@ export interface ReconcileReport {
   lost: number;
   /** The `seq` of the first job Redis did not hold that was left alone as too young (within the grace), or null. */
   firstTooYoung: number | null;
+  /** The `seq` of the last in-flight job checked (`afterSeq`, or 0, when there was none). */
+  lastSeq: number;
 }
 
 /**
@@ -52,7 +54,7 @@ export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConf
   for (const slug of (await ctx.queue.caps()).keys()) if (!known.has(slug)) announceWaiting(ctx, await ctx.queue.setCap(slug, null, null), 'queued');
   for (const row of stored) announceWaiting(ctx, await ctx.queue.setCap(row.slug, row.maxParallelism, row.revision), 'queued');
 
-  const report: ReconcileReport = { updated: 0, requeued: 0, lost: 0, firstTooYoung: null };
+  const report: ReconcileReport = { updated: 0, requeued: 0, lost: 0, firstTooYoung: null, lastSeq: options.afterSeq ?? 0 };
   let checked = 0;
   const orphans = new Set(await ctx.queue.takeOrphans());
   const now = new Date().toISOString();
@@ -86,16 +88,48 @@ export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConf
       if (redis.state === row.state || redis.state === 'dispatched') return;
       copyState(ctx, row, redis.state, redis.detail || null, redis.recordId || null, now);
     });
-    const held = await ctx.queue.requeue(requeue);
+    const held = await ctx.queue.add(requeue);
     ctx.jobs.markWaiting(requeue.map((run) => run.id), 'queued');
     announceWaiting(ctx, held, 'pending');
     ctx.jobs.markAllFinished(lost, 'failed', LOST_FROM_REDIS, now);
     report.requeued += requeue.length;
     report.lost += lost.length;
+    report.lastSeq = chunk.at(-1)!.seq;
     checked += chunk.length;
     options.onProgress?.(checked);
   }
   return report;
+}
+
+/**
+ * Queues the waiting jobs SQLite holds and Redis lacks once they are older than `graceMs`:
+ * a process that died between a launch's SQLite commit and its Redis add left them, and no
+ * claim finds them. Looks at the in-flight jobs queued after `afterSeq` only, and answers
+ * where the next pass starts: just before the first job Redis lacks that is still too young,
+ * else after the last one looked at. Any process may run it, several at once: the add is
+ * idempotent by job id, so a job two passes queue is queued once.
+ */
+export async function queueStrandedJobs(ctx: JobsContext, options: { afterSeq: number; graceMs: number }): Promise<{ requeued: number; nextAfterSeq: number }> {
+  const settledBefore = Date.now() - options.graceMs;
+  let nextAfterSeq = options.afterSeq;
+  let young = false;
+  let requeued = 0;
+  for (const chunk of keysetPages<JobRow>((last) => ctx.jobs.inFlight({ after: last?.seq ?? options.afterSeq, limit: CHUNK }), CHUNK)) {
+    const states = await ctx.queue.states(chunk.map((row) => row.id));
+    const stranded: QueuedRun[] = [];
+    chunk.forEach((row, j) => {
+      // Only a row still `queued` was never added: one Redis held (pending, claimed) and lost
+      // is the restart healer's.
+      const missing = !states[j] && row.state === 'queued';
+      if (missing && Date.parse(row.enqueuedAt) >= settledBefore) young = true;
+      else if (missing) stranded.push(queuedRun(ctx, row));
+      if (!young) nextAfterSeq = row.seq;
+    });
+    // Only the add that queued a job answers it held, so two passes never both announce it.
+    announceWaiting(ctx, await ctx.queue.add(stranded), 'pending');
+    requeued += stranded.length;
+  }
+  return { requeued, nextAfterSeq };
 }
 
 function copyState(ctx: JobsContext, row: JobRow, state: JobState, detail: string | null, recordId: string | null, now: string): void {

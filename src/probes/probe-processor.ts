@@ -7,6 +7,7 @@ import { BACKGROUND_QUEUES, runQueueKeys } from '../queue/queue-keys.js';
 import { redisOptionsFromUrl } from '../redis/managed-redis.js';
 import { reportOutages } from '../redis/redis-connections.js';
 import { createClassifyPool } from './classify-pool.js';
+import { RUNNER_STOPPED, THIS_RUNNER } from './probe-runner.js';
 import { probeStore, type Probe } from './probe-store.js';
 import { runProbe } from './run-probe.js';
 
@@ -58,9 +59,11 @@ export const probeProcessor: BackgroundProcessor = {
         const { probeId } = job.data as ProbeJob;
         // A second start means the process that ran it died: its calls are lost, so is the probe.
         if ((job.attemptsStarted ?? 1) > 1) {
-          const ended = store.finish(probeId, { status: 'failed', error: 'The worker running this probe stopped before it finished.', verdict: null, passRate: null });
+          const ended = store.finish(probeId, { status: 'failed', error: RUNNER_STOPPED, verdict: null, passRate: null });
           if (!ended) return store.get(probeId)?.status ?? null;
         } else {
+          // Named on the probe, so a boot can tell a probe whose process died from one another process runs.
+          store.takeRunner(probeId, THIS_RUNNER);
           try {
             await runProbe(probeId, {
               store,

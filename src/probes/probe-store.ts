@@ -166,9 +166,8 @@ export function probeStore(db: Database) {
     `UPDATE model_probes SET status = @status, error = @error, verdict = @verdict, pass_rate = @passRate, finished_at = @finishedAt
      WHERE id = @id AND status = 'running'`,
   );
-  const failAllRunning = db.prepare(
-    `UPDATE model_probes SET status = 'failed', error = @error, finished_at = @finishedAt WHERE status = 'running' RETURNING id`,
-  );
+  const setRunner = db.prepare<[string, string]>(`UPDATE model_probes SET runner = ? WHERE id = ? AND status = 'running'`);
+  const selectRunners = db.prepare<[], { id: string; runner: string }>(`SELECT id, runner FROM model_probes WHERE status = 'running' AND runner IS NOT NULL`);
 
   return {
     /** Inserts a running probe; false when the model already has one running. */
@@ -207,10 +206,20 @@ export function probeStore(db: Database) {
       return finish.run({ id, ...end, finishedAt: new Date().toISOString() }).changes > 0;
     },
 
-    /** Fails every running probe (at boot: the process that ran them is gone); returns their ids. */
-    failRunning(error: string): string[] {
-      return failAllRunning.all({ error, finishedAt: new Date().toISOString() }).map((row) => (row as { id: string }).id);
-    },
+    /** Records the process that runs a probe (see probe-runner.ts); false when the probe is no longer running. */
+    takeRunner: (id: string, runner: string): boolean => setRunner.run(runner, id).changes > 0,
+
+    /**
+     * Fails the running probes whose runner `gone` says stopped; answers their ids. A probe
+     * still queued (no runner yet), or run by a live process, is left alone.
+     */
+    failOrphaned: db.transaction((error: string, gone: (runner: string) => boolean): string[] => {
+      const finishedAt = new Date().toISOString();
+      return selectRunners.all()
+        .filter((row) => gone(row.runner))
+        .filter((row) => finish.run({ id: row.id, status: 'failed', error, verdict: null, passRate: null, finishedAt }).changes > 0)
+        .map((row) => row.id);
+    }),
   };
 }
 

@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import type { ChainableCommander, Redis } from 'ioredis';
 import { toError } from '../errors.js';
 import { DAY } from '../time.js';
-import { closeWithin, quitConnection, reportOutages, type RedisLog } from '../redis/redis-connections.js';
+import { closeWithin, quitConnection, reportOutages, settlesWithin, type RedisLog } from '../redis/redis-connections.js';
 import { loadLuaScript } from './load-lua-script.js';
 import { RUN_QUEUE, runQueueKeys, type RunQueueKeys } from './queue-keys.js';
 import type { CancelResult, CancelScope, ClaimResult, JobState, MovedJob, QueuedRun, ReportOutcome, RunState, SweepResult } from './run-queue-types.js';
@@ -144,9 +144,11 @@ export class RunQueue {
   }
 
   /**
-   * Queues new jobs: each BullMQ job, its run state and its place in one script per chunk.
+   * Queues jobs: each BullMQ job, its run state and its place in one script per chunk.
    * Answers the jobs held (`pending`) as they were queued: their harness was at its cap, or
-   * their game jam in play.
+   * their game jam in play. Idempotent by job id (see add-jobs.lua): a job Redis already
+   * holds is left as it is, so an add whose outcome is unknown may be sent again, and a job
+   * Redis lost (reconcile) is queued again through the same call.
    */
   async add(runs: QueuedRun[]): Promise<MovedJob[]> {
     const held: MovedJob[] = [];
@@ -159,12 +161,6 @@ export class RunQueue {
     return held;
   }
 
-  /** Re-queues jobs Redis lost (reconcile): drops any stale BullMQ hash first, since `add` skips an id it already holds. */
-  async requeue(runs: QueuedRun[]): Promise<MovedJob[]> {
-    if (runs.length === 0) return [];
-    await this.redis.del(...runs.map((run) => this.keys.bullJobPrefix + run.id));
-    return this.add(runs);
-  }
 
   /**
    * Forgets the revisions of applied caps when Redis holds one newer than any SQLite has
@@ -280,6 +276,25 @@ export class RunQueue {
       if (!state) return null;
       return { state: state as JobState, recordId: recordId ?? '', detail: detail ?? '', tokenHash: token || null, dispatchedAtMs: dispatchedAt ? Number(dispatchedAt) : null };
     });
+  }
+
+  /** True while the connection is up: a command sent now reaches Redis (without it, one fails at once, unsent). */
+  get connected(): boolean {
+    return this.redis.status === 'ready';
+  }
+
+  /**
+   * Waits at most `waitMs` for the connection to be ready (at once when it is), as after a
+   * command it carried was cut: true once it is.
+   */
+  async untilReady(waitMs: number): Promise<boolean> {
+    if (this.connected) return true;
+    let ready: (() => void) | undefined;
+    try {
+      return await settlesWithin(() => new Promise<void>((resolve) => this.redis.once('ready', (ready = resolve))), waitMs);
+    } finally {
+      if (ready) this.redis.off('ready', ready);
+    }
   }
 
   /** The claimed token's hash as Redis holds it; null when the job is not claimed (or Redis forgot it). */

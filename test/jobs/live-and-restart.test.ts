@@ -71,14 +71,14 @@ describe('GET /jobs/{id}/live', () => {
 });
 
 describe('restarts', () => {
-  it('reaps in-flight jobs at boot, keeps queued ones, and the live backlog survives', async () => {
+  it('on a single box (REAP_ORPHANED_JOBS) reaps in-flight jobs at boot, keeps queued ones, and the live backlog survives', async () => {
     const { backend, http, operator } = await start();
     const [first, second] = (await http.post('/jobs/batch', operator, { runs: [launch, launch] })).body.jobs.map((j: { jobId: string }) => j.jobId);
     const { jobToken } = (await http.post('/jobs/next', SERVICE)).body;
     await http.post(`/jobs/${first}/status`, jobToken, { state: 'running' });
     await http.post(`/jobs/${first}/events`, jobToken, [{ step: 'before restart' }]);
 
-    const again = await restart(backend);
+    const again = await restart(backend, { reapOrphanedJobs: true });
     expect((await again.http.get(`/jobs/${first}`)).body).toEqual({ id: first, state: 'failed', recordId: null, detail: REAPED });
     expect((await again.http.post('/jobs/next', SERVICE)).body.jobId).toBe(second);
     const live = await openLive(`${again.base}/jobs/${first}/live`);
@@ -93,14 +93,30 @@ describe('restarts', () => {
     for (let i = 0; i < 1000; i++) claimed.push((await backend.app.runJobs.queue.claim(`hash-${i}`)).claimed!.id);
     expect(await backend.app.runJobs.queue.activeIds()).toEqual(claimed);
     const progress: string[] = [];
-    const again = await restart(backend, {}, (what) => progress.push(what));
+    const again = await restart(backend, { reapOrphanedJobs: true }, (what) => progress.push(what));
     expect(progress).toContain('failed 1000 of 1000 jobs a previous process left in flight');
     expect(await again.app.runJobs.queue.activeIds()).toEqual([]);
     const failed = backend.db.prepare(`SELECT COUNT(*) FROM jobs WHERE state = 'failed' AND detail = ?`).pluck().get(REAPED);
     expect(failed).toBe(1000);
   });
 
-  it('leaves in-flight jobs alone when reaping is off (several API processes)', async () => {
+  it('by default keeps a running driver\'s job across a restart and stores its final record', async () => {
+    const { backend, http, operator } = await start();
+    const { jobId } = (await http.post('/jobs', operator, launch)).body;
+    const { jobToken } = (await http.post('/jobs/next', SERVICE)).body;
+    expect((await http.post(`/jobs/${jobId}/status`, jobToken, { state: 'running' })).status).toBe(204);
+    // The driver runs outside the API: it outlives the restart and goes on reporting.
+    const again = await restart(backend);
+    expect((await again.http.get(`/jobs/${jobId}`)).body.state).toBe('running');
+    expect((await again.http.post(`/jobs/${jobId}/events`, jobToken, [{ step: 'after restart' }])).status).toBe(204);
+    const record = runRecord();
+    expect((await again.http.post(`/jobs/${jobId}/status`, jobToken, { state: 'succeeded', record })).status).toBe(204);
+    expect((await again.http.get(`/jobs/${jobId}`)).body).toEqual({ id: jobId, state: 'succeeded', recordId: record.id, detail: null });
+    const stored = backend.db.prepare('SELECT job_id AS jobId, events FROM runs WHERE id = ?').get(record.id);
+    expect(stored).toEqual({ jobId, events: JSON.stringify([{ step: 'after restart' }]) });
+  });
+
+  it('keeps in-flight jobs with several API processes (reaping off) and takes their reports', async () => {
     const { backend, http, operator } = await start();
     const { jobId } = (await http.post('/jobs', operator, launch)).body;
     const { jobToken } = (await http.post('/jobs/next', SERVICE)).body;
@@ -144,7 +160,8 @@ describe('restarts', () => {
     await redis.hset(queue.keys.run(behind), 'state', 'canceled', 'detail', 'canceled elsewhere');
     await redis.lrem(queue.keys.wait, 0, behind);
 
-    const again = await restart(backend);
+    // Alone on its Redis (single box), the boot queues the lost job again whatever its age.
+    const again = await restart(backend, { reapOrphanedJobs: true });
     expect((await again.http.get(`/jobs/${behind}`)).body).toMatchObject({ state: 'canceled', detail: 'canceled elsewhere' });
     expect((await again.http.get(`/jobs/${lost}`)).body.state).toBe('queued');
     expect((await again.http.post('/jobs/next', SERVICE)).body.jobId).toBe(lost);

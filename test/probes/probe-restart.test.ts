@@ -1,14 +1,18 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
 import type { Job } from 'bullmq';
 import { openDatabase } from '../../src/db/open-database.js';
 import { probeProcessor } from '../../src/probes/probe-processor.js';
+import { runnerGone, THIS_RUNNER } from '../../src/probes/probe-runner.js';
 import { bullConnection } from '../../src/redis/managed-redis.js';
 import { scriptProbe } from '../fakes/fake-probe-replies.js';
 import { FAKE_SLUGS, startFakeRouter, type FakeRouter } from '../fakes/fake-router.js';
 import { bearer, startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 
+const WORKER_SCRIPT = join(import.meta.dirname, '..', '..', 'dist', 'src', 'worker.js');
 let router: FakeRouter;
 let backend: TestBackend;
 
@@ -33,33 +37,75 @@ async function until<T>(read: () => T | Promise<T>, done: (value: T) => boolean,
 }
 
 describe('a restart mid-probe', () => {
-  it('fails the running probe before the new process serves, and the old runner stores nothing more', async () => {
+  it('leaves alone at boot a probe another live process runs, and one still queued, even on a single box', async () => {
     router.scriptChat(scriptProbe(() => 'clean', { delayMs: 100 }));
     const { token } = await backend.auth.register('restarter');
     const ack = await backend.app.inject({ method: 'POST', url: `/models/${encodeURIComponent(FAKE_SLUGS.allRates)}/probes`, headers: bearer(token), payload: { samples: 1 } });
     expect(ack.statusCode).toBe(202);
     const id = ack.json().probe.id as string;
     await until(() => backend.app.probes.store.get(id)!.itemCount, (count) => count >= 2, 'two items landed');
+    // Stored, its job not yet taken by any worker.
+    expect(backend.app.probes.store.create({ id: 'queued-probe', modelSlug: 'acme/queued', openrouterSlug: 'acme/queued', provider: null, language: 'rust', samples: 1, maxTokens: 1000, callCount: 4, createdAt: new Date().toISOString() }, [])).toBe(true);
 
-    // The next process on the same store and Redis, as after a crash: it boots while the probe is running.
+    // Another process on the same store and Redis boots while this one runs the probe.
     const db = openDatabase(join(backend.dataDir, 'backend.sqlite'));
-    const next = await buildApp({ config: { ...backend.config, runWorkers: false }, db });
+    const next = await buildApp({ config: { ...backend.config, runWorkers: false, reapOrphanedJobs: true }, db });
     try {
-      const detail = (await next.inject(`/model-probes/${id}`)).json();
-      expect(detail.probe).toMatchObject({ status: 'failed', error: 'The backend restarted while this probe ran.', verdict: null });
-      expect(detail.probe.finishedAt).not.toBeNull();
-      const frozen = detail.probe.itemCount as number;
-      expect(frozen).toBeLessThan(44);
-
-      // The old process's runner notices at its next landed call and stops.
-      const job = await until(() => backend.app.probes.queue.getJob(id), (j) => j !== undefined && j.finishedOn !== undefined, 'the old job finished');
-      expect(job?.returnvalue).toBe('failed');
-      expect(backend.app.probes.store.get(id)).toMatchObject({ status: 'failed', itemCount: frozen });
-      expect(router.requests.length).toBeLessThan(44);
+      expect((await next.inject(`/model-probes/${id}`)).json().probe).toMatchObject({ status: 'running', error: null });
+      expect((await next.inject('/model-probes/queued-probe')).json().probe).toMatchObject({ status: 'running', error: null });
+      // The live runner goes on to the probe's end.
+      const done = await until(() => backend.app.probes.store.get(id)!, (probe) => probe.status !== 'running', 'the probe finished', 20_000);
+      expect(done).toMatchObject({ status: 'complete', itemCount: 44, verdict: 'ready' });
     } finally {
       await next.close();
       db.close();
     }
+  }, 30_000);
+
+  it('fails at boot the probe whose worker process was killed mid-run, before any route serves', async () => {
+    const own = await startTestBackend({ ROUTER_BASE_URL: router.url, ROUTER_API_KEY: 'sk-test', PROBE_CONCURRENCY: '2', RUN_WORKERS: 'false' });
+    const worker = spawn(process.execPath, [WORKER_SCRIPT], {
+      env: {
+        ...process.env, DATA_DIR: own.dataDir, REDIS_URL: own.config.redisUrl, REDIS_PREFIX: own.config.redisPrefix, LOG_LEVEL: 'silent',
+        ROUTER_BASE_URL: router.url, ROUTER_API_KEY: 'sk-test', PROBE_CONCURRENCY: '2',
+      },
+      stdio: 'ignore',
+      detached: true,
+    });
+    try {
+      own.app.models.create({ slug: FAKE_SLUGS.allRates });
+      router.scriptChat(scriptProbe(() => 'clean', { delayMs: 100 }));
+      const probe = await own.app.probes.trigger(FAKE_SLUGS.allRates, { samples: 8 });
+      await until(() => own.app.probes.store.get(probe.id)!.itemCount, (count) => count >= 2, 'the worker process ran the probe', 20_000);
+      process.kill(-worker.pid!, 'SIGKILL');
+      await once(worker, 'exit');
+
+      // The API restarts on the same store (reaping off, the default): the killed process's probe is failed.
+      await own.app.close();
+      const next = await buildApp({ config: own.config, db: own.db });
+      try {
+        const detail = (await next.inject(`/model-probes/${probe.id}`)).json();
+        expect(detail.probe).toMatchObject({ status: 'failed', error: 'The worker running this probe stopped before it finished.', verdict: null });
+        expect(detail.probe.finishedAt).not.toBeNull();
+      } finally {
+        await next.close();
+      }
+    } finally {
+      if (worker.exitCode === null && worker.signalCode === null) process.kill(-worker.pid!, 'SIGKILL');
+      await own.close();
+    }
+  }, 40_000);
+
+  it('judges a runner gone only when its process, on this machine and pid namespace, is', async () => {
+    expect(runnerGone(THIS_RUNNER)).toBe(false);
+    const [scope, pid, started] = THIS_RUNNER.split('/');
+    // The same pid started at another time is another process: the runner's is gone.
+    expect(runnerGone(`${scope}/${pid}/${Number(started) + 1}`)).toBe(true);
+    const exited = spawn(process.execPath, ['-e', '']);
+    await once(exited, 'exit');
+    expect(runnerGone(`${scope}/${exited.pid}/1`)).toBe(true);
+    // Pids of another machine or container mean other processes: never judged from here.
+    expect(runnerGone(`elsewhere|pid:[1]/${exited.pid}/1`)).toBe(false);
   });
 
   it('a shutdown does not wait for a running probe: it stops calling and fails the probe', async () => {

@@ -34,6 +34,31 @@ describe('run queue scripts', () => {
     expect(job?.data).toEqual({ testCase: 'carom', harness: 'claude' });
   });
 
+  it('queues a job once by id: an add sent again, or a lost job queued by two processes, leaves one entry', async () => {
+    const jobs = [run(), run()];
+    await queue.add(jobs);
+    await Promise.all([queue.add(jobs), queue.add([jobs[1]!])]);
+    expect(await queue.waitingCount()).toBe(2);
+    expect((await queue.claim('h')).claimed!.id).toBe(jobs[0]!.id);
+    // A claimed job is not queued again by a late add of it either.
+    await queue.add(jobs);
+    expect((await queue.claim('h')).claimed!.id).toBe(jobs[1]!.id);
+    expect((await queue.claim('h')).claimed).toBeNull();
+  });
+
+  it('replaces a stale BullMQ hash left without a run state when the job is queued again', async () => {
+    const job = run();
+    await queue.add([job]);
+    await queue.claim('h');
+    await queue.report(job.id, 'failed', { detail: 'x' });
+    // Its run state expired; BullMQ kept the finished job among the failed.
+    await redis.del(queue.keys.run(job.id));
+    await queue.add([{ ...job, request: { again: true } }]);
+    expect((await queue.states([job.id]))[0]).toMatchObject({ state: 'queued' });
+    expect(await queue.bull.getJobState(job.id)).toBe('waiting');
+    expect((await queue.bull.getJob(job.id))?.data).toEqual({ again: true });
+  });
+
   it('sends the claims asked for in one turn in one script call, each with its own token', async () => {
     const calls = vi.spyOn(redis as unknown as { claimNextJob: (...args: unknown[]) => Promise<unknown> }, 'claimNextJob');
     const batched = new RunQueue({ redis, prefix: `tq${randomUUID().slice(0, 8)}` });

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Queue } from 'bullmq';
 import { createProbeQueue, enqueueProbe, type ProbeJob } from '../../probes/probe-processor.js';
+import { RUNNER_STOPPED, runnerGone } from '../../probes/probe-runner.js';
 import { probeStore, type ProbeStore } from '../../probes/probe-store.js';
 import { triggerProbe, type ProbeTrigger } from '../../probes/trigger-probe.js';
 import { bullConnection } from '../../redis/managed-redis.js';
@@ -17,16 +18,15 @@ declare module 'fastify' {
 }
 
 /**
- * Model probes: the store and the `probes` queue. On a single box (REAP_ORPHANED_JOBS) a
- * probe still running at boot lost the process that ran it, so it is failed here, before
- * any route serves; a worker that later meets its job finds it ended and does nothing.
+ * Model probes: the store and the `probes` queue. A probe whose runner process is gone (a
+ * previous process of this API, or a worker killed meanwhile) is failed here, before any
+ * route serves; one another live process runs, or one still queued, is left alone. A worker
+ * that later meets the failed probe's job finds it ended and does nothing.
  */
 async function probes(app: FastifyInstance) {
   const store = probeStore(app.db);
-  if (app.config.reapOrphanedJobs) {
-    const failed = store.failRunning('The backend restarted while this probe ran.');
-    if (failed.length > 0) app.log.info({ probes: failed }, 'failed probes a previous process left running');
-  }
+  const failed = store.failOrphaned(RUNNER_STOPPED, runnerGone);
+  if (failed.length > 0) app.log.info({ probes: failed }, 'failed probes whose process stopped before they finished');
   const queue = createProbeQueue(bullConnection(app.config.redisUrl), app.config.redisPrefix);
   app.addHook('onClose', () => queue.close());
   app.decorate('probes', {

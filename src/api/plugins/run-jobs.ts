@@ -18,6 +18,7 @@ import { requeueLivePublishJobs } from '../../runs/publish-run.js';
 import { RunQueue } from '../../queue/run-queue.js';
 import { ScheduleLocks } from '../../queue/schedule-lock.js';
 import { scheduleStaleJobSweep } from '../../jobs/stale-jobs-processor.js';
+import { scheduleStrandedJobPass } from '../../jobs/stranded-job-pass.js';
 import { bullConnection } from '../../redis/managed-redis.js';
 import { failFastConnection, queueProducerConnection, quitConnection } from '../../redis/redis-connections.js';
 import { watchRedisRestarts } from '../../redis/redis-restarts.js';
@@ -46,7 +47,9 @@ export interface RunJobsOptions {
   liveDrainTimeoutMs?: number;
   /**
    * When a reconcile runs while serving (Redis restarted, or SQLite missed claims), jobs
-   * enqueued within this long are reconciled in a second pass, once past it (default 1 minute, ms).
+   * enqueued within this long are reconciled in a second pass, once past it; also the period
+   * of the pass that queues jobs a launch left in SQLite without their Redis add, and the age
+   * they must reach first (default 1 minute, ms).
    */
   restartGraceMs?: number;
   /** Claims held unwritten at most while SQLite takes no writes (default: the recorder's). */
@@ -128,8 +131,14 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
     await requeueLivePublishJobs(app.runs.publishJobs, app.runs.publishQueue);
   };
   await restore();
-  const healer = redisRestartHealer(ctx, harnessConfig, { locks, graceMs: options.restartGraceMs ?? MINUTE, restore, log });
+  const graceMs = options.restartGraceMs ?? MINUTE;
+  const healer = redisRestartHealer(ctx, harnessConfig, { locks, graceMs, restore, log });
   app.addHook('onClose', async () => healer.close());
+  // Jobs too young to settle at boot (another process may be adding them now) are queued by
+  // the periodic pass once past the grace, as are those any process strands later.
+  const afterSeq = reconciled.firstTooYoung === null ? reconciled.lastSeq : reconciled.firstTooYoung - 1;
+  const stranded = scheduleStrandedJobPass(ctx, { afterSeq, graceMs, log });
+  app.addHook('onClose', () => stranded.close());
   await watchRedisRestarts(redis, () => healer.reconcile('Redis restarted; reconciling its jobs with SQLite'), (error) => log.warn({ err: error }, 'could not tell whether Redis restarted'));
 
   app.decorate('runJobs', ctx);

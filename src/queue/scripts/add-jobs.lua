@@ -3,7 +3,10 @@
   own add writes, so BullMQ's API and the queue dashboard read it as one of its jobs), its
   run state, and its place: the wait list when it may be claimed,
   else held (`pending`) at once in the group it waits in, so claims never walk past it.
-  A job whose BullMQ hash already exists is left alone, as BullMQ's add does.
+  Idempotent by job id: a job Redis holds a run state for (queued, held, in flight, or
+  finished and not yet expired) is left alone, so an add retried after a lost reply, or the
+  same lost job queued again by two processes at once, queues it once. A BullMQ hash left
+  without a run state (a finished job's, kept past its state) is stale, and replaced.
 
   KEYS[1..7], ARGV[1..8]: the shared run-queue context (run-queue-context.lua).
   ARGV[9..]  eight per job: id, seq, harness, jam, run subject, origin ('' for none),
@@ -16,10 +19,14 @@
 local held = {}
 for i = 9, #ARGV, 8 do
   local id, seq, harness, jam, subject, origin, maxRuntime, data = unpack(ARGV, i, i + 7)
-  local jobKey = ctx.bullJobPrefix .. id
-  if rcall('EXISTS', jobKey) == 0 then
+  local runKey = ctx.runPrefix .. id
+  if rcall('HEXISTS', runKey, 'state') == 0 then
+    local jobKey = ctx.bullJobPrefix .. id
+    if rcall('DEL', jobKey) == 1 then
+      rcall('ZREM', ctx.completed, id)
+      rcall('ZREM', ctx.failed, id)
+    end
     rcall('HSET', jobKey, 'name', 'run', 'data', data, 'opts', '{"attempts":0}', 'timestamp', ctx.now, 'delay', 0, 'priority', 0)
-    local runKey = ctx.runPrefix .. id
     rcall('HSET', runKey, 'state', 'queued', 'harness', harness, 'jam', jam, 'seq', seq, 'subject', subject, 'origin', origin)
     if maxRuntime ~= '' then rcall('HSET', runKey, 'maxRuntime', maxRuntime) end
     local group = holdGroupOf(harness, jam, true)

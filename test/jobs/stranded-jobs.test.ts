@@ -1,0 +1,77 @@
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/api/app.js';
+import { openDatabase } from '../../src/db/open-database.js';
+import { prepareLaunch } from '../../src/jobs/enqueue-runs.js';
+import type { JobsContext } from '../../src/jobs/jobs-context.js';
+import { seedCatalog } from '../helpers/jobs-fixtures.js';
+import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
+import { until } from '../helpers/until.js';
+
+const MODEL = 'openai/gpt-5';
+const launch = { testCase: 'carom', version: 'v1.1.0', variant: 'base', harness: 'codex', model: MODEL };
+const GRACE_MS = 300;
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function start(restartGraceMs = GRACE_MS) {
+  const backend = await startTestBackend({}, { jobs: { restartGraceMs }, pricedModels: [MODEL] });
+  seedCatalog(backend.db, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
+  cleanups.push(() => backend.close());
+  const { account } = await backend.auth.register('stranded');
+  return { backend, accountId: account.id };
+}
+
+/** Another API process on the same SQLite file and Redis prefix (reaping off, as with several processes). */
+async function sibling(backend: TestBackend): Promise<FastifyInstance> {
+  const db = openDatabase(join(backend.dataDir, 'backend.sqlite'));
+  const app = await buildApp({ config: backend.config, db, jobs: { restartGraceMs: GRACE_MS } });
+  cleanups.push(async () => {
+    await app.close();
+    db.close();
+  });
+  return app;
+}
+
+/** What a process that died between a launch's SQLite commit and its Redis add leaves: queued rows Redis never saw. */
+async function strand(ctx: JobsContext, accountId: string, count: number): Promise<string[]> {
+  const launches = [];
+  for (let i = 0; i < count; i++) launches.push(await prepareLaunch(ctx, accountId, launch, {}, new Map()));
+  ctx.jobs.insert(launches.map((item) => item.row));
+  return launches.map((item) => item.row.id);
+}
+
+async function claimAll(ctx: JobsContext): Promise<string[]> {
+  const claimed: string[] = [];
+  for (let claim = await ctx.queue.claim('hash'); claim.claimed; claim = await ctx.queue.claim('hash')) claimed.push(claim.claimed.id);
+  return claimed;
+}
+
+describe('jobs a launch left in SQLite without their Redis add', () => {
+  it('are queued after a restart once past the grace, though they were too young at boot', async () => {
+    // A process whose own pass would not come round before it dies.
+    const { backend, accountId } = await start(60_000);
+    const ids = await strand(backend.app.runJobs, accountId, 3);
+    await backend.app.close();
+    // The next process boots at once: the rows are too young to tell from a launch under way
+    // in another process, so boot leaves them; its periodic pass queues them past the grace.
+    const again = await sibling(backend);
+    await until(async () => (await again.runJobs.queue.waitingCount()) === 3, 10_000, 'the stranded jobs queued');
+    expect((await claimAll(again.runJobs)).sort()).toEqual([...ids].sort());
+  });
+
+  it('are queued once by any process, with several passing over them at once', async () => {
+    const { backend, accountId } = await start();
+    const other = await sibling(backend);
+    // Stranded after both processes booted, by a third that died.
+    const ids = await strand(backend.app.runJobs, accountId, 5);
+    await until(async () => (await backend.app.runJobs.queue.waitingCount()) === 5, 10_000, 'the stranded jobs queued');
+    // Several more periods of both processes' passes queue nothing twice.
+    const more = await strand(backend.app.runJobs, accountId, 1);
+    await until(async () => (await other.runJobs.queue.states(more))[0] !== null, 10_000, 'a later stranded job queued');
+    expect((await claimAll(other.runJobs)).sort()).toEqual([...ids, ...more].sort());
+  });
+});
