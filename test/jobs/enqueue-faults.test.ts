@@ -107,7 +107,7 @@ describe('a Redis add whose outcome the API did not hear', () => {
 
     const second = await http.post(`/coverage-plans/${planId}/topup`, token);
     expect(second.status).toBe(200);
-    expect(second.body).toMatchObject({ occupancy: 500, enqueued: 100 });
+    expect(second.body).toMatchObject({ outstanding: 500, enqueued: 100 });
     expect(statesOf(origin)).toEqual({ queued: 600, failed: 100 });
     expect(await claimable()).toBe(600);
   });
