@@ -83,6 +83,9 @@ export const queueUnavailable = (cause?: unknown) =>
 /** A whole-table aggregate did not finish in time on the statistics thread (its code also answers reads after it closed). */
 export const statsUnavailable = (what: string, seconds: number, cause?: unknown) =>
   new HttpError('stats_unavailable', `Reading ${what} took longer than ${seconds} s and was stopped; retry later.`, { cause });
+/** The statistics thread could not start or died (the store could not be opened from it, say). */
+export const statsThreadFailed = (what: string, cause: unknown) =>
+  new HttpError('stats_unavailable', `Reading ${what} failed: the statistics thread could not read the store; retry later.`, { cause });
 export const routerKeyMissing = () =>
   new HttpError('router_key_missing', 'ROUTER_API_KEY is not configured on this deployment.');
 
