@@ -102,6 +102,7 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
       maxUnwritten: options.maxUnwrittenClaims,
       // The healer is made below, before anything is claimed.
       onDropped: (count) => healer.reconcile(`${count} claims were left to Redis while SQLite took no writes; reconciling them`),
+      onResumed: () => log.info('SQLite takes claim writes again'),
     }),
     log,
   };
