@@ -41,7 +41,7 @@ const authRoutes: FastifyPluginAsyncTypebox<AuthAppOptions> = async (app, { db, 
     return reply.code(201).send({ token: accounts.issueToken(account.id, tokenLifetimeMs), account });
   });
 
-  app.post('/auth/login', { schema: { body: LoginBody, response: { 200: Session, ...errorResponses(400, 401, 429) } } }, async (request) => {
+  app.post('/auth/login', { schema: { body: LoginBody, response: { 200: Session, ...errorResponses(400, 401, 429, 503) } } }, async (request) => {
     const { username, password } = request.body;
     const waitMs = await throttle.attempt(username, request.ip);
     if (waitMs > 0) {

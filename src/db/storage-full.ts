@@ -1,0 +1,17 @@
+/**
+ * The one test of "the disk refuses our writes", for SQLite and the file system alike:
+ * SQLite answers SQLITE_FULL for a full disk (or a store at its size limit) and an
+ * SQLITE_IOERR_* code when a write fails below it (EFBIG past a file-size limit, say); Node's
+ * own file writes fail with ENOSPC, EDQUOT or EFBIG. An error is taken as one when it, or
+ * any error in its `cause` chain, carries such a code: errors that crossed from a worker
+ * thread arrive as plain objects that keep it.
+ */
+const FS_CODES = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT', 'EFBIG']);
+
+export function isStorageFull(error: unknown): boolean {
+  for (let seen = error, depth = 0; typeof seen === 'object' && seen !== null && depth < 10; seen = (seen as { cause?: unknown }).cause, depth += 1) {
+    const { code } = seen as { code?: unknown };
+    if (typeof code === 'string' && (FS_CODES.has(code) || code.startsWith('SQLITE_IOERR'))) return true;
+  }
+  return false;
+}
