@@ -9,9 +9,14 @@
 const FS_CODES = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT', 'EFBIG']);
 
 export function isStorageFull(error: unknown): boolean {
+  return storageFullCode(error) !== null;
+}
+
+/** The code that makes `error` a refusal of the disk (SQLITE_FULL, ENOSPC, ...), or null. */
+export function storageFullCode(error: unknown): string | null {
   for (let seen = error, depth = 0; typeof seen === 'object' && seen !== null && depth < 10; seen = (seen as { cause?: unknown }).cause, depth += 1) {
     const { code } = seen as { code?: unknown };
-    if (typeof code === 'string' && (FS_CODES.has(code) || code.startsWith('SQLITE_IOERR'))) return true;
+    if (typeof code === 'string' && (FS_CODES.has(code) || code.startsWith('SQLITE_IOERR'))) return code;
   }
-  return false;
+  return null;
 }
