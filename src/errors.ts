@@ -91,11 +91,10 @@ export const statsThreadFailed = (what: string, cause: unknown) =>
 /** How long (s) a write refused by a full disk tells its caller to wait (Retry-After). */
 export const STORAGE_FULL_RETRY_SECONDS = 30;
 /** The disk refused a write (src/db/storage-full.ts): nothing was stored; the same request may be sent again later. */
-export const storageFull = (cause?: unknown) =>
-  Object.assign(
-    new HttpError('storage_full', `The store cannot take writes right now (its disk is full or failing); nothing was stored. Retry in ${STORAGE_FULL_RETRY_SECONDS} s.`, { cause }),
-    { retryAfterSeconds: STORAGE_FULL_RETRY_SECONDS },
-  );
+export const storageFull = (
+  cause?: unknown,
+  message = `The store cannot take writes right now (its disk is full or failing); nothing was stored. Retry in ${STORAGE_FULL_RETRY_SECONDS} s.`,
+) => Object.assign(new HttpError('storage_full', message, { cause }), { retryAfterSeconds: STORAGE_FULL_RETRY_SECONDS });
 export const routerKeyMissing = () =>
   new HttpError('router_key_missing', 'ROUTER_API_KEY is not configured on this deployment.');
 

@@ -92,7 +92,7 @@ async function main() {
     } catch (error) {
       const code = storageFullCode(error);
       if (code === null) throw error;
-      refused = { error, detail: `The API could not start: the disk of its store refuses writes (${code}); the boot is tried again every ${BOOT_RETRY_MS / SECOND} s.` };
+      refused = { error, detail: `The API could not start: the disk refuses the writes its boot needs (${code}); the boot is tried again every ${BOOT_RETRY_MS / SECOND} s.` };
       if (!degraded) {
         log.error({ err: error }, 'the store refuses the writes the boot needs: serving health only until it takes them');
         degraded = await buildDegradedApp(config, () => refused!);

@@ -68,12 +68,12 @@ describe.skipIf(!prlimit)('an API started on a disk that refuses its writes', ()
     expect(ready.status).toBe(503);
     expect(ready.body).toEqual({
       status: 'storage-full', storeReady: false,
-      detail: expect.stringMatching(/^The API could not start: the disk of its store refuses writes \(SQLITE_(FULL|IOERR\w*)\); the boot is tried again every 5 s\.$/),
+      detail: expect.stringMatching(/^The API could not start: the disk refuses the writes its boot needs \(SQLITE_(FULL|IOERR\w*)\); the boot is tried again every 5 s\.$/),
     });
     const launch = await fetch(`${base}/jobs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(launch.status).toBe(503);
     expect(launch.headers.get('retry-after')).toBe('30');
-    expect(((await launch.json()) as { error: { code: string } }).error.code).toBe('storage_full');
+    expect(await launch.json()).toEqual({ error: { code: 'storage_full', message: ready.body.detail } });
 
     // Room again: the next try boots the real app on the same port.
     expect(spawnSync('prlimit', ['--pid', String(api.pid), '--fsize=unlimited:unlimited']).status).toBe(0);

@@ -20,10 +20,13 @@ const post = (url: string, payload: object) =>
   backend.app.inject({ method: 'POST', url, payload, headers: { authorization: `Bearer ${operator}` } });
 
 describe('a full disk', () => {
-  it('is recognised in one place, through causes and from worker threads', () => {
+  it('is recognised in one place, SQLite\'s, Redis\'s and the file system\'s, through causes and from worker threads', () => {
     expect(isStorageFull(Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }))).toBe(true);
     expect(isStorageFull(new Error('wrapped', { cause: { code: 'SQLITE_IOERR_WRITE' } }))).toBe(true);
     expect(isStorageFull(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }))).toBe(true);
+    // ioredis's reply error for a Redis that cannot write its append-only file, wrapped by the run queue.
+    const misconf = new Error('MISCONF Errors writing to the AOF file: No space left on device');
+    expect(isStorageFull(new Error('run queue script claimNextJob: MISCONF Errors writing to the AOF file', { cause: misconf }))).toBe(true);
     expect(isStorageFull(Object.assign(new Error('locked'), { code: 'SQLITE_BUSY' }))).toBe(false);
     expect(isStorageFull('SQLITE_FULL')).toBe(false);
   });
