@@ -75,8 +75,8 @@ export interface DispatchRecorder {
  * (a driver that reports at once is not refused); a process that dies first leaves the claim
  * in Redis, from where boot's reconcile copies it (src/jobs/reconcile-jobs.ts). The writer
  * retries a refused write with backoff, and `onError` and `onResumed` hear once each when the
- * store starts refusing and takes writes again; a writer thread that dies is started again and handed every batch
- * it had not acknowledged. While `maxUnwritten` claims wait, later ones are not held at all
+ * store starts refusing and takes writes again; a writer thread that dies is started again
+ * and handed every batch it had not acknowledged. While `maxUnwritten` claims wait, later ones are not held at all
  * (a driver's token is then checked against Redis), and `onDropped` hears of them once the
  * store takes writes again.
  */
@@ -93,7 +93,7 @@ export function dispatchRecorder(
      * did not: their rows still read as waiting, until a reconcile copies them from Redis.
      */
     onDropped?: (count: number) => void;
-    /** Told when the store takes the claims' writes again after refusing them (said through `onError`). */
+    /** Told once when the store takes the claims' writes again; its refusal went to `onError`, once too. */
     onResumed?: () => void;
   } = {},
 ): DispatchRecorder {
