@@ -61,7 +61,7 @@ const alive = () => api.exitCode === null && api.signalCode === null;
 // Skipped, with a note, where prlimit is missing.
 describe.skipIf(!prlimit)('an API started on a disk that refuses its writes', () => {
   it('listens, answers health, says in readiness why it is not ready and refuses the rest 503, then boots by itself once the disk takes writes', async () => {
-    await until(async () => !alive() || (await answers('/healthz')), 30_000, 'the API to listen');
+    await until(async () => !alive() || (await answers('/healthz')), 60_000, 'the API to listen');
     expect(alive(), output.join('')).toBe(true);
     expect((await get('/healthz')).body).toMatchObject({ status: 'ok', storeReady: false });
     const ready = await get('/readyz');
@@ -78,12 +78,12 @@ describe.skipIf(!prlimit)('an API started on a disk that refuses its writes', ()
     // Room again: the next try boots the real app on the same port.
     expect(spawnSync('prlimit', ['--pid', String(api.pid), '--fsize=unlimited:unlimited']).status).toBe(0);
     // The port is closed for the moment it passes from one app to the other.
-    await until(() => get('/readyz').then((answer) => answer.body.status !== 'storage-full', () => false), 30_000, 'the boot to go through');
+    await until(() => get('/readyz').then((answer) => answer.body.status !== 'storage-full', () => false), 60_000, 'the boot to go through');
     expect((await get('/readyz')).body).toEqual({ status: 'empty', storeReady: false });
     expect((await get('/stats/providers')).status).toBe(200);
     expect(alive()).toBe(true);
     const log = output.join('');
     expect(log.match(/serving health only until it takes them/g)).toHaveLength(1);
     expect(log).toContain('the store takes writes again: the boot went through');
-  }, 60_000);
+  }, 150_000);
 });
