@@ -31,7 +31,7 @@ export function createClassifyPool(options: {
     atomics: 'disabled',
   });
   const failures = poolFailures(piscina, options.onError ?? ((error) => process.emitWarning(error)));
-  const run = (items: ClassifyTask['items']) => piscina.run({ items }, { signal: failures.signal() }).catch((error: unknown) => {
+  const run = (items: ClassifyTask['items']) => failures.run((signal) => piscina.run({ items }, { signal })).catch((error: unknown) => {
     throw toError(error, 'classifying probe replies');
   });
   return {

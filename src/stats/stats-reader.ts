@@ -75,7 +75,8 @@ export function statsReader(
     running = true;
     const timeout = AbortSignal.timeout(timeoutMs);
     const what = `statistics (${first.read})`;
-    piscina.run({ read: first.read, now: Date.now(), args: first.args } satisfies StatsTask, { signal: failures.signal(timeout) }).then(
+    const task = { read: first.read, now: Date.now(), args: first.args } satisfies StatsTask;
+    failures.run((failed) => piscina.run(task, { signal: AbortSignal.any([failed, timeout]) })).then(
       (value) => first.settle.done(value),
       (error: unknown) => first.settle.fail(
         failures.isPoolFailure(error) ? statsThreadFailed(what, error)
