@@ -6,10 +6,12 @@
 import apiKillClaimStorm from './api-kill-claim-storm.js';
 import apiRestartRunningDrivers from './api-restart-running-drivers.js';
 import authKill from './auth-kill.js';
+import diskFull from './disk-full.js';
 import { machineLine } from './lib/chaos-service.js';
 import neverReadingLive from './never-reading-live.js';
 import redisKillUnderLoad from './redis-kill-under-load.js';
 import routeFuzz from './route-fuzz.js';
+import storeDeleted from './store-deleted.js';
 
 const only = process.argv[2];
 const scenarios: Array<[string, () => Promise<void>]> = [
@@ -19,6 +21,8 @@ const scenarios: Array<[string, () => Promise<void>]> = [
   ['auth-kill', authKill],
   ['never-reading-live', neverReadingLive],
   ['route-fuzz', routeFuzz],
+  ['disk-full', diskFull],
+  ['store-deleted', storeDeleted],
 ];
 if (only && !scenarios.some(([name]) => name === only)) {
   console.error(`Unknown scenario "${only}". Use one of: ${scenarios.map(([name]) => name).join(', ')}.`);

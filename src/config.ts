@@ -58,6 +58,8 @@ export interface Config {
   allowExperimental: boolean;
   /** Fail jobs left dispatched/starting/running by a previous process at boot (single-box deployments). */
   reapOrphanedJobs: boolean;
+  /** The store id (or `none`) whose jobs a boot may drop from Redis, as a refused boot named it (src/runtime/store-identity.ts). */
+  discardRedisOfStore: string | null;
   /** A dispatched job with no driver report for this long is failed (ms; DISPATCH_LEASE_SECONDS, default 300 s; 0: never). */
   dispatchLeaseMs: number;
   /** A starting or running job is failed this long past its maxRuntimeSeconds (ms; RUNTIME_GRACE_SECONDS, default 600 s). */
@@ -131,6 +133,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     renderThreads: read.integer('RENDER_THREADS', 2, { min: 1, max: 64 }),
     allowExperimental: read.boolean('ALLOW_EXPERIMENTAL', false),
     reapOrphanedJobs: read.boolean('REAP_ORPHANED_JOBS', false),
+    discardRedisOfStore: read.pattern('DISCARD_REDIS_OF_STORE', '', /^(?:[0-9a-f]{32}|none)$/, 'a store id (32 hex digits) or none, as a refused boot names it') || null,
     dispatchLeaseMs: read.number('DISPATCH_LEASE_SECONDS', 300, { min: 0, max: 7 * 24 * 3600 }) * 1000,
     runtimeGraceMs: read.number('RUNTIME_GRACE_SECONDS', 600, { min: 0, max: 7 * 24 * 3600 }) * 1000,
     runWorkers: read.boolean('RUN_WORKERS', true),

@@ -24,7 +24,8 @@ export type ErrorCode =
   | 'router_key_missing'
   | 'upstream_unavailable'
   | 'queue_unavailable'
-  | 'stats_unavailable';
+  | 'stats_unavailable'
+  | 'storage_full';
 
 export const STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
@@ -48,11 +49,12 @@ export const STATUS: Record<ErrorCode, number> = {
   router_key_missing: 503,
   queue_unavailable: 503,
   stats_unavailable: 503,
+  storage_full: 503,
 };
 
 export class HttpError extends Error {
   readonly statusCode: number;
-  /** Set on 429s: seconds until the caller may try again (the Retry-After header). */
+  /** Set on 429s and some 503s: seconds until the caller may try again (the Retry-After header). */
   retryAfterSeconds?: number;
 
   constructor(
@@ -90,6 +92,16 @@ export const queueUnavailable = (cause?: unknown) =>
 /** A whole-table aggregate did not finish in time on the statistics thread (its code also answers reads after it closed). */
 export const statsUnavailable = (what: string, seconds: number, cause?: unknown) =>
   new HttpError('stats_unavailable', `Reading ${what} took longer than ${seconds} s and was stopped; retry later.`, { cause });
+/** The statistics thread could not start or died (the store could not be opened from it, say). */
+export const statsThreadFailed = (what: string, cause: unknown) =>
+  new HttpError('stats_unavailable', `Reading ${what} failed: the statistics thread could not read the store; retry later.`, { cause });
+/** How long (s) a write refused by a full disk tells its caller to wait (Retry-After). */
+export const STORAGE_FULL_RETRY_SECONDS = 30;
+/** The disk refused a write (src/db/storage-full.ts): nothing was stored; the same request may be sent again later. */
+export const storageFull = (
+  cause?: unknown,
+  message = `The store cannot take writes right now (its disk is full or failing); nothing was stored. Retry in ${STORAGE_FULL_RETRY_SECONDS} s.`,
+) => Object.assign(new HttpError('storage_full', message, { cause }), { retryAfterSeconds: STORAGE_FULL_RETRY_SECONDS });
 export const routerKeyMissing = () =>
   new HttpError('router_key_missing', 'ROUTER_API_KEY is not configured on this deployment.');
 

@@ -53,6 +53,15 @@ describe('loadConfig', () => {
     expect(config.authTokenLifetimeMs).toBe(90 * 60 * SECOND);
   });
 
+  it('reads DISCARD_REDIS_OF_STORE as a store id or none, refusing anything else by name', () => {
+    expect(loadConfig({}).discardRedisOfStore).toBeNull();
+    expect(loadConfig({ DISCARD_REDIS_OF_STORE: 'none' }).discardRedisOfStore).toBe('none');
+    expect(loadConfig({ DISCARD_REDIS_OF_STORE: '0123456789abcdef0123456789abcdef' }).discardRedisOfStore).toBe('0123456789abcdef0123456789abcdef');
+    for (const bad of ['yes', '*', '0123456789ABCDEF0123456789ABCDEF']) {
+      expect(() => loadConfig({ DISCARD_REDIS_OF_STORE: bad }), bad).toThrow(/DISCARD_REDIS_OF_STORE=.* is not valid: expected a store id \(32 hex digits\) or none/);
+    }
+  });
+
   it('names every bad variable in one error', () => {
     let caught: unknown;
     try {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +20,7 @@ export async function startBenchBackend(redisUrl: string, env: Env = {}, jobs?: 
   const dataDir = mkdtempSync(join(tmpdir(), 'evb-bench-'));
   const config = {
     // No network: the routing provider's address refuses at once, as the auth service's does.
-    ...loadConfig({ DATA_DIR: dataDir, REDIS_URL: redisUrl, REDIS_PREFIX: `bench${process.pid}`, LOG_LEVEL: 'silent', ROUTER_BASE_URL: 'http://127.0.0.1:9', ...env }),
+    ...loadConfig({ DATA_DIR: dataDir, REDIS_URL: redisUrl, REDIS_PREFIX: `bench${randomUUID().slice(0, 8)}`, LOG_LEVEL: 'silent', ROUTER_BASE_URL: 'http://127.0.0.1:9', ...env }),
     authUrl: env.AUTH_URL ?? 'http://127.0.0.1:9',
     redisUrl,
   };

@@ -30,8 +30,8 @@ export interface ChaosService {
   close(): Promise<void>;
 }
 
-export async function startChaosService(env: Record<string, string> = {}): Promise<ChaosService> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'evb-chaos-'));
+export async function startChaosService(env: Record<string, string> = {}, options: { dataDir?: string } = {}): Promise<ChaosService> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'evb-chaos-'));
   const authPort = await freeLoopbackPort();
   const service = new SupervisedService({
     dataDir,

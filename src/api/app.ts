@@ -141,6 +141,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...envelopeServerOptions,
   }).withTypeProvider<TypeBoxTypeProvider>();
   if (options.onRoute) instance.addHook('onRoute', options.onRoute);
-  await instance.register(app, options);
+  try {
+    await instance.register(app, options);
+  } catch (error) {
+    // What the plugins loaded so far opened (Redis connections, threads) is released: the
+    // API process tries a boot a full disk stopped again (src/api/server.ts).
+    await instance.close().catch(() => {});
+    throw error;
+  }
   return instance;
 }

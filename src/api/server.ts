@@ -2,21 +2,27 @@
  * The API process: the only place that listens. `npm start` runs it under the supervisor
  * (src/supervisor.ts), which hands it REDIS_URL and AUTH_URL; a deployment that provides
  * both may run it alone. Shuts down on SIGTERM/SIGINT, or when its supervisor disappears,
- * within SHUTDOWN_LIMIT_MS whatever Redis does (a second signal exits at once).
+ * within SHUTDOWN_LIMIT_MS whatever Redis does (a second signal exits at once). A disk that
+ * refuses the boot's writes leaves it serving health until the boot goes through.
  */
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { configOrExit } from '../runtime/config-or-exit.js';
-import { openDatabase } from '../db/open-database.js';
+import { openDatabase, type Database } from '../db/open-database.js';
+import { storageFullCode } from '../db/storage-full.js';
 import { announceProgress, announceReady, exitWithParent } from '../runtime/node-child.js';
 import { installProcessPolicy } from '../runtime/process-policy.js';
 import { SECOND } from '../time.js';
 import { buildApp } from './app.js';
+import { buildDegradedApp } from './degraded-app.js';
 
 /** The longest a shutdown may take before the process exits anyway. */
 const SHUTDOWN_LIMIT_MS = 10 * SECOND;
+/** While the store's disk refuses the boot's writes, the boot is tried again this often. */
+const BOOT_RETRY_MS = 5 * SECOND;
 
 async function main() {
   const config = configOrExit();
@@ -26,9 +32,13 @@ async function main() {
     process.exit(2);
   }
   mkdirSync(config.dataDir, { recursive: true });
-  installProcessPolicy(pino({ level: config.logLevel === 'silent' ? 'error' : config.logLevel, base: { process: 'api' } }));
-  const db = openDatabase(join(config.dataDir, 'backend.sqlite'));
+  const log = pino({ level: config.logLevel === 'silent' ? 'error' : config.logLevel, base: { process: 'api' } });
+  installProcessPolicy(log);
+  const url = `http://${config.host}:${config.port}`;
+  let db: Database | undefined;
   let app: FastifyInstance | undefined;
+  /** Serves health while a full disk stops the boot. */
+  let degraded: FastifyInstance | undefined;
 
   let closing = false;
   const shutdown = async (reason: string) => {
@@ -42,14 +52,14 @@ async function main() {
       console.error(`shutdown took longer than ${SHUTDOWN_LIMIT_MS / SECOND} s; exiting now.`);
       process.exit(1);
     }, SHUTDOWN_LIMIT_MS).unref();
-    // Still booting: nothing serves yet, and what the boot opened ends with the process.
+    // Still booting: nothing serves yet (or only health), and what the boot opened ends with the process.
     if (!app) process.exit(0);
     try {
       await app.close();
     } catch (error) {
       console.error('shutdown step failed:', error);
     }
-    db.close();
+    db?.close();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
@@ -58,11 +68,47 @@ async function main() {
   // must not leave this process behind.
   exitWithParent((reason) => void shutdown(`the supervisor stopped (${reason})`));
 
-  // A boot reconciling a large queue reports how far it got, so the supervisor waits for it.
-  app = await buildApp({ config: { ...config, redisUrl, authUrl }, db, jobs: { onBootProgress: announceProgress } });
-  await app.listen({ host: config.host, port: config.port });
-  console.log(`Serving http://${config.host}:${config.port} (data in ${config.dataDir}, catalog ${config.catalogDir})`);
-  announceReady(`http://${config.host}:${config.port}`);
+  const boot = async () => {
+    const opened = openDatabase(join(config.dataDir, 'backend.sqlite'));
+    try {
+      // A boot reconciling a large queue reports how far it got, so the supervisor waits for it.
+      app = await buildApp({ config: { ...config, redisUrl, authUrl }, db: opened, jobs: { onBootProgress: announceProgress } });
+      db = opened;
+    } catch (error) {
+      opened.close();
+      throw error;
+    }
+  };
+
+  // A disk that refuses the boot's writes (migrations, the boot's reconcile) would end the
+  // process, and its supervisor would start it again and again with nothing listening: the
+  // port serves health and says why it is not ready instead, and the boot is tried again
+  // until the disk takes writes.
+  let refused: { error: unknown; detail: string } | undefined;
+  for (;;) {
+    try {
+      await boot();
+      break;
+    } catch (error) {
+      const code = storageFullCode(error);
+      if (code === null) throw error;
+      refused = { error, detail: `The API could not start: the disk refuses the writes its boot needs (${code}); the boot is tried again every ${BOOT_RETRY_MS / SECOND} s.` };
+      if (!degraded) {
+        log.error({ err: error }, 'the store refuses the writes the boot needs: serving health only until it takes them');
+        degraded = await buildDegradedApp(config, () => refused!);
+        await degraded.listen({ host: config.host, port: config.port });
+        announceReady(url);
+      }
+      await sleep(BOOT_RETRY_MS);
+    }
+  }
+  if (degraded) {
+    await degraded.close();
+    log.info('the store takes writes again: the boot went through');
+  }
+  await app!.listen({ host: config.host, port: config.port });
+  console.log(`Serving ${url} (data in ${config.dataDir}, catalog ${config.catalogDir})`);
+  announceReady(url);
 }
 
 main().catch((error: unknown) => {

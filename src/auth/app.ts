@@ -49,7 +49,7 @@ const authRoutes: FastifyPluginAsyncTypebox<AuthAppOptions> = async (app, { db, 
     return reply.code(201).send({ token: accounts.issueToken(account.id, tokenLifetimeMs), account });
   });
 
-  app.post('/auth/login', { schema: { body: LoginBody, response: { 200: Session, ...errorResponses(400, 401, 429) } } }, async (request) => {
+  app.post('/auth/login', { schema: { body: LoginBody, response: { 200: Session, ...errorResponses(400, 401, 429, 503) } } }, async (request) => {
     const { username, password } = request.body;
     const address = loginClientAddress(request, relayToken);
     const waitMs = await throttle.attempt(username, address);

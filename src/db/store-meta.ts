@@ -1,6 +1,6 @@
 import type { Database } from './open-database.js';
 
-export type StoreMetaKey = 'record_format' | 'catalog_version';
+export type StoreMetaKey = 'record_format' | 'catalog_version' | 'store_id';
 
 export interface StoreMeta {
   get(key: StoreMetaKey): string | null;

@@ -42,7 +42,11 @@ export interface DispatchBatch {
   batch: number;
   claims: PendingDispatch[];
 }
-export type DispatchWriterReply = { batch: number; error?: string };
+/**
+ * What the writer answers: a batch written (`resumed` on the first one after a refusal), or
+ * that the store started refusing writes (once, with the first error, until one goes through).
+ */
+export type DispatchWriterReply = { batch: number; resumed?: true } | { refused: string };
 /** Tells the writer thread to close its connection and end once its current write returns. */
 export const STOP_WRITER = 'stop';
 
@@ -70,8 +74,9 @@ export interface DispatchRecorder {
  * that answers dispatchers. Until its row is written, `pendingTokenHash` answers for a claim
  * (a driver that reports at once is not refused); a process that dies first leaves the claim
  * in Redis, from where boot's reconcile copies it (src/jobs/reconcile-jobs.ts). The writer
- * retries a failed write; a writer thread that dies is started again and handed every batch
- * it had not acknowledged. While `maxUnwritten` claims wait, later ones are not held at all
+ * retries a refused write with backoff, and `onError` and `onResumed` hear once each when the
+ * store starts refusing and takes writes again; a writer thread that dies is started again
+ * and handed every batch it had not acknowledged. While `maxUnwritten` claims wait, later ones are not held at all
  * (a driver's token is then checked against Redis), and `onDropped` hears of them once the
  * store takes writes again.
  */
@@ -88,6 +93,8 @@ export function dispatchRecorder(
      * did not: their rows still read as waiting, until a reconcile copies them from Redis.
      */
     onDropped?: (count: number) => void;
+    /** Told once when the store takes the claims' writes again; its refusal went to `onError`, once too. */
+    onResumed?: () => void;
   } = {},
 ): DispatchRecorder {
   const maxUnwritten = options.maxUnwritten ?? MAX_UNWRITTEN;
@@ -112,8 +119,10 @@ export function dispatchRecorder(
   function startWriter(): Worker {
     const worker = new Worker(workerFile('dispatch-writer'), { workerData: { file } satisfies DispatchWriterInput });
     worker.unref();
-    worker.on('message', ({ batch, error }: DispatchWriterReply) => {
-      if (error !== undefined) return onError(new Error(`claims not yet written to SQLite (retrying): ${error}`));
+    worker.on('message', (message: DispatchWriterReply) => {
+      if ('refused' in message) return onError(new Error(`SQLite refuses claim writes (${message.refused}); retrying with backoff until it takes them`));
+      const { batch, resumed } = message;
+      if (resumed) options.onResumed?.();
       for (const [id, claim] of sent.get(batch) ?? []) if (unwritten.get(id) === claim) unwritten.delete(id);
       sent.delete(batch);
       if (dropped > 0) {

@@ -73,6 +73,9 @@ export function runQueueKeys(prefix: string): RunQueueKeys {
   };
 }
 
+/** The id of the store whose jobs this prefix holds (src/runtime/store-identity.ts). */
+export const storeIdKey = (prefix: string) => `${prefix}:store-id`;
+
 /** Keys of the background areas, beside the run queue's. */
 export const backgroundKeys = (prefix: string) => ({
   /** A capped stream of one ingest scan's progress lines, for the request that asked for it. */

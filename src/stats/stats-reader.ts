@@ -1,7 +1,8 @@
 import { Piscina } from 'piscina';
 import type { Database } from '../db/open-database.js';
-import { HttpError, statsUnavailable, toError } from '../errors.js';
+import { HttpError, statsThreadFailed, statsUnavailable, toError } from '../errors.js';
 import type { StatsRead, StatsReaderInput, StatsReaders, StatsTask } from '../workers/read-stats.js';
+import { poolFailures } from '../workers/pool-failures.js';
 import { workerFile } from '../workers/worker-file.js';
 
 /** What a read answers. */
@@ -42,8 +43,14 @@ interface Waiting {
  * A read asked for while the same read, with the same arguments, waits its turn shares it: it
  * has not started, so it sees every write committed before either was asked for. However
  * many consoles ask at once, at most one read of each kind and arguments waits.
+ *
+ * A thread that fails outside a read (it could not open the store, say) is handed to
+ * `onError` and fails the read waiting for it with a 503; the next read starts a new thread.
  */
-export function statsReader(db: Database, { timeoutMs = READ_TIMEOUT_MS } = {}): StatsReader {
+export function statsReader(
+  db: Database,
+  { timeoutMs = READ_TIMEOUT_MS, onError = (error: Error) => process.emitWarning(error) }: { timeoutMs?: number; onError?: (error: Error) => void } = {},
+): StatsReader {
   if (db.memory) throw new Error('Statistics are read over a second connection, which an in-memory store cannot have.');
   const piscina = new Piscina<StatsTask, unknown>({
     filename: workerFile('read-stats'),
@@ -54,6 +61,7 @@ export function statsReader(db: Database, { timeoutMs = READ_TIMEOUT_MS } = {}):
     // An idle thread must not park in Atomics.wait, holding the process open.
     atomics: 'disabled',
   });
+  const failures = poolFailures(piscina, onError);
   /** Reads waiting for the thread, in the order first asked, one per read and arguments. */
   const waiting = new Map<string, Waiting>();
   let running = false;
@@ -65,12 +73,16 @@ export function statsReader(db: Database, { timeoutMs = READ_TIMEOUT_MS } = {}):
     if (!first) return;
     waiting.delete(first.key);
     running = true;
-    const signal = AbortSignal.timeout(timeoutMs);
-    piscina.run({ read: first.read, now: Date.now(), args: first.args } satisfies StatsTask, { signal }).then(
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const what = `statistics (${first.read})`;
+    const task = { read: first.read, now: Date.now(), args: first.args } satisfies StatsTask;
+    failures.run((failed) => piscina.run(task, { signal: AbortSignal.any([failed, timeout]) })).then(
       (value) => first.settle.done(value),
-      (error: unknown) => first.settle.fail(signal.aborted
-        ? statsUnavailable(`statistics (${first.read})`, timeoutMs / 1000, error)
-        : toError(error, `reading statistics (${first.read})`)),
+      (error: unknown) => first.settle.fail(
+        failures.isPoolFailure(error) ? statsThreadFailed(what, error)
+          : timeout.aborted ? statsUnavailable(what, timeoutMs / 1000, error)
+            : toError(error, `reading ${what}`),
+      ),
     ).finally(() => {
       running = false;
       next();

@@ -1,3 +1,4 @@
+import { renameSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTRACT_VERSION } from '../../src/contract-version.js';
 import { RESOLVED_RECORD_FORMAT } from '../../src/catalog/record-format.js';
@@ -56,6 +57,23 @@ describe('health and configuration', () => {
     backend.db.prepare('DELETE FROM test_case_versions').run();
     expect((await backend.app.inject('/readyz')).statusCode).toBe(200);
     expect((await backend.app.inject('/healthz')).json().storeReady).toBe(true);
+  });
+});
+
+describe('a statistics thread that cannot open the store', () => {
+  it('answers /status, /metrics and /stats/* 503 stats_unavailable, while the API keeps serving', async () => {
+    const file = backend.db.name;
+    renameSync(file, `${file}.away`);
+    try {
+      for (const url of ['/status', '/metrics', '/stats/providers']) {
+        const response = await backend.app.inject(url);
+        expect([url, response.statusCode, response.json().error.code]).toEqual([url, 503, 'stats_unavailable']);
+      }
+      expect((await backend.app.inject('/healthz')).statusCode).toBe(200);
+    } finally {
+      renameSync(`${file}.away`, file);
+    }
+    expect((await backend.app.inject('/stats/providers')).statusCode).toBe(200);
   });
 });
 

@@ -9,6 +9,7 @@ import { relayedClientHeaders } from '../../src/auth/relayed-client.js';
 import { AUTH_MIGRATIONS } from '../../src/auth/server.js';
 import { openDatabase, type Database } from '../../src/db/open-database.js';
 import { startTestAuth, type TestAuth } from '../helpers/test-auth.js';
+import { fillStore } from '../helpers/temp-store.js';
 
 let auth: TestAuth;
 beforeAll(async () => {
@@ -187,5 +188,29 @@ describe('failed-login throttle', () => {
     db = openDatabase(join(dir, 'auth.sqlite'), AUTH_MIGRATIONS);
     app = await buildAuthApp({ db, tokenLifetimeMs: null, loginLimits: limits });
     expect((await login('cy', 'right password', '10.0.0.6')).statusCode).toBe(429);
+  });
+});
+
+describe('a full disk', () => {
+  it('answers a login with the right password 503 storage_full with Retry-After, never 500, until there is room again', async () => {
+    await auth.register('dora');
+    const lift = fillStore(auth.db);
+    const login = (remoteAddress: string) =>
+      auth.app.inject({ method: 'POST', url: '/auth/login', remoteAddress, payload: { username: 'dora', password: 'correct horse battery' } });
+    let refused;
+    try {
+      // Each address's first login writes new throttle rows and a token; one will not fit.
+      for (let i = 0; i < 500 && !refused; i += 1) {
+        const response = await login(`10.9.${Math.floor(i / 250)}.${i % 250}`);
+        expect(response.statusCode, response.body).not.toBe(500);
+        if (response.statusCode !== 200) refused = response;
+      }
+      expect(refused?.statusCode).toBe(503);
+      expect(refused?.headers['retry-after']).toBe('30');
+      expect(refused?.json().error.code).toBe('storage_full');
+    } finally {
+      lift();
+    }
+    expect((await login('10.9.9.9')).statusCode).toBe(200);
   });
 });

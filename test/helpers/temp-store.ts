@@ -34,3 +34,13 @@ export const jobRow = (id: string, overrides: Partial<NewJobRow> = {}): NewJobRo
   provider: null, engine: null, testType: 'end-to-end', ggConfigId: null, ggPreset: null, request: '{}', enqueuedAt: '2026-11-26T00:00:00.000Z',
   ...overrides,
 });
+
+/**
+ * Caps the store at the pages it has, as a full disk would: SQLite itself then answers
+ * SQLITE_FULL to a write that needs another page (writes that fit in a page still land).
+ */
+export function fillStore(db: Database): () => void {
+  const unbounded = db.pragma('max_page_count', { simple: true }) as number;
+  db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+  return () => void db.pragma(`max_page_count = ${unbounded}`);
+}

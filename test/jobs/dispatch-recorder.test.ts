@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Worker } from 'node:worker_threads';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { jobsTable, type JobsTable } from '../../src/db/jobs-table.js';
@@ -65,6 +66,33 @@ describe('claims copied to SQLite behind their answers, by the writer thread', (
     db.exec('COMMIT');
     expect(await recorder.settled(15_000)).toBe(true);
     expect(jobs.get('j1')!.tokenHash).toBe('hash-1');
+    await recorder.close();
+  }, 30_000);
+
+  it('says once that the store refuses writes and once that it takes them again, however many batches wait meanwhile', async () => {
+    const seqs = jobs.insert(Array.from({ length: 40 }, (_, i) => row(`j${i}`)));
+    const lines: string[] = [];
+    const recorder = dispatchRecorder(db, (error) => lines.push(String(error)), undefined, { onResumed: () => lines.push('resumed') });
+    // SQLite itself refuses every claim's write, at once rather than after a lock's wait.
+    db.exec(`CREATE TRIGGER refuse_claims BEFORE UPDATE ON jobs BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`);
+    try {
+      // Forty batches, each handed over on its own.
+      for (const [i, seq] of seqs.entries()) {
+        recorder.record(`j${i}`, seq, `hash-${i}`);
+        expect(await recorder.settled(1)).toBe(false);
+      }
+      await until(() => lines.length > 0, 15_000, 'the refusal reported');
+      // The writer keeps trying meanwhile: a second's worth of retries is a second's worth of
+      // lines if each is logged (forty batches every 100 ms were 400).
+      await sleep(1000);
+      expect(lines).toEqual([expect.stringMatching(/^Error: SQLite refuses claim writes \(database or disk is full\); retrying with backoff/)]);
+    } finally {
+      db.exec('DROP TRIGGER refuse_claims');
+    }
+    expect(await recorder.settled(15_000)).toBe(true);
+    expect(lines.slice(1)).toEqual(['resumed']);
+    expect(jobs.get('j39')).toMatchObject({ state: 'dispatched', tokenHash: 'hash-39' });
+    expect(seqs.filter((_, i) => jobs.get(`j${i}`)!.state !== 'dispatched')).toEqual([]);
     await recorder.close();
   }, 30_000);
 

@@ -275,7 +275,10 @@ describe('restarts', () => {
 describe('several processes', () => {
   it('delivers a transition made by one process to consoles on another', async () => {
     const a = await start();
-    const b = await start({ REDIS_PREFIX: a.backend.config.redisPrefix });
+    // A second API process over the same store and Redis prefix.
+    const sibling = await buildApp({ config: a.backend.config, db: a.backend.db, jobs: jobsOptions });
+    cleanups.push(() => sibling.close());
+    const b = { http: jobsHttp(await sibling.listen({ host: '127.0.0.1', port: 0 })), operator: a.operator };
     const console_ = await openConsole(a.base);
     cleanups.push(async () => console_.close());
     // The topic change reaches the other process, which forwards it to the one holding the stream.

@@ -1,3 +1,4 @@
+import { renameSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cellCountQueries } from '../../src/coverage/cell-counts.js';
 import { jobsTable } from '../../src/db/jobs-table.js';
@@ -90,6 +91,30 @@ describe('statistics reader thread', () => {
       expect(error.message).toBe('Reading statistics (cabinet) took longer than 0.001 s and was stopped; retry later.');
     } finally {
       await hurried.close();
+    }
+  });
+
+  it('answers 503 at once, and keeps the process, when its thread cannot open the store; the next read opens it again', async () => {
+    const failures: Error[] = [];
+    const failing = statsReader(store.db, { onError: (error) => failures.push(error) });
+    const file = store.db.name;
+    renameSync(file, `${file}.away`);
+    try {
+      const began = Date.now();
+      const error = (await failing.read('providers').catch((caught: unknown) => caught)) as HttpError;
+      expect(error).toBeInstanceOf(HttpError);
+      expect([error.statusCode, error.code]).toEqual([503, 'stats_unavailable']);
+      expect(error.message).toBe('Reading statistics (providers) failed: the statistics thread could not read the store; retry later.');
+      // Not the 30 s read timeout: the failure itself ends the read.
+      expect(Date.now() - began).toBeLessThan(10_000);
+      expect(failures.map((failure) => failure.message)).toEqual([expect.stringMatching(/^a worker thread failed: .*SQLITE_CANTOPEN/)]);
+    } finally {
+      renameSync(`${file}.away`, file);
+    }
+    try {
+      expect((await failing.read('providers')).runsScanned).toBe(0);
+    } finally {
+      await failing.close();
     }
   });
 

@@ -2,7 +2,8 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import fp from 'fastify-plugin';
-import { HttpError, queueUnavailable, STATUS, type ErrorCode } from '../../errors.js';
+import { isStorageFull } from '../../db/storage-full.js';
+import { HttpError, queueUnavailable, STATUS, storageFull, type ErrorCode } from '../../errors.js';
 import { formatBytes } from '../../http/read-capped-body.js';
 import { isRedisUnavailable } from '../../redis/redis-connections.js';
 import { MAX_PARAM_LENGTH } from '../schemas/common.js';
@@ -31,8 +32,11 @@ async function errorEnvelope(app: FastifyInstance) {
 }
 
 function sendEnvelope(thrown: FastifyError | HttpError, request: FastifyRequest, reply: FastifyReply) {
-  // A Redis outage is the client's to retry, not a server fault: 503 at once, never a hang or a 500.
-  const error = !(thrown instanceof HttpError) && isRedisUnavailable(thrown) ? queueUnavailable(thrown) : thrown;
+  // A Redis outage or a full disk is the client's to retry, not a server fault: 503 at once, never a hang or a 500.
+  const error = thrown instanceof HttpError ? thrown
+    : isRedisUnavailable(thrown) ? queueUnavailable(thrown)
+      : isStorageFull(thrown) ? storageFull(thrown)
+        : thrown;
   const { status, code, message } = envelopeOf(error, request);
   if (status >= 500 && code === 'internal') request.log.error({ err: error }, 'request failed');
   else if (status >= 500) request.log.warn({ err: error, cause: error.cause }, error.message);

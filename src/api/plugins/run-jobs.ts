@@ -22,6 +22,7 @@ import { scheduleStrandedJobPass } from '../../jobs/stranded-job-pass.js';
 import { bullConnection } from '../../redis/managed-redis.js';
 import { failFastConnection, queueProducerConnection, quitConnection } from '../../redis/redis-connections.js';
 import { watchRedisRestarts } from '../../redis/redis-restarts.js';
+import { claimStoreIdentity } from '../../runtime/store-identity.js';
 import { MINUTE, SECOND } from '../../time.js';
 import { STREAM_DRAIN_TIMEOUT_MS } from '../ndjson-stream.js';
 
@@ -71,6 +72,10 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
   // per lone call more than a plain connection (sequential claim scripts, timed side by
   // side). The run queue batches its own writes instead (RunQueue.batchWrites).
   const redis = await failFastConnection(config.redisUrl, 'jobs', log);
+  await claimStoreIdentity(redis, db, { prefix: config.redisPrefix, discard: config.discardRedisOfStore }).catch(async (error: unknown) => {
+    await quitConnection(redis);
+    throw error;
+  });
   const queue = new RunQueue({ redis, prefix: config.redisPrefix, log });
   // Named, so `CLIENT LIST` tells an operator which connection carries the console channel.
   const subscriber = await failFastConnection(config.redisUrl, 'console-channel', log, { connectionName: queue.keys.consoleChannel });
@@ -105,6 +110,7 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
       maxUnwritten: options.maxUnwrittenClaims,
       // The healer is made below, before anything is claimed.
       onDropped: (count) => healer.reconcile(`${count} claims were left to Redis while SQLite took no writes; reconciling them`),
+      onResumed: () => log.info('SQLite takes claim writes again'),
     }),
     log,
   };

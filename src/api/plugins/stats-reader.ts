@@ -10,7 +10,7 @@ declare module 'fastify' {
 }
 
 async function statsReaderPlugin(app: FastifyInstance) {
-  const reader = statsReader(app.db);
+  const reader = statsReader(app.db, { onError: (error) => app.log.error({ err: error }, 'the statistics thread failed') });
   app.decorate('statsReader', reader);
   app.addHook('onClose', () => reader.close());
 }

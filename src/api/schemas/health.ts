@@ -8,8 +8,14 @@ export const Health = Type.Object({
 });
 
 export const Readiness = Type.Object({
-  status: Type.Union([Type.Literal('ready'), Type.Literal('empty'), Type.Literal('format-mismatch')]),
+  status: Type.Union([
+    Type.Literal('ready'),
+    Type.Literal('empty'),
+    Type.Literal('format-mismatch'),
+    Type.Literal('storage-full', { description: 'the disk refused the writes the boot needs; only health is served until it takes them' }),
+  ]),
   storeReady: Type.Boolean(),
+  detail: Type.Optional(Type.String({ description: 'why the API is not ready, with storage-full' })),
 });
 
 export const PublicConfig = Type.Object({
