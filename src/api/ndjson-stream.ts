@@ -38,12 +38,29 @@ export async function writeDrained(res: Writable, text: string, timeoutMs: numbe
 }
 
 /**
+ * What a tracked stream's signal aborts with when the server shuts down (see
+ * `app.streams.track`); a client that goes away aborts it with no such reason.
+ */
+export class ServerStopping extends Error {
+  constructor() {
+    super('The service is stopping.');
+    this.name = 'ServerStopping';
+  }
+}
+
+export interface NdjsonStreamOptions {
+  /** The last line written when the server shuts down while the stream is open (none by default). */
+  stoppingLine?: object;
+}
+
+/**
  * Answers 200 and writes one JSON object per line as `lines` yields them, each flushed at
  * once and each waiting for the socket to drain; `null` writes a bare newline (a heartbeat).
  * Stops when the client goes away, does not read within STREAM_DRAIN_TIMEOUT_MS, or
- * `signal` aborts (see `app.streams.track`, which aborts it at shutdown).
+ * `signal` aborts (see `app.streams.track`, which aborts it at shutdown, after which
+ * `stoppingLine` closes the stream).
  */
-export async function streamNdjson(reply: FastifyReply, lines: AsyncGenerator<object | null>, signal: AbortSignal): Promise<void> {
+export async function streamNdjson(reply: FastifyReply, lines: AsyncGenerator<object | null>, signal: AbortSignal, options: NdjsonStreamOptions = {}): Promise<void> {
   const out = hijackReply(reply);
   out.writeHead(200, NDJSON_HEADERS);
   let stalled = false;
@@ -60,6 +77,8 @@ export async function streamNdjson(reply: FastifyReply, lines: AsyncGenerator<ob
     if (!signal.aborted) reply.log.warn({ err: error }, 'NDJSON stream failed');
   } finally {
     await lines.return(undefined);
+    // Not waited on: the shutdown drops a client that does not take it soon after.
+    if (!stalled && signal.reason instanceof ServerStopping && options.stoppingLine) out.write(`${JSON.stringify(options.stoppingLine)}\n`);
     if (stalled) out.destroy();
     else out.end();
   }

@@ -4,6 +4,7 @@ import fp from 'fastify-plugin';
 import type { Redis } from 'ioredis';
 import { failFastConnection, quitConnection } from '../../redis/redis-connections.js';
 import { StreamTail } from '../../redis/stream-tail.js';
+import { ServerStopping } from '../ndjson-stream.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -14,7 +15,8 @@ declare module 'fastify' {
       redis: Redis;
       /**
        * Tracks a hijacked streaming response until it closes; the signal aborts when the client
-       * goes away or the server shuts down, which also ends the response.
+       * goes away or the server shuts down (its reason then a ServerStopping), which also ends
+       * the response.
        */
       track(res: ServerResponse): AbortSignal;
     };
@@ -52,7 +54,7 @@ async function streams(app: FastifyInstance) {
     // Every follower ends its response when its signal aborts; one whose client stopped
     // reading would keep the connection (and the close) open: drop those soon after.
     for (const [res, controller] of [...open]) {
-      controller.abort();
+      controller.abort(new ServerStopping());
       setTimeout(() => res.writableFinished || res.destroy(), 1000).unref();
     }
   });
