@@ -12,9 +12,6 @@ export const NDJSON_HEADERS = {
   'x-accel-buffering': 'no',
 } as const;
 
-/** How long a streaming response may wait for its client to take what was written (ms). */
-export const STREAM_DRAIN_TIMEOUT_MS = 30_000;
-
 /**
  * Writes `text` and, when the socket pushes back, waits until it drains: true once it did,
  * false when the client went away or did not read within `timeoutMs` (the caller ends it).
@@ -56,18 +53,19 @@ export interface NdjsonStreamOptions {
 /**
  * Answers 200 and writes one JSON object per line as `lines` yields them, each flushed at
  * once and each waiting for the socket to drain; `null` writes a bare newline (a heartbeat).
- * Stops when the client goes away, does not read within STREAM_DRAIN_TIMEOUT_MS, or
+ * Stops when the client goes away, does not read within WRITE_STALL_TIMEOUT_SECONDS, or
  * `signal` aborts (see `app.streams.track`, which aborts it at shutdown, after which
  * `stoppingLine` closes the stream).
  */
 export async function streamNdjson(reply: FastifyReply, lines: AsyncGenerator<object | null>, signal: AbortSignal, options: NdjsonStreamOptions = {}): Promise<void> {
   const out = hijackReply(reply);
   out.writeHead(200, NDJSON_HEADERS);
+  const stallMs = reply.server.config.writeStallTimeoutMs;
   let stalled = false;
   try {
     for await (const line of lines) {
       if (signal.aborted) break;
-      if (!(await writeDrained(out, line === null ? '\n' : `${JSON.stringify(line)}\n`, STREAM_DRAIN_TIMEOUT_MS))) {
+      if (!(await writeDrained(out, line === null ? '\n' : `${JSON.stringify(line)}\n`, stallMs))) {
         stalled = !out.destroyed;
         break;
       }

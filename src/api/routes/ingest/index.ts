@@ -8,14 +8,14 @@ import { IngestBody, IngestReportOut } from '../../schemas/ingest.js';
 
 const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/ingest', {
-    schema: { body: IngestBody, response: { 200: IngestReportOut, ...errorResponses(400, 404, 503) } },
+    schema: { body: IngestBody, response: { 200: IngestReportOut, ...errorResponses(400, 404, 429, 503) } },
     // The body is optional: a bare `curl -X POST /ingest` scans the whole catalog.
     preValidation: async (request) => {
       request.body ??= {};
     },
   }, async (request, reply) => {
     // Tracked from the start: shutdown or a client that leaves ends the follow, JSON answer or NDJSON.
-    const signal = app.streams.track(reply.raw);
+    const signal = app.streams.track(request, reply);
     const progress = app.ingest.follow(request.body ?? {}, signal);
     // The first entry decides the status: a request naming unknown cases is refused before any 200.
     const first = (await progress.next()).value as ProgressEntry | undefined;
