@@ -6,9 +6,13 @@
 import apiKillClaimStorm from './api-kill-claim-storm.js';
 import authKill from './auth-kill.js';
 import { machineLine } from './lib/chaos-service.js';
+import killNpmStart from './kill-npm-start.js';
 import neverReadingLive from './never-reading-live.js';
+import neverReadingStreams from './never-reading-streams.js';
 import redisKillUnderLoad from './redis-kill-under-load.js';
 import routeFuzz from './route-fuzz.js';
+import slowBody from './slow-body.js';
+import streamCaps from './stream-caps.js';
 
 const only = process.argv[2];
 const scenarios: Array<[string, () => Promise<void>]> = [
@@ -16,6 +20,10 @@ const scenarios: Array<[string, () => Promise<void>]> = [
   ['redis-kill-under-load', redisKillUnderLoad],
   ['auth-kill', authKill],
   ['never-reading-live', neverReadingLive],
+  ['never-reading-streams', neverReadingStreams],
+  ['slow-body', slowBody],
+  ['stream-caps', streamCaps],
+  ['kill-npm-start', killNpmStart],
   ['route-fuzz', routeFuzz],
 ];
 if (only && !scenarios.some(([name]) => name === only)) {
