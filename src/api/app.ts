@@ -132,7 +132,8 @@ function requestIds(): () => string {
  * How long a connection may take to send its request and to take its answer: a request
  * (headers and body) not received whole within `requestTimeoutMs` is answered 408 in the
  * envelope (see error-envelope.ts) and closed; a connection on which nothing moved for
- * `writeStallTimeoutMs` is closed when an answer waits that its client has not taken (a
+ * `writeStallTimeoutMs` (Node gives a write that made some progress a second period) is
+ * closed when an answer waits that its client has not taken (a
  * console, follower or large answer nobody reads), and left alone when it is only idle (a
  * request being worked on, a keep-alive socket between requests).
  */
