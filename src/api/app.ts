@@ -8,6 +8,7 @@ import { tokenVerifier } from '../accounts/verify-token.js';
 import type { ServiceConfig } from '../config.js';
 import { jobsTable } from '../db/jobs-table.js';
 import type { Database } from '../db/open-database.js';
+import { SECOND } from '../time.js';
 import authenticate from './plugins/authenticate.js';
 import backgroundWorkers from './plugins/background-workers.js';
 import catalog from './plugins/catalog.js';
@@ -45,7 +46,6 @@ import snapshotRoutes from './routes/snapshot/index.js';
 import statsRoutes from './routes/stats/index.js';
 import statusRoutes from './routes/status/index.js';
 import testCaseRoutes from './routes/test-cases/index.js';
-import { SECOND } from '../time.js';
 import { requestValidators } from './request-validators.js';
 
 export interface AppOptions {
@@ -133,9 +133,9 @@ function requestIds(): () => string {
  * (headers and body) not received whole within `requestTimeoutMs` is answered 408 in the
  * envelope (see error-envelope.ts) and closed; a connection on which nothing moved for
  * `writeStallTimeoutMs` (Node gives a write that made some progress a second period) is
- * closed when an answer waits that its client has not taken (a
- * console, follower or large answer nobody reads), and left alone when it is only idle (a
- * request being worked on, a keep-alive socket between requests).
+ * closed when an answer waits that its client has not taken (a console, follower or large
+ * answer nobody reads), and left alone when it is only idle (a request being worked on, a
+ * keep-alive socket between requests).
  */
 function connectionBounds({ requestTimeoutMs, writeStallTimeoutMs }: Pick<ServiceConfig, 'requestTimeoutMs' | 'writeStallTimeoutMs'>) {
   return {
@@ -158,9 +158,11 @@ function connectionBounds({ requestTimeoutMs, writeStallTimeoutMs }: Pick<Servic
  * Node's own keep-alive timeout applies.
  */
 function closeWhenStalled(_request: IncomingMessage, response: ServerResponse): void {
-  response.on('timeout', (socket: Socket) => {
-    if (socket.writableLength > 0) socket.destroy();
-  });
+  response.on('timeout', closeIfStalled);
+}
+
+function closeIfStalled(socket: Socket): void {
+  if (socket.writableLength > 0) socket.destroy();
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
