@@ -96,20 +96,34 @@ function copyAssets(from, to) {
 function run(program, args, ipc = false) {
   const child = spawn(program, args, { cwd: root, stdio: ipc ? ['inherit', 'inherit', 'inherit', 'ipc'] : 'inherit' });
   // The child handles SIGINT/SIGTERM itself (graceful shutdown); forward what we receive.
-  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+  let signalled = false;
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.on(signal, () => {
+      signalled = true;
+      child.kill(signal);
+    });
+  }
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
-  if (ipc) stopWithStarter(child);
+  // A Ctrl-C reaches npm too, which then exits: the child is stopping already, and a second
+  // signal would make it exit at once.
+  if (ipc) {
+    stopWithStarter(() => {
+      if (signalled) return;
+      say('The process that started this one is gone: stopping the service.');
+      child.kill('SIGTERM');
+    });
+  }
 }
 
 /**
- * Stops the service (SIGTERM to the child, which shuts down gracefully; this process exits
- * with it) once the process that started it is gone, however it went. A signal would be
- * forwarded, but `kill -9` sends none, and `npm start` runs this file in a shell that
- * outlives a killed npm: so the parent and, under npm, npm itself are watched. Each is
- * known by its pid and start time, since pids are reused. The child needs no watching of
- * its own: its IPC channel closes when this process ends.
+ * Calls `stop` (which stops the service; this process exits with it) once the process that
+ * started this one is gone, however it went. A signal would be forwarded, but `kill -9`
+ * sends none, and `npm start` runs this file in a shell that outlives a killed npm: so the
+ * parent and, under npm, npm itself are watched. Each is known by its pid and start time,
+ * since pids are reused. The child needs no watching of its own: its IPC channel closes
+ * when this process ends.
  */
-function stopWithStarter(child) {
+function stopWithStarter(stop) {
   const starters = [process.ppid];
   const parent = procStat(process.ppid);
   if (process.env.npm_lifecycle_event && parent && ['sh', 'dash', 'bash'].includes(parent.comm) && parent.ppid > 1) starters.push(parent.ppid);
@@ -119,8 +133,7 @@ function stopWithStarter(child) {
   const timer = setInterval(() => {
     if (started.every(({ pid, startTime }) => { const now = procStat(pid); return now && now.state !== 'Z' && now.startTime === startTime; })) return;
     clearInterval(timer);
-    say('The process that started this one is gone: stopping the service.');
-    child.kill('SIGTERM');
+    stop();
   }, STARTER_CHECK_MS);
   timer.unref();
 }
