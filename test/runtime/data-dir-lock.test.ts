@@ -68,7 +68,7 @@ const lockModule = fileURLToPath(new URL('../../dist/src/runtime/data-dir-lock.j
  * A process that says `ready`, takes the lock on `dataDir` when it reads `go`, says `won` or
  * `busy`, and (having won) holds the lock until its standard input closes.
  */
-function taker(dataDir: string): { child: ChildProcess; said: string[]; next(): Promise<string> } {
+function taker(dataDir: string): { child: ChildProcess; next(): Promise<string> } {
   const script = `
     import { createInterface } from 'node:readline';
     import { DataDirBusyError, lockDataDir } from ${JSON.stringify(lockModule)};
@@ -88,18 +88,8 @@ function taker(dataDir: string): { child: ChildProcess; said: string[]; next(): 
   `;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
   cleanups.push(() => child.kill('SIGKILL'));
-  const said: string[] = [];
-  const waiting: Array<(line: string) => void> = [];
-  createInterface({ input: child.stdout! }).on('line', (line) => {
-    said.push(line);
-    waiting.shift()?.(line);
-  });
-  let read = 0;
-  return {
-    child,
-    said,
-    next: () => (read < said.length ? Promise.resolve(said[read++]!) : new Promise((done) => waiting.push((line) => (read++, done(line))))),
-  };
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  return { child, next: async () => String((await lines.next()).value) };
 }
 
 /** Starts `count` takers at one moment on `dataDir`; answers who won and who was refused. */
