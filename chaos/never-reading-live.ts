@@ -3,10 +3,10 @@
  * API's memory stays bounded (a page per follower, not the backlog) and the server cuts
  * each one off once it has not drained for 30 s.
  */
-import { execFileSync } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { printFigures, rssMiB, SERVICE_TOKEN, startChaosService, enqueue } from './lib/chaos-service.js';
+import { serverConnections } from './lib/raw-client.js';
 
 const CLIENTS = 20;
 const BACKLOG_MIB = 16;
@@ -69,10 +69,4 @@ export default async function neverReadingLive(): Promise<void> {
   } finally {
     await chaos.close();
   }
-}
-
-/** The server side's established TCP connections on `port` (`ss`, from iproute2). */
-function serverConnections(port: number): number {
-  const out = execFileSync('ss', ['-Htn', 'state', 'established', `( sport = :${port} )`], { encoding: 'utf8' });
-  return out.split('\n').filter(Boolean).length;
 }

@@ -8,10 +8,14 @@ import apiRestartRunningDrivers from './api-restart-running-drivers.js';
 import authKill from './auth-kill.js';
 import diskFull from './disk-full.js';
 import { machineLine } from './lib/chaos-service.js';
+import killNpmStart from './kill-npm-start.js';
 import neverReadingLive from './never-reading-live.js';
+import neverReadingStreams from './never-reading-streams.js';
 import redisKillUnderLoad from './redis-kill-under-load.js';
 import routeFuzz from './route-fuzz.js';
+import slowBody from './slow-body.js';
 import storeDeleted from './store-deleted.js';
+import streamCaps from './stream-caps.js';
 
 const only = process.argv[2];
 const scenarios: Array<[string, () => Promise<void>]> = [
@@ -20,6 +24,10 @@ const scenarios: Array<[string, () => Promise<void>]> = [
   ['redis-kill-under-load', redisKillUnderLoad],
   ['auth-kill', authKill],
   ['never-reading-live', neverReadingLive],
+  ['never-reading-streams', neverReadingStreams],
+  ['slow-body', slowBody],
+  ['stream-caps', streamCaps],
+  ['kill-npm-start', killNpmStart],
   ['route-fuzz', routeFuzz],
   ['disk-full', diskFull],
   ['store-deleted', storeDeleted],

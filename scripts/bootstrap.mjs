@@ -4,7 +4,7 @@
 // missing, makes sure redis-server and Chromium exist (apt-get when root, otherwise one
 // message saying what to install), compiles the TypeScript, then runs the command.
 import { spawnSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -21,6 +21,9 @@ const COMMANDS = {
   build: { system: [], tsconfig: 'tsconfig.build.json', run: null },
   schemas: { system: [], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/src/ops/write-schemas-main.js', ...rest]] },
 };
+
+/** How often a service command checks that the process that started it is still there (ms). */
+const STARTER_CHECK_MS = 500;
 
 const spec = COMMANDS[command];
 if (!spec) fail(`Unknown command "${command}". Use one of: ${Object.keys(COMMANDS).join(', ')}.`);
@@ -93,8 +96,59 @@ function copyAssets(from, to) {
 function run(program, args, ipc = false) {
   const child = spawn(program, args, { cwd: root, stdio: ipc ? ['inherit', 'inherit', 'inherit', 'ipc'] : 'inherit' });
   // The child handles SIGINT/SIGTERM itself (graceful shutdown); forward what we receive.
-  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+  let signalled = false;
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.on(signal, () => {
+      signalled = true;
+      child.kill(signal);
+    });
+  }
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+  // A Ctrl-C reaches npm too, which then exits: the child is stopping already, and a second
+  // signal would make it exit at once.
+  if (ipc) {
+    stopWithStarter(() => {
+      if (signalled) return;
+      say('The process that started this one is gone: stopping the service.');
+      child.kill('SIGTERM');
+    });
+  }
+}
+
+/**
+ * Calls `stop` (which stops the service; this process exits with it) once the process that
+ * started this one is gone, however it went. A signal would be forwarded, but `kill -9`
+ * sends none, and `npm start` runs this file in a shell that outlives a killed npm: so the
+ * parent and, under npm, npm itself are watched. Each is known by its pid and start time,
+ * since pids are reused. The child needs no watching of its own: its IPC channel closes
+ * when this process ends.
+ */
+function stopWithStarter(stop) {
+  const starters = [process.ppid];
+  const parent = procStat(process.ppid);
+  if (process.env.npm_lifecycle_event && parent && ['sh', 'dash', 'bash'].includes(parent.comm) && parent.ppid > 1) starters.push(parent.ppid);
+  const started = starters.map((pid) => ({ pid, startTime: procStat(pid)?.startTime }));
+  // No /proc (not Linux): nothing to watch by.
+  if (started.some(({ startTime }) => startTime === undefined)) return;
+  const timer = setInterval(() => {
+    if (started.every(({ pid, startTime }) => { const now = procStat(pid); return now && now.state !== 'Z' && now.startTime === startTime; })) return;
+    clearInterval(timer);
+    stop();
+  }, STARTER_CHECK_MS);
+  timer.unref();
+}
+
+/** Name, state, parent and start time (clock ticks since boot) from /proc/<pid>/stat; null once it is gone or off Linux. */
+function procStat(pid) {
+  let text;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // `pid (comm) state ppid … starttime …`: comm may hold spaces, so split after the last ')'.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return { comm: text.slice(text.indexOf('(') + 1, text.lastIndexOf(')')), state: fields[0], ppid: Number(fields[1]), startTime: fields[19] };
 }
 
 function exec(program, args, message, env = process.env) {

@@ -73,6 +73,14 @@ export interface Config {
   metricsPort: number | null;
   /** Mount the BullMQ dashboard at /admin/queues, behind HTTP Basic auth checked by the auth service. */
   queueDashboard: boolean;
+  /** A request (headers and body) not received whole within this long is answered 408 and closed (ms; REQUEST_TIMEOUT_SECONDS, default 60 s). */
+  requestTimeoutMs: number;
+  /** A connection whose client has not taken what was written for this long is closed (ms; WRITE_STALL_TIMEOUT_SECONDS, default 30 s). */
+  writeStallTimeoutMs: number;
+  /** Open streams (console SSE, NDJSON follows) one client address may hold (STREAMS_PER_CLIENT, default 32). */
+  streamsPerClient: number;
+  /** Open streams this process holds in all (STREAMS_TOTAL, default 512). */
+  streamsTotal: number;
 }
 
 export type CorsOrigins = '*' | string[];
@@ -141,6 +149,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     corsOrigins: read.origins('CORS_ORIGINS'),
     metricsPort: read.optionalNumber('METRICS_PORT', { min: 1, max: 65535 }),
     queueDashboard: read.boolean('QUEUE_DASHBOARD', false),
+    requestTimeoutMs: Math.round(read.number('REQUEST_TIMEOUT_SECONDS', 60, { min: 0.1, max: 24 * 3600 }) * 1000),
+    writeStallTimeoutMs: Math.round(read.number('WRITE_STALL_TIMEOUT_SECONDS', 30, { min: 0.1, max: 24 * 3600 }) * 1000),
+    streamsPerClient: read.integer('STREAMS_PER_CLIENT', 32, { min: 1, max: 100_000 }),
+    streamsTotal: read.integer('STREAMS_TOTAL', 512, { min: 1, max: 1_000_000 }),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

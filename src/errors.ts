@@ -25,7 +25,8 @@ export type ErrorCode =
   | 'upstream_unavailable'
   | 'queue_unavailable'
   | 'stats_unavailable'
-  | 'storage_full';
+  | 'storage_full'
+  | 'too_many_streams';
 
 export const STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
@@ -50,6 +51,7 @@ export const STATUS: Record<ErrorCode, number> = {
   queue_unavailable: 503,
   stats_unavailable: 503,
   storage_full: 503,
+  too_many_streams: 503,
 };
 
 export class HttpError extends Error {
@@ -82,6 +84,9 @@ export const unsupportedMediaType = (message: string) => new HttpError('unsuppor
 /** `retryAfterSeconds` is also sent as the `Retry-After` header. */
 export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
   Object.assign(new HttpError('too_many_requests', message), { retryAfterSeconds });
+/** This process holds as many open streams as it may; `retryAfterSeconds` is also sent as `Retry-After`. */
+export const tooManyStreams = (message: string, retryAfterSeconds: number) =>
+  Object.assign(new HttpError('too_many_streams', message), { retryAfterSeconds });
 export const authUnavailable = (cause: unknown) =>
   new HttpError('auth_unavailable', 'The auth service could not be reached.', { cause });
 export const upstreamUnavailable = (message: string, cause?: unknown) =>

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { repoRoot } from '../../bench/lib/repo-root.js';
@@ -12,7 +12,19 @@ export interface ServiceOptions {
   port: number;
   authPort: number;
   env?: Record<string, string>;
+  /**
+   * What is started: the compiled supervisor (default), `node scripts/bootstrap.mjs start`,
+   * or `npm start` as an operator types it (npm, its shell, the bootstrap, which builds
+   * first, then the supervisor).
+   */
+  launch?: 'supervisor' | 'bootstrap' | 'npm-start';
 }
+
+const LAUNCH_COMMANDS = {
+  supervisor: () => [process.execPath, [SUPERVISOR_ENTRY]],
+  bootstrap: () => [process.execPath, [join(repoRoot(), 'scripts', 'bootstrap.mjs'), 'start']],
+  'npm-start': () => ['npm', ['start']],
+} satisfies Record<string, () => [string, string[]]>;
 
 /** One `npm start` (the supervisor and its children) on its own ports and DATA_DIR, as an operator runs it. */
 export class SupervisedService {
@@ -26,14 +38,21 @@ export class SupervisedService {
     return `http://127.0.0.1:${this.options.port}`;
   }
 
-  get supervisorPid(): number | null {
+  /** The process this started: the supervisor, the bootstrap or npm (see `launch`). */
+  get topPid(): number | null {
     return this.child?.pid ?? null;
+  }
+
+  get supervisorPid(): number | null {
+    return (this.options.launch ?? 'supervisor') === 'supervisor' ? this.topPid : this.pid('supervisor');
   }
 
   /** Starts the supervisor; resolves once the API answers /healthz. */
   async start(timeoutMs = 60_000): Promise<void> {
-    if (!existsSync(SUPERVISOR_ENTRY)) throw new Error(`${SUPERVISOR_ENTRY} is missing: run \`npm run build\` first.`);
-    const child = spawn(process.execPath, [SUPERVISOR_ENTRY], {
+    if (!this.options.launch && !existsSync(SUPERVISOR_ENTRY)) throw new Error(`${SUPERVISOR_ENTRY} is missing: run \`npm run build\` first.`);
+    const [program, args] = LAUNCH_COMMANDS[this.options.launch ?? 'supervisor']();
+    const child = spawn(program, args, {
+      cwd: repoRoot(),
       env: {
         ...process.env,
         PORT: String(this.options.port),
@@ -97,7 +116,7 @@ export class SupervisedService {
     }
   }
 
-  /** SIGTERM to the supervisor; resolves with how long it took to exit (ms). */
+  /** SIGTERM to the top process; resolves with how long it took to exit (ms). */
   async stop(): Promise<number> {
     const began = Date.now();
     if (!this.child || this.child.exitCode !== null || this.child.signalCode !== null) return 0;
@@ -115,4 +134,28 @@ export function processAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** Every live process below `pid` (children, their children, ...), from /proc. Linux only. */
+export function descendantsOf(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // exited meanwhile
+    }
+    // `pid (comm) state ppid ...`: comm may hold spaces, so split after the last ')'.
+    const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (state === 'Z' || state === 'X') continue;
+    children.set(Number(ppid), [...(children.get(Number(ppid)) ?? []), Number(entry)]);
+  }
+  const found: number[] = [];
+  for (let next = [pid]; next.length > 0; ) {
+    next = next.flatMap((parent) => children.get(parent) ?? []);
+    found.push(...next);
+  }
+  return found;
 }

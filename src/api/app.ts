@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
@@ -6,6 +8,7 @@ import { tokenVerifier } from '../accounts/verify-token.js';
 import type { ServiceConfig } from '../config.js';
 import { jobsTable } from '../db/jobs-table.js';
 import type { Database } from '../db/open-database.js';
+import { SECOND } from '../time.js';
 import authenticate from './plugins/authenticate.js';
 import backgroundWorkers from './plugins/background-workers.js';
 import catalog from './plugins/catalog.js';
@@ -126,8 +129,46 @@ function requestIds(): () => string {
   return () => `${prefix}-${(count += 1).toString(36)}`;
 }
 
+/**
+ * How long a connection may take to send its request and to take its answer: a request
+ * (headers and body) not received whole within `requestTimeoutMs` is answered 408 in the
+ * envelope (see error-envelope.ts) and closed; a connection on which nothing moved for
+ * `writeStallTimeoutMs` (Node gives a write that made some progress a second period) is
+ * closed when an answer waits that its client has not taken (a console, follower or large
+ * answer nobody reads), and left alone when it is only idle (a request being worked on, a
+ * keep-alive socket between requests).
+ */
+function connectionBounds({ requestTimeoutMs, writeStallTimeoutMs }: Pick<ServiceConfig, 'requestTimeoutMs' | 'writeStallTimeoutMs'>) {
+  return {
+    requestTimeout: requestTimeoutMs,
+    connectionTimeout: writeStallTimeoutMs,
+    http: {
+      requestTimeout: requestTimeoutMs,
+      headersTimeout: Math.min(60 * SECOND, requestTimeoutMs),
+      // Node checks for late requests this often (default 30 s): a timeout is kept to within a quarter of itself.
+      connectionsCheckingInterval: Math.min(30 * SECOND, Math.max(100, Math.round(requestTimeoutMs / 4))),
+    },
+  };
+}
+
+/**
+ * While a response is under way its socket's timeout is this one's to answer (Node closes
+ * the socket only when nobody listens): closed when written data waits that the client has
+ * not taken, kept when the request is only being worked on (a scan answered after minutes)
+ * or its body is still arriving (REQUEST_TIMEOUT_SECONDS bounds that). Between requests
+ * Node's own keep-alive timeout applies.
+ */
+function closeWhenStalled(_request: IncomingMessage, response: ServerResponse): void {
+  response.on('timeout', closeIfStalled);
+}
+
+function closeIfStalled(socket: Socket): void {
+  if (socket.writableLength > 0) socket.destroy();
+}
+
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const instance = Fastify({
+    ...connectionBounds(options.config),
     logger: options.config.logLevel === 'silent' ? false : { level: options.config.logLevel, ...(options.logStream ? { stream: options.logStream } : {}) },
     genReqId: requestIds(),
     requestIdHeader: 'x-request-id',
@@ -140,6 +181,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     schemaController: { compilersFactory: { buildValidator: requestValidators } },
     ...envelopeServerOptions,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  instance.server.on('request', closeWhenStalled);
   if (options.onRoute) instance.addHook('onRoute', options.onRoute);
   try {
     await instance.register(app, options);

@@ -12,9 +12,6 @@ export const NDJSON_HEADERS = {
   'x-accel-buffering': 'no',
 } as const;
 
-/** How long a streaming response may wait for its client to take what was written (ms). */
-export const STREAM_DRAIN_TIMEOUT_MS = 30_000;
-
 /**
  * Writes `text` and, when the socket pushes back, waits until it drains: true once it did,
  * false when the client went away or did not read within `timeoutMs` (the caller ends it).
@@ -38,19 +35,37 @@ export async function writeDrained(res: Writable, text: string, timeoutMs: numbe
 }
 
 /**
+ * What a tracked stream's signal aborts with when the server shuts down (see
+ * `app.streams.track`); a client that goes away aborts it with no such reason.
+ */
+export class ServerStopping extends Error {
+  constructor() {
+    super('The service is stopping.');
+    this.name = 'ServerStopping';
+  }
+}
+
+export interface NdjsonStreamOptions {
+  /** The last line written when the server shuts down while the stream is open (none by default). */
+  stoppingLine?: object;
+}
+
+/**
  * Answers 200 and writes one JSON object per line as `lines` yields them, each flushed at
  * once and each waiting for the socket to drain; `null` writes a bare newline (a heartbeat).
- * Stops when the client goes away, does not read within STREAM_DRAIN_TIMEOUT_MS, or
- * `signal` aborts (see `app.streams.track`, which aborts it at shutdown).
+ * Stops when the client goes away, does not read within WRITE_STALL_TIMEOUT_SECONDS, or
+ * `signal` aborts (see `app.streams.track`, which aborts it at shutdown, after which
+ * `stoppingLine` closes the stream).
  */
-export async function streamNdjson(reply: FastifyReply, lines: AsyncGenerator<object | null>, signal: AbortSignal): Promise<void> {
+export async function streamNdjson(reply: FastifyReply, lines: AsyncGenerator<object | null>, signal: AbortSignal, options: NdjsonStreamOptions = {}): Promise<void> {
   const out = hijackReply(reply);
   out.writeHead(200, NDJSON_HEADERS);
+  const stallMs = reply.server.config.writeStallTimeoutMs;
   let stalled = false;
   try {
     for await (const line of lines) {
       if (signal.aborted) break;
-      if (!(await writeDrained(out, line === null ? '\n' : `${JSON.stringify(line)}\n`, STREAM_DRAIN_TIMEOUT_MS))) {
+      if (!(await writeDrained(out, line === null ? '\n' : `${JSON.stringify(line)}\n`, stallMs))) {
         stalled = !out.destroyed;
         break;
       }
@@ -60,6 +75,8 @@ export async function streamNdjson(reply: FastifyReply, lines: AsyncGenerator<ob
     if (!signal.aborted) reply.log.warn({ err: error }, 'NDJSON stream failed');
   } finally {
     await lines.return(undefined);
+    // Not waited on: the shutdown drops a client that does not take it soon after.
+    if (!stalled && signal.reason instanceof ServerStopping && options.stoppingLine) out.write(`${JSON.stringify(options.stoppingLine)}\n`);
     if (stalled) out.destroy();
     else out.end();
   }

@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SECOND } from '../time.js';
@@ -37,15 +38,15 @@ export class DataDirBusyError extends Error {
  * Takes the lock on `dataDir` for this process, then stops every process a previous start
  * left running (its pid file names a live process whose command line still matches what it
  * recorded), so this start never runs a second redis-server or auth service on the same
- * data. Throws DataDirBusyError when a live supervisor holds the lock.
+ * data. Throws DataDirBusyError when a live supervisor holds the lock. Of several starts at
+ * one moment exactly one takes it, whether the directory was free or its holder had died.
  */
 export async function lockDataDir(dataDir: string, onStale: (stale: StaleProcess) => void): Promise<PidFiles> {
   const dir = join(dataDir, 'run');
   mkdirSync(dir, { recursive: true });
   const lockFile = join(dir, 'supervisor.pid');
-  const holder = readPidFile(lockFile);
-  if (holder && holder.pid !== process.pid && commandLineMatches(holder.pid, holder.marker)) throw new DataDirBusyError(holder.pid, dataDir);
-  writePidFile(lockFile, process.pid, commandLine(process.pid));
+  const holder = await takeLock(lockFile);
+  if (holder !== null) throw new DataDirBusyError(holder, dataDir);
 
   for (const name of CHILDREN) {
     const file = join(dir, `${name}.pid`);
@@ -67,6 +68,95 @@ export async function lockDataDir(dataDir: string, onStale: (stale: StaleProcess
       if (current?.pid === process.pid) rmSync(lockFile, { force: true });
     },
   };
+}
+
+/** How long a start that finds another taking over a dead holder's lock waits before it looks again (ms). */
+const TAKEOVER_WAIT_MS = 20;
+
+/** A lock file as read: who holds it, and which file it is (a replaced lock is another file). */
+interface LockHolder {
+  /** Null when the file names no pid (one an older start left empty when it died writing it): nobody holds it. */
+  pid: number | null;
+  marker: string;
+  ino: number;
+  text: string;
+}
+
+/**
+ * Takes `file` for this process: answers null once it holds it, or the pid of the live
+ * process that does. A file whose holder is dead is removed and the take tried again.
+ */
+async function takeLock(file: string): Promise<number | null> {
+  for (;;) {
+    if (createExclusive(file, `${process.pid}\n${commandLine(process.pid)}\n`)) return null;
+    const holder = readLock(file);
+    // Released between the two steps: try again.
+    if (!holder) continue;
+    if (holder.pid === process.pid) return null;
+    if (holder.pid !== null && commandLineMatches(holder.pid, holder.marker)) return holder.pid;
+    await removeDeadLock(file, holder);
+  }
+}
+
+/**
+ * Creates `file` holding `text` unless it exists, in one step: the text is written to a
+ * name of its own and hard-linked in place, which fails when the file exists. (An exclusive
+ * create followed by a write would show other starts an empty lock for a moment, which
+ * they would take for a dead one.)
+ */
+function createExclusive(file: string, text: string): boolean {
+  const temporary = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(temporary, text);
+  try {
+    linkSync(temporary, file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    rmSync(temporary, { force: true });
+  }
+}
+
+/**
+ * Removes the lock `dead` names, if `file` still is that very lock. Several starts may find
+ * the same dead holder at once, and one that removed it may already hold a new lock under
+ * the same name, so the removal is itself locked, by a takeover lock named after the dead
+ * file: its holder checks that `file` is still the dead one before removing it, the others
+ * wait and look again. A start that died holding a takeover lock left a dead lock like any
+ * other, taken over the same way.
+ */
+async function removeDeadLock(file: string, dead: LockHolder): Promise<void> {
+  const takeover = `${file}.takeover-${dead.ino}`;
+  if ((await takeLock(takeover)) !== null) {
+    await sleep(TAKEOVER_WAIT_MS);
+    return;
+  }
+  try {
+    const now = readLock(file);
+    if (now && now.ino === dead.ino && now.text === dead.text) rmSync(file, { force: true });
+  } finally {
+    rmSync(takeover, { force: true });
+  }
+}
+
+/** The lock file's holder and identity, or null when there is no such file. */
+function readLock(file: string): LockHolder | null {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  try {
+    const text = readFileSync(fd, 'utf8');
+    const [pid, marker = ''] = text.split('\n');
+    const parsed = Number(pid);
+    return { pid: Number.isInteger(parsed) && parsed > 0 ? parsed : null, marker, ino: fstatSync(fd).ino, text };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** SIGTERM, then SIGKILL if it is still alive after `graceMs`. */

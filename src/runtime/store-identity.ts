@@ -26,7 +26,7 @@ export interface StoreIdentityOptions {
 
 /**
  * Checks, before the boot reconciles anything, that the store is the one whose jobs Redis
- * holds under the prefix. Each store has an id written when it was created (migration 0093),
+ * holds under the prefix. Each store has an id written when it was created (migration 0083),
  * which the first boot keeps in Redis. A store deleted and created again empty, or replaced
  * by another file, while Redis kept the old one's jobs, would otherwise be served as if
  * nothing had happened: runs and catalog gone, and Redis handing out jobs the store has no

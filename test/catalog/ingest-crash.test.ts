@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -11,9 +11,9 @@ import { startBackgroundWorkers, type BackgroundWorkers } from '../../src/queue/
 import { BACKGROUND_QUEUES } from '../../src/queue/queue-keys.js';
 import { bullConnection, redisOptionsFromUrl } from '../../src/redis/managed-redis.js';
 import { copyExampleCatalog } from '../helpers/example-catalog.js';
+import { ndjsonLines, startWorkerProcess } from '../helpers/ingest-worker.js';
 import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 
-const WORKER_SCRIPT = join(import.meta.dirname, '..', '..', 'dist', 'src', 'worker.js');
 let backend: TestBackend;
 let catalog: string;
 let restarted: BackgroundWorkers | undefined;
@@ -37,41 +37,9 @@ afterAll(async () => {
   rmSync(dirname(catalog), { recursive: true, force: true });
 });
 
-async function startWorkerProcess(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [WORKER_SCRIPT], {
-    env: {
-      ...process.env, DATA_DIR: backend.dataDir, CATALOG_DIR: catalog, REDIS_URL: backend.config.redisUrl,
-      REDIS_PREFIX: backend.config.redisPrefix, LOG_LEVEL: 'silent',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-    detached: true,
-  });
-  let out = '';
-  for await (const chunk of child.stdout!) {
-    out += String(chunk);
-    if (out.includes('Worker running queues')) return child;
-  }
-  throw new Error(`the worker exited before it ran: ${out}`);
-}
-
-/** Reads NDJSON lines from a response as they arrive. */
-async function* ndjsonLines(response: Response): AsyncGenerator<{ event: string; message?: string }> {
-  let buffered = '';
-  const decoder = new TextDecoder();
-  for await (const chunk of response.body!) {
-    buffered += decoder.decode(chunk, { stream: true });
-    let newline: number;
-    while ((newline = buffered.indexOf('\n')) !== -1) {
-      const line = buffered.slice(0, newline);
-      buffered = buffered.slice(newline + 1);
-      if (line.trim()) yield JSON.parse(line);
-    }
-  }
-}
-
 it('fails a scan whose worker was killed, with a reason, never re-runs it, and sweeps what it staged', async () => {
   const baseUrl = await backend.app.listen({ host: '127.0.0.1', port: 0 });
-  worker = await startWorkerProcess();
+  worker = await startWorkerProcess(backend, catalog);
   const response = await fetch(`${baseUrl}/ingest`, {
     signal: aborts.signal,
     method: 'POST', headers: { accept: 'application/x-ndjson', 'content-type': 'application/json' }, body: JSON.stringify({ force: true }),

@@ -109,7 +109,9 @@ function answerClientError(error: Error & { code?: string }, socket: Socket) {
   const { code, message } = NODE_CLIENT_ERRORS[error.code ?? ''] ?? { code: 'bad_request' as const, message: 'The request is not valid HTTP.' };
   const body = JSON.stringify({ error: { code, message } });
   const status = STATUS[code];
-  if (socket.writable) {
+  // A request timed out while its body was still coming may have been answered already (a 401 sent before the body was read).
+  const answered = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+  if (socket.writable && !answered) {
     socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   }
   socket.destroy(error);

@@ -24,7 +24,6 @@ import { failFastConnection, queueProducerConnection, quitConnection } from '../
 import { watchRedisRestarts } from '../../redis/redis-restarts.js';
 import { claimStoreIdentity } from '../../runtime/store-identity.js';
 import { MINUTE, SECOND } from '../../time.js';
-import { STREAM_DRAIN_TIMEOUT_MS } from '../ndjson-stream.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -44,7 +43,7 @@ export interface RunJobsOptions {
   heartbeatMs?: number;
   /** Frames a console stream holds for a slow client before it resyncs it (default 1000). */
   consoleBufferFrames?: number;
-  /** A job live follower whose socket does not drain within this long is disconnected (default 30 s, ms). */
+  /** A job live follower whose socket does not drain within this long is disconnected (default WRITE_STALL_TIMEOUT_SECONDS, ms). */
   liveDrainTimeoutMs?: number;
   /**
    * When a reconcile runs while serving (Redis restarted, or SQLite missed claims), jobs
@@ -84,7 +83,7 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
   const streams = new ConsoleStreams(bus, { heartbeatMs, maxBuffered: options.consoleBufferFrames ?? 1000 }, queue.keys.consoleStreams, (error) =>
     log.warn({ err: error }, 'console stream not registered'),
   );
-  const live = { heartbeatMs, drainTimeoutMs: options.liveDrainTimeoutMs ?? STREAM_DRAIN_TIMEOUT_MS };
+  const live = { heartbeatMs, drainTimeoutMs: options.liveDrainTimeoutMs ?? config.writeStallTimeoutMs };
 
   app.addHook('preClose', async () => {
     // Open streams would hold the server open; end them so shutdown finishes.

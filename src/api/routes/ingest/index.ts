@@ -8,17 +8,18 @@ import { IngestBody, IngestReportOut } from '../../schemas/ingest.js';
 
 const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/ingest', {
-    schema: { body: IngestBody, response: { 200: IngestReportOut, ...errorResponses(400, 404, 503) } },
+    schema: { body: IngestBody, response: { 200: IngestReportOut, ...errorResponses(400, 404, 429, 503) } },
     // The body is optional: a bare `curl -X POST /ingest` scans the whole catalog.
     preValidation: async (request) => {
       request.body ??= {};
     },
   }, async (request, reply) => {
     // Tracked from the start: shutdown or a client that leaves ends the follow, JSON answer or NDJSON.
-    const signal = app.streams.track(reply.raw);
+    const signal = app.streams.track(request, reply);
     const progress = app.ingest.follow(request.body ?? {}, signal);
     // The first entry decides the status: a request naming unknown cases is refused before any 200.
-    const first = (await progress.next()).value as ProgressEntry;
+    const first = (await progress.next()).value as ProgressEntry | undefined;
+    if (!first) throw stopping();
     if (first.event === 'error') {
       await progress.return(undefined);
       if ('code' in first && first.code !== undefined) throw new HttpError(first.code, first.message);
@@ -29,14 +30,19 @@ const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
       let entry: ProgressEntry = first;
       for await (entry of progress) if (entry.event === 'report' || entry.event === 'error') break;
       if (entry.event === 'report') return entry.report;
-      if (signal.aborted) throw new HttpError('queue_unavailable', 'The server is shutting down; retry the ingest once it is back.');
+      if (signal.aborted) throw stopping();
       throw new HttpError('internal', `The ingest scan failed: ${entry.event === 'error' ? entry.message : 'no report'}`);
     }
 
-    // Each line is flushed as its version finishes; a late failure is a closing error line.
-    return streamNdjson(reply, progressLines(first, progress), signal);
+    // Each line is flushed as its version finishes; a late failure, or the server stopping, is a closing error line.
+    return streamNdjson(reply, progressLines(first, progress), signal, { stoppingLine: STOPPING_LINE });
   });
 };
+
+/** Answered, or the closing line of a progress stream, when the server shuts down before the scan's report. */
+const STOPPING = 'The service is stopping, so this ingest is followed no further; send the request again once it is back.';
+const STOPPING_LINE = { event: 'error', message: STOPPING } satisfies ProgressEntry;
+const stopping = () => new HttpError('queue_unavailable', STOPPING);
 
 /** The NDJSON lines of a scan: every progress entry but the closing report, which only the JSON answer carries. */
 async function* progressLines(first: ProgressEntry, rest: AsyncGenerator<ProgressEntry>): AsyncGenerator<ProgressEntry> {

@@ -107,10 +107,10 @@ const jobsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }
 
   app.get('/jobs/:id/live', {
-    schema: { params: JobIdParams, response: { 200: Type.String({ description: 'NDJSON: one relayed event per line' }), ...errorResponses(404) } },
+    schema: { params: JobIdParams, response: { 200: Type.String({ description: 'NDJSON: one relayed event per line' }), ...errorResponses(404, 429, 503) } },
   }, async (request, reply) => {
     if (!ctx.jobs.get(request.params.id)) throw notFound(`No job ${request.params.id}.`);
-    const signal = app.streams.track(reply.raw);
+    const signal = app.streams.track(request, reply);
     hijackReply(reply);
     await followJobLive(ctx, app.streams.redis, app.streams.tail, request.params.id, reply.raw, { ...app.liveStreams, signal });
   });

@@ -7,9 +7,11 @@ import { StreamParams, StreamTopicsBody } from '../../schemas/notifications.js';
 
 const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/notifications', {
-    schema: { response: { 200: Type.String({ description: 'text/event-stream of named frames' }), ...errorResponses(503) } },
-  }, async (_request, reply) => {
-    // Subscribed before the socket is taken over, so a Redis outage still answers 503 in the envelope.
+    schema: { response: { 200: Type.String({ description: 'text/event-stream of named frames' }), ...errorResponses(429, 503) } },
+  }, async (request, reply) => {
+    // Counted against the stream caps, and subscribed, before the socket is taken over, so a
+    // refusal or a Redis outage still answers in the envelope.
+    app.streams.track(request, reply);
     await app.consoleStreams.subscribe();
     await app.consoleStreams.open(hijackReply(reply));
   });

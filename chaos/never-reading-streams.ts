@@ -1,0 +1,67 @@
+/**
+ * Clients that open a console stream (`GET /notifications`) while notifications flow, or
+ * ask for a long `GET /jobs/active`, and never read. Proves the server closes each once it
+ * has not taken what was written for WRITE_STALL_TIMEOUT_SECONDS (30 s), with bounded
+ * memory, and keeps answering meanwhile.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { encodeNotification } from '../src/events/console-event-bus.js';
+import { enqueue, printFigures, rssMiB, startChaosService } from './lib/chaos-service.js';
+import { rawConnection, serverConnections, type RawConnection } from './lib/raw-client.js';
+
+const CONSOLES = 20;
+const LISTS = 20;
+/** About 300 bytes each in the active list: some 15 MB, more than the socket buffers take. */
+const JOBS = 50_000;
+const NOTIFICATIONS = 1500;
+
+export default async function neverReadingStreams(): Promise<void> {
+  const chaos = await startChaosService();
+  try {
+    await enqueue(chaos, JOBS);
+    const port = Number(new URL(chaos.service.url).port);
+    const api = chaos.service.pid('api')!;
+    const own = serverConnections(port);
+    const baseline = rssMiB(api);
+    const clients: RawConnection[] = [];
+    for (let i = 0; i < CONSOLES + LISTS; i++) {
+      const client = await rawConnection(port, { paused: true });
+      client.socket.write(`GET ${i < CONSOLES ? '/notifications' : '/jobs/active'} HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+      clients.push(client);
+    }
+    // Notifications as any API process publishes them, 16 KiB each.
+    const redis = chaos.redis();
+    const message = encodeNotification({ kind: 'run-completed', jobId: 'chaos', message: 'x'.repeat(16 * 1024) });
+    for (let i = 0; i < NOTIFICATIONS; i++) await redis.publish(chaos.keys.consoleChannel, message);
+    const began = Date.now();
+    let peak = baseline;
+    let allCutAt = 0;
+    let slowestHealth = 0;
+    const timeline: string[] = [];
+    while (Date.now() - began < 90_000) {
+      peak = Math.max(peak, rssMiB(api));
+      slowestHealth = Math.max(slowestHealth, (await chaos.call('GET', '/healthz', undefined, undefined, 5000)).ms);
+      const open = Math.max(0, serverConnections(port) - own);
+      if (timeline.length < Math.floor((Date.now() - began) / 10_000)) timeline.push(`${(timeline.length + 1) * 10}s:${open}`);
+      if (open === 0) {
+        allCutAt = Date.now();
+        break;
+      }
+      await sleep(200);
+    }
+    const stillOpen = Math.max(0, serverConnections(port) - own);
+    for (const client of clients) client.socket.destroy();
+    printFigures({
+      'never-reading consoles / active-list readers': `${CONSOLES} / ${LISTS}`,
+      'notifications published (16 KiB each)': NOTIFICATIONS,
+      'jobs in the active list': JOBS,
+      'connections cut by the server': CONSOLES + LISTS - stillOpen,
+      'seconds until all were cut (after the last notification)': allCutAt ? ((allCutAt - began) / 1000).toFixed(1) : 'not all',
+      'connections still open, every 10 s': timeline.join(' '),
+      'API RSS before / peak (MiB)': `${baseline.toFixed(0)} / ${peak.toFixed(0)}`,
+      'slowest /healthz meanwhile (ms)': slowestHealth.toFixed(0),
+    });
+  } finally {
+    await chaos.close();
+  }
+}
