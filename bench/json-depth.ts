@@ -1,9 +1,9 @@
 /**
  * `npm run bench -- json-depth`: what the JSON body parser's nesting check costs. Each body
  * is parsed with JSON.parse alone (the baseline, measured in the same run) and with the
- * depth scan first, as src/api/plugins/json-body.ts does; the ratio is the overhead.
+ * depth scan first, as src/http/json-body.ts does; the ratio is the overhead.
  */
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../src/api/json-depth.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../src/http/json-depth.js';
 import { machineLine } from './lib/machine.js';
 import { printTable } from './lib/stats.js';
 

@@ -1,6 +1,6 @@
 /**
  * Every HTTP error the service answers, in one place. Services throw these; the
- * error handler in src/api/plugins/error-envelope.ts renders them as
+ * error handler in src/http/error-envelope.ts renders them as
  * `{ error: { code, message } }`.
  */
 export type ErrorCode =

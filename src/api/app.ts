@@ -13,9 +13,9 @@ import authenticate from './plugins/authenticate.js';
 import backgroundWorkers from './plugins/background-workers.js';
 import catalog from './plugins/catalog.js';
 import coverage from './plugins/coverage.js';
-import crossOrigin from './plugins/cross-origin.js';
-import errorEnvelope, { envelopeServerOptions } from './plugins/error-envelope.js';
-import jsonBody from './plugins/json-body.js';
+import crossOrigin from '../http/cross-origin.js';
+import errorEnvelope, { envelopeServerOptions } from '../http/error-envelope.js';
+import jsonBody from '../http/json-body.js';
 import ladders from './plugins/ladders.js';
 import metrics from './plugins/metrics.js';
 import models from './plugins/models.js';
@@ -46,7 +46,7 @@ import snapshotRoutes from './routes/snapshot/index.js';
 import statsRoutes from './routes/stats/index.js';
 import statusRoutes from './routes/status/index.js';
 import testCaseRoutes from './routes/test-cases/index.js';
-import { requestValidators } from './request-validators.js';
+import { requestValidators } from '../http/request-validators.js';
 
 export interface AppOptions {
   /** `authUrl` and `redisUrl` must be resolved (the bundled services' addresses when the deployment names none). */

@@ -2,8 +2,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { CONTRACT_VERSION } from '../contract-version.js';
 import type { Config } from '../config.js';
 import { storageFull } from '../errors.js';
-import crossOrigin from './plugins/cross-origin.js';
-import errorEnvelope, { envelopeServerOptions } from './plugins/error-envelope.js';
+import crossOrigin from '../http/cross-origin.js';
+import errorEnvelope, { envelopeServerOptions } from '../http/error-envelope.js';
 
 /**
  * What the API serves while its store's disk refuses the writes its boot needs (migrations,

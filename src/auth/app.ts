@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
-import { bearerToken } from '../api/plugins/authenticate.js';
-import crossOrigin from '../api/plugins/cross-origin.js';
-import errorEnvelope, { envelopeServerOptions } from '../api/plugins/error-envelope.js';
-import jsonBody from '../api/plugins/json-body.js';
-import { requestValidators } from '../api/request-validators.js';
-import { errorResponses, NoContent } from '../api/schemas/common.js';
+import { bearerToken } from '../http/bearer-token.js';
+import crossOrigin from '../http/cross-origin.js';
+import errorEnvelope, { envelopeServerOptions } from '../http/error-envelope.js';
+import jsonBody from '../http/json-body.js';
+import { requestValidators } from '../http/request-validators.js';
+import { errorResponses, NoContent } from '../contract/common.js';
 import type { CorsOrigins, Registration } from '../config.js';
 import type { Database } from '../db/open-database.js';
 import { conflict, forbidden, tooManyRequests, unauthorized } from '../errors.js';

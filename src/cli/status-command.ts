@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import type { DeploymentStatus } from '../api/schemas/status.js';
+import type { DeploymentStatus } from '../contract/status.js';
 import { EXIT, type CliIo } from './cli-io.js';
 import { formatTable } from './format-table.js';
 import { callService, serviceUrl } from './service-client.js';

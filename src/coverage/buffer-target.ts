@@ -3,7 +3,10 @@
  * outstanding for the reviewer, tagged `{ kind: 'bounded', runs }` or `{ kind: 'unbounded' }`.
  * The one in force is the schedule's override, else the account's setting, else the default.
  */
+import { MAX_BUFFER_RUNS } from '../contract/vocabulary.js';
 import { badRequest } from '../errors.js';
+
+export { MAX_BUFFER_RUNS };
 
 export type BufferTarget = { kind: 'bounded'; runs: number } | { kind: 'unbounded' };
 
@@ -13,8 +16,6 @@ export type BufferTarget = { kind: 'bounded'; runs: number } | { kind: 'unbounde
  */
 export const DEFAULT_BUFFER_TARGET: BufferTarget = { kind: 'bounded', runs: 10 };
 
-/** The largest bound a target may name (runs); a reviewer who wants no bound says `unbounded`. */
-export const MAX_BUFFER_RUNS = 500;
 
 /** Checks a written target (`field` names it in the 400) and returns its canonical form. */
 export function bufferTargetOf(value: { kind: string; runs?: number }, field: string): BufferTarget {

@@ -5,8 +5,8 @@
  * a member on save, stores it canonically, and resolves it on read against the account's gg
  * configurations (current name, slot bindings, root model, and why it cannot launch).
  */
-import { HARNESS_SLUGS } from '../api/schemas/jobs.js';
-import type { CombinationInT } from '../api/schemas/coverage.js';
+import { HARNESS_SLUGS } from '../contract/jobs.js';
+import type { CombinationInT } from '../contract/coverage.js';
 import type { GgConfig } from '../db/gg-configs-table.js';
 import { badRequest, HttpError } from '../errors.js';
 import { bindGgModels, boundModelKey, ggRootModel } from '../jobs/bind-gg-models.js';

@@ -3,7 +3,7 @@
  * with the number of runs wanted. Pins and members are de-duplicated by identity (first
  * occurrence wins) and crossed in emission order, which is also queue order.
  */
-import type { PinnedCaseT } from '../api/schemas/coverage.js';
+import type { PinnedCaseT } from '../contract/coverage.js';
 import { isKnownEngine, NO_ENGINE } from '../catalog/known-engines.js';
 import { badRequest } from '../errors.js';
 import { combinationView, type ResolvedCombination } from './combinations.js';

@@ -1,4 +1,4 @@
-import type { GroupBodyT } from '../api/schemas/coverage.js';
+import type { GroupBodyT } from '../contract/coverage.js';
 import type { CoverageGroup, GroupWrite } from '../db/coverage-groups-table.js';
 import { badRequest, notFound } from '../errors.js';
 import { checkCombinations, combinationView, resolveCombination } from './combinations.js';

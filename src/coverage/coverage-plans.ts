@@ -1,4 +1,4 @@
-import type { PlanBodyT, ScheduleBodyT } from '../api/schemas/coverage.js';
+import type { PlanBodyT, ScheduleBodyT } from '../contract/coverage.js';
 import { DEFAULT_SCHEDULE, planOrigin, type CoveragePlan, type CoverageSchedule, type PlanDeclaration } from '../db/coverage-plans-table.js';
 import { badRequest, notFound } from '../errors.js';
 import { bufferTargetOf, DEFAULT_BUFFER_TARGET } from './buffer-target.js';

@@ -20,7 +20,8 @@
  * right before it commits, and stops; the halt then cancels under the lock, and if a top-up
  * stalled past the wait it cancels at once and again once that top-up lets go.
  */
-import type { LaunchBodyT } from '../api/schemas/jobs.js';
+import type { LaunchBodyT } from '../contract/jobs.js';
+import { MAX_QUEUE_RUNS } from '../contract/vocabulary.js';
 import type { CoverageSchedulesTable, OwnerSchedule } from '../db/coverage-schedules-table.js';
 import type { CoverageSettingsTable } from '../db/coverage-settings-table.js';
 import { HttpError, notFound } from '../errors.js';
@@ -249,8 +250,6 @@ export async function haltOwner(ctx: OwnerContext, origin: string, noun: string,
   return { canceled, includedActive: scope === 'all' };
 }
 
-/** The most runs a review queue lists (the original's cap: above the largest bound, so a full buffer is seen whole). */
-export const MAX_QUEUE_RUNS = 600;
 
 /**
  * `GET …/queue`: the requester's unreviewed completed runs of the covered cells, cell by cell

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { PinnedCaseT } from '../api/schemas/coverage.js';
+import type { PinnedCaseT } from '../contract/coverage.js';
 import type { StoredCombination } from '../coverage/combinations.js';
 import type { Database } from './open-database.js';
 

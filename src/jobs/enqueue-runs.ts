@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { LAUNCHABLE_HARNESSES, LaunchBody, type LaunchBodyT } from '../api/schemas/jobs.js';
+import { LAUNCHABLE_HARNESSES, LaunchBody, type LaunchBodyT } from '../contract/jobs.js';
 import { isKnownEngine, unknownEngine } from '../catalog/known-engines.js';
 import type { NewJobRow } from '../db/jobs-table.js';
 import { badRequest, HttpError, notFound, queueUnavailable, unprocessable } from '../errors.js';

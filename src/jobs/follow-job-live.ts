@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Redis } from 'ioredis';
-import { NDJSON_HEADERS, writeDrained } from '../api/ndjson-stream.js';
+import { NDJSON_HEADERS, writeDrained } from '../http/ndjson-stream.js';
 import { isTerminal } from '../queue/run-queue.js';
 import type { StreamEntry, StreamReader } from '../redis/stream-tail.js';
 import type { JobsContext } from './jobs-context.js';

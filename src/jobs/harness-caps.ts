@@ -1,4 +1,4 @@
-import { LAUNCHABLE_HARNESSES } from '../api/schemas/jobs.js';
+import { LAUNCHABLE_HARNESSES } from '../contract/jobs.js';
 import type { harnessConfigTable } from '../db/harness-config-table.js';
 import { notFound } from '../errors.js';
 import { HARNESS_NAMES } from './harness-names.js';

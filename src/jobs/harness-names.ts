@@ -1,4 +1,4 @@
-import type { LAUNCHABLE_HARNESSES } from '../api/schemas/jobs.js';
+import type { LAUNCHABLE_HARNESSES } from '../contract/jobs.js';
 
 /** The name a console shows for each launchable harness, keyed by its slug. */
 export const HARNESS_NAMES: Record<(typeof LAUNCHABLE_HARNESSES)[number], string> = {

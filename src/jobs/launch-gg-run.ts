@@ -1,4 +1,4 @@
-import type { GgRunBodyT } from '../api/schemas/gg.js';
+import type { GgRunBodyT } from '../contract/gg.js';
 import { badRequest } from '../errors.js';
 import { bindGgModels, ggRootModel } from './bind-gg-models.js';
 import { enqueuePrepared, prepareLaunch, type GgLaunch, type LaunchOptions } from './enqueue-runs.js';

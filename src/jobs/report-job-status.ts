@@ -1,4 +1,4 @@
-import type { StatusUpdateT } from '../api/schemas/jobs.js';
+import type { StatusUpdateT } from '../contract/jobs.js';
 import { conflict, notFound, unprocessable } from '../errors.js';
 import { runEventJson } from '../events/run-events.js';
 import { isTerminal } from '../queue/run-queue.js';

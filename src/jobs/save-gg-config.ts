@@ -1,4 +1,4 @@
-import type { GgConfigBodyT } from '../api/schemas/gg.js';
+import type { GgConfigBodyT } from '../contract/gg.js';
 import type { GgConfig } from '../db/gg-configs-table.js';
 import { bindGgModels } from './bind-gg-models.js';
 import type { JobsContext } from './jobs-context.js';

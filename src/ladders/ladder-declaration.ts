@@ -1,4 +1,4 @@
-import type { LadderBodyT, ScheduleBodyT } from '../api/schemas/ladders.js';
+import type { LadderBodyT, ScheduleBodyT } from '../contract/ladders.js';
 import { isKnownEngine, NO_ENGINE, unknownEngine } from '../catalog/known-engines.js';
 import { compareVersions } from '../catalog/compare-versions.js';
 import { checkCombinations } from '../coverage/combinations.js';

@@ -1,4 +1,4 @@
-import type { ClimberBodyT, LadderBodyT, ScheduleBodyT } from '../api/schemas/ladders.js';
+import type { ClimberBodyT, LadderBodyT, ScheduleBodyT } from '../contract/ladders.js';
 import { checkCombinations, combinationView, resolveCombination } from '../coverage/combinations.js';
 import { ggConfigLookup } from '../coverage/coverage-context.js';
 import type { ClimberSteering } from '../db/ladder-climbers-table.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Static } from '@sinclair/typebox';
-import type { DeploymentStatus } from '../api/schemas/status.js';
+import type { DeploymentStatus } from '../contract/status.js';
 import { CONTRACT_VERSION } from '../contract-version.js';
 import { IN_FLIGHT_STATES, type InFlightState } from '../db/job-state-counts.js';
 import { storeMeta } from '../db/store-meta.js';

@@ -4,7 +4,7 @@
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { publishedSchema, publishedSchemaNames } from '../api/schemas/published.js';
+import { publishedSchema, publishedSchemaNames } from '../contract/published.js';
 
 export const SCHEMA_FILE_SUFFIX = '.schema.json';
 

@@ -1,12 +1,11 @@
+import { LIST_STATES, SORTS, type ListState, type Sort } from '../contract/vocabulary.js';
 import type { Database } from '../db/open-database.js';
 import { badRequest } from '../errors.js';
 import { LISTED_COLUMNS, type ListedRow } from './run-rows.js';
 import { AUTO_GRADED_TEST_TYPES, FAILURE_TIERS } from './run-states.js';
 
-export const LIST_STATES = ['published', 'review', 'failures', 'unreviewed', 'unpublished', 'publishable', 'any'] as const;
-export type ListState = (typeof LIST_STATES)[number];
-export const SORTS = ['date', 'runtime', 'tokens', 'cost', 'rating', 'testType', 'testCase', 'harness', 'model', 'variant'] as const;
-export type Sort = (typeof SORTS)[number];
+export { LIST_STATES, SORTS, type ListState, type Sort };
+
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;

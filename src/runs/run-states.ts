@@ -1,4 +1,7 @@
 /** Run record states and the classes http-interface.md gives them (States: Run record classes). */
+import { AESTHETICS, RATINGS, type Aesthetic, type Rating } from '../contract/vocabulary.js';
+
+export { AESTHETICS, RATINGS, type Aesthetic, type Rating };
 
 export const RUN_STATES = ['completed', 'catastrophic', 'timed-out', 'hung', 'harness-error', 'infrastructure', 'canceled'] as const;
 export type RunState = (typeof RUN_STATES)[number];
@@ -21,11 +24,6 @@ export function normalizeRunState(raw: unknown): RunState | null {
 
 export const HARNESS_SLUGS = ['claude', 'codex', 'cline', 'antigravity', 'goose', 'kilo', 'opencode', 'pi', 'gg'] as const;
 
-/** Functional tiers best to worst, aesthetic tiers best to worst (http-interface.md, Conventions). */
-export const RATINGS = ['flawless', 'great', 'passable', 'scuffed', 'broken'] as const;
-export type Rating = (typeof RATINGS)[number];
-export const AESTHETICS = ['legendary', 'amazing', 'good', 'okay', 'slop'] as const;
-export type Aesthetic = (typeof AESTHETICS)[number];
 
 /** Rank for sorting: higher is better, so `dir=desc` puts the best first. */
 export const ratingRank = (rating: Rating): number => RATINGS.length - 1 - RATINGS.indexOf(rating);

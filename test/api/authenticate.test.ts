@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestBackend, bearer, type TestBackend } from '../helpers/test-backend.js';
-import { errorResponses } from '../../src/api/schemas/common.js';
+import { errorResponses } from '../../src/contract/common.js';
 import { tokenVerifier } from '../../src/accounts/verify-token.js';
 import { HttpError } from '../../src/errors.js';
 import { listenOnLoopback } from '../fakes/loopback-server.js';

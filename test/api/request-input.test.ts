@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH } from '../../src/api/json-depth.js';
-import { MAX_PARAM_LENGTH } from '../../src/api/schemas/common.js';
+import { MAX_JSON_DEPTH } from '../../src/http/json-depth.js';
+import { MAX_PARAM_LENGTH } from '../../src/contract/common.js';
 import { seedCatalog } from '../helpers/jobs-fixtures.js';
 import { bearer, startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 

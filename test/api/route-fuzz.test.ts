@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_PARAM_LENGTH } from '../../src/api/schemas/common.js';
+import { MAX_PARAM_LENGTH } from '../../src/contract/common.js';
 import { buildAuthApp } from '../../src/auth/app.js';
 import { AUTH_MIGRATIONS } from '../../src/auth/server.js';
 import { openDatabase, type Database } from '../../src/db/open-database.js';

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Account, TokenVerifier } from '../../accounts/verify-token.js';
 import { forbidden, unauthorized } from '../../errors.js';
+import { bearerToken } from '../../http/bearer-token.js';
 import { sameSecret } from '../../http/same-secret.js';
 import { verifyJobToken, type JobTokenHashOf } from '../../jobs/verify-job-token.js';
 
@@ -37,12 +38,6 @@ export interface AuthenticateOptions {
   operators?: ReadonlySet<string>;
 }
 
-export function bearerToken(request: FastifyRequest): string | null {
-  const header = request.headers.authorization;
-  if (!header) return null;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  return match ? match[1]! : null;
-}
 
 /**
  * Checks the caller against the route's requirement: synchronously where it can (the service

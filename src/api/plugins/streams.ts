@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import { tooManyRequests, tooManyStreams } from '../../errors.js';
 import { failFastConnection, quitConnection } from '../../redis/redis-connections.js';
 import { StreamTail } from '../../redis/stream-tail.js';
-import { ServerStopping } from '../ndjson-stream.js';
+import { ServerStopping } from '../../http/ndjson-stream.js';
 
 /** What a stream refused for a cap tells its client to wait before trying again (s). */
 const STREAM_RETRY_AFTER_SECONDS = 5;

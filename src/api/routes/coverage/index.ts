@@ -6,11 +6,11 @@ import {
 } from '../../../coverage/coverage-plans.js';
 import { planMatrix, planSummary } from '../../../coverage/plan-matrix.js';
 import { haltPlan, pausePlan, planQueue, topUpPlan } from '../../../coverage/plan-schedule-actions.js';
-import { errorResponses, NoContent } from '../../schemas/common.js';
+import { errorResponses, NoContent } from '../../../contract/common.js';
 import {
   CoverageIdParams, GroupBody, GroupOut, HaltOut, MatrixOut, PauseBody, PlanBody, PlanOut, QueueOut, QueueQuery, ScheduleBody, ScheduleOut,
   SettingsBody, SettingsOut, SummaryOut, TopUpOut,
-} from '../../schemas/coverage.js';
+} from '../../../contract/coverage.js';
 
 /** Every route here needs an account token and sees only that account's groups and plans. */
 const coverageRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -3,9 +3,9 @@ import { notFound } from '../../../errors.js';
 import { launchAck } from '../../../jobs/enqueue-runs.js';
 import { launchGgRun } from '../../../jobs/launch-gg-run.js';
 import { createGgConfig, updateGgConfig } from '../../../jobs/save-gg-config.js';
-import { errorResponses, NoContent } from '../../schemas/common.js';
-import { GgConfigBody, GgConfigList, GgConfigOut, GgConfigParams, GgRunBody } from '../../schemas/gg.js';
-import { LaunchAck, LaunchOriginQuery } from '../../schemas/jobs.js';
+import { errorResponses, NoContent } from '../../../contract/common.js';
+import { GgConfigBody, GgConfigList, GgConfigOut, GgConfigParams, GgRunBody } from '../../../contract/gg.js';
+import { LaunchAck, LaunchOriginQuery } from '../../../contract/jobs.js';
 
 const ggRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const ctx = app.runJobs;

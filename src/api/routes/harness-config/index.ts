@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { listHarnessConfig, setHarnessCap } from '../../../jobs/harness-caps.js';
-import { errorResponses } from '../../schemas/common.js';
-import { HarnessConfigBody, HarnessConfigList, HarnessParams } from '../../schemas/harness-config.js';
+import { errorResponses } from '../../../contract/common.js';
+import { HarnessConfigBody, HarnessConfigList, HarnessParams } from '../../../contract/harness-config.js';
 
 const harnessConfigRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/harness-config', { schema: { response: { 200: HarnessConfigList, ...errorResponses() } } }, async () =>

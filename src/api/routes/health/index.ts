@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { CONTRACT_VERSION } from '../../../contract-version.js';
-import { errorResponses } from '../../schemas/common.js';
-import { Health, PublicConfig, Readiness } from '../../schemas/health.js';
+import { errorResponses } from '../../../contract/common.js';
+import { Health, PublicConfig, Readiness } from '../../../contract/health.js';
 
 const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/healthz', { schema: { response: { 200: Health, ...errorResponses() } } }, async () => ({

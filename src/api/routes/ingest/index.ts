@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ProgressEntry } from '../../../catalog/ingest-queue.js';
 import { HttpError } from '../../../errors.js';
-import { NDJSON, streamNdjson } from '../../ndjson-stream.js';
-import { errorResponses } from '../../schemas/common.js';
-import { IngestBody, IngestReportOut } from '../../schemas/ingest.js';
+import { NDJSON, streamNdjson } from '../../../http/ndjson-stream.js';
+import { errorResponses } from '../../../contract/common.js';
+import { IngestBody, IngestReportOut } from '../../../contract/ingest.js';
 
 
 const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {

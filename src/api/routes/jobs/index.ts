@@ -8,14 +8,14 @@ import { enqueueRun, enqueueRuns, launchAck } from '../../../jobs/enqueue-runs.j
 import { followJobLive } from '../../../jobs/follow-job-live.js';
 import { relayJobEvents } from '../../../jobs/relay-job-events.js';
 import { reportJobStatus } from '../../../jobs/report-job-status.js';
-import { hijackReply } from '../../hijack-reply.js';
+import { hijackReply } from '../../../http/hijack-reply.js';
 import { sendJsonStream } from '../../send-json-text.js';
-import { JsonTooDeepError } from '../../json-depth.js';
-import { errorResponses, NoContent } from '../../schemas/common.js';
+import { JsonTooDeepError } from '../../../http/json-depth.js';
+import { errorResponses, NoContent } from '../../../contract/common.js';
 import {
   ActiveJobs, CancelSweep, ClaimedJob, JobIdParams, JobStatus, LaunchAck, LaunchBatchAck, LaunchBatchBody, LaunchBody, LaunchOriginQuery,
   RelayedEvents, StatusUpdate,
-} from '../../schemas/jobs.js';
+} from '../../../contract/jobs.js';
 
 const jobsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const ctx = app.runJobs;

@@ -6,12 +6,12 @@ import { haltLadder, ladderQueue, pauseLadder, topUpLadder } from '../../../ladd
 import {
   createLadder, deleteLadder, getSchedule, ladderView, listLadders, putSchedule, reorderRungs, requireLadder, steerClimber, updateLadder,
 } from '../../../ladders/manage-ladders.js';
-import { errorResponses, NoContent } from '../../schemas/common.js';
-import { HaltOut, PauseBody, QueueOut, QueueQuery, TopUpOut } from '../../schemas/coverage.js';
+import { errorResponses, NoContent } from '../../../contract/common.js';
+import { HaltOut, PauseBody, QueueOut, QueueQuery, TopUpOut } from '../../../contract/coverage.js';
 import {
   ClimberBody, ClimberSteeringOut, LadderBody, LadderList, LadderOut, LadderParams, LadderProgressOut, OutcomeBody, RungOrderBody, RungOut, RungOutcomeOut,
   ScheduleBody, ScheduleOut,
-} from '../../schemas/ladders.js';
+} from '../../../contract/ladders.js';
 
 /** `/ladders`: every route needs an account token and sees only that account's ladders (another's id is 404). */
 const ladderRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -7,11 +7,11 @@ import type { ModelEntry, ModelWrite } from '../../../models/model-entry.js';
 import { modelEntryWire } from '../../../models/model-wire.js';
 import { observeIfMissing } from '../../../models/observe-billed-rate.js';
 import { modelFormSeeder } from '../../../models/seed-model-form.js';
-import { errorResponses } from '../../schemas/common.js';
+import { errorResponses } from '../../../contract/common.js';
 import {
   LogoBody, LogoOut, ModelCreateBody, ModelEntryOut, ModelList, ModelUpdateBody, RouterListingOut, RouterQuery, SeedForm, SeedQuery,
   SlugWildcardParams,
-} from '../../schemas/models.js';
+} from '../../../contract/models.js';
 
 /** Model ids contain a slash: `PUT /models/anthropic/claude-x` and `/models/anthropic%2Fclaude-x` name the same entry. */
 const modelRoutes: FastifyPluginAsyncTypebox = async (app) => {

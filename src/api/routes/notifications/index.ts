@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { notFound } from '../../../errors.js';
-import { hijackReply } from '../../hijack-reply.js';
-import { errorResponses, NoContent } from '../../schemas/common.js';
-import { StreamParams, StreamTopicsBody } from '../../schemas/notifications.js';
+import { hijackReply } from '../../../http/hijack-reply.js';
+import { errorResponses, NoContent } from '../../../contract/common.js';
+import { StreamParams, StreamTopicsBody } from '../../../contract/notifications.js';
 
 const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/notifications', {

@@ -4,10 +4,10 @@ import { notFound, unprocessable } from '../../../errors.js';
 import { ggCandidates } from '../../../models/gg-candidates.js';
 import { routingIdOf, type ModelEntry } from '../../../models/model-entry.js';
 import { providerFaultRates } from '../../../stats/provider-fault-rates.js';
-import { CandidatesOut } from '../../schemas/stats.js';
+import { CandidatesOut } from '../../../contract/stats.js';
 import { parseModelSlug } from '../../../models/model-slug.js';
-import { errorResponses } from '../../schemas/common.js';
-import { ModelAuthorNameParams, ModelPathParams, ProbeAck, ProbeBody, ProbeDetail, ProbeIdParams, ProbeList, ProbeProviders } from '../../schemas/probes.js';
+import { errorResponses } from '../../../contract/common.js';
+import { ModelAuthorNameParams, ModelPathParams, ProbeAck, ProbeBody, ProbeDetail, ProbeIdParams, ProbeList, ProbeProviders } from '../../../contract/probes.js';
 import { modelPaths, modelSlugOf } from './model-paths.js';
 
 const AnyModelParams = Type.Union([ModelPathParams, ModelAuthorNameParams]);

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { notFound } from '../../../errors.js';
-import { streamNdjson } from '../../ndjson-stream.js';
-import { errorResponses } from '../../schemas/common.js';
-import { PublishJobParams } from '../../schemas/runs.js';
+import { streamNdjson } from '../../../http/ndjson-stream.js';
+import { errorResponses } from '../../../contract/common.js';
+import { PublishJobParams } from '../../../contract/runs.js';
 
 /** `GET /publish-jobs/{id}/live`: the job's lines replayed, then followed; a bare newline while idle; closed after the result. */
 const publishJobRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -11,11 +11,11 @@ import { storedShowcaseFile } from '../../../runs/showcase-path.js';
 import { submitReview } from '../../../runs/submit-review.js';
 import { publicFileHeaders } from '../../../snapshot/serve-snapshot.js';
 import { sendJsonText } from '../../send-json-text.js';
-import { ErrorEnvelope, errorResponses } from '../../schemas/common.js';
+import { ErrorEnvelope, errorResponses } from '../../../contract/common.js';
 import {
   DeletedOut, ListRunsQuery, PublishAccepted, ReviewBody, ReviewResult, RunDetailOut, RunEventsOut, RunIdParams, RunListOut, ShowcaseParams,
   ShowcaseStored, ShowcaseUploadHeaders, UnreadableList, UnreadableQuery,
-} from '../../schemas/runs.js';
+} from '../../../contract/runs.js';
 
 const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { runs } = app;

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { notFound } from '../../../errors.js';
-import { errorResponses } from '../../schemas/common.js';
-import { publishedSchema, publishedSchemaNames } from '../../schemas/published.js';
+import { errorResponses } from '../../../contract/common.js';
+import { publishedSchema, publishedSchemaNames } from '../../../contract/published.js';
 
 const SchemaParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100, pattern: '^[a-z0-9-]+\\.schema\\.json$' }) });
 

@@ -3,8 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { notFound } from '../../../errors.js';
 import { publicFileHeaders, snapshotFile, snapshotServePrefix } from '../../../snapshot/serve-snapshot.js';
-import { errorResponses } from '../../schemas/common.js';
-import { SnapshotRefreshOut } from '../../schemas/runs.js';
+import { errorResponses } from '../../../contract/common.js';
+import { SnapshotRefreshOut } from '../../../contract/runs.js';
 
 /**
  * `POST /snapshot/refresh`: regenerates the public snapshot now, outside the coalescing

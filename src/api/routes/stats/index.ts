@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { errorResponses } from '../../schemas/common.js';
-import { CabinetStats } from '../../schemas/runs.js';
-import { ModelAccuracyOut, ProviderStatsOut } from '../../schemas/stats.js';
+import { errorResponses } from '../../../contract/common.js';
+import { CabinetStats } from '../../../contract/runs.js';
+import { ModelAccuracyOut, ProviderStatsOut } from '../../../contract/stats.js';
 
 const statsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const stats = app.statsReader;

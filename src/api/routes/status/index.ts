@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { deploymentStatus } from '../../../ops/deployment-status.js';
-import { errorResponses } from '../../schemas/common.js';
-import { DeploymentStatus } from '../../schemas/status.js';
+import { errorResponses } from '../../../contract/common.js';
+import { DeploymentStatus } from '../../../contract/status.js';
 
 const statusRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const status = deploymentStatus(app);

@@ -7,11 +7,11 @@ import { contentTypeFor } from '../../../catalog/content-type-for.js';
 import { notFound } from '../../../errors.js';
 import { priorReadmes } from '../../../runs/prior-readmes.js';
 import { publicFileHeaders } from '../../../snapshot/serve-snapshot.js';
-import { errorResponses } from '../../schemas/common.js';
+import { errorResponses } from '../../../contract/common.js';
 import {
   ArtifactParams, BaselineParams, CatalogOut, EngineQuery, FileBytes, GroupsOut, PriorReadmesOut, PriorReadmesQuery, RenderedSpecsOut,
   ResolvedVersionOut, ScopedFileParams, SlugParams, ValidationFilesOut, VariantFileParams, VariantParams, VersionParams, VersionsOut,
-} from '../../schemas/test-cases.js';
+} from '../../../contract/test-cases.js';
 
 const VERSION = '/test-cases/:slug/versions/:version';
 

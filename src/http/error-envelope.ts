@@ -2,11 +2,11 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import fp from 'fastify-plugin';
-import { isStorageFull } from '../../db/storage-full.js';
-import { HttpError, queueUnavailable, STATUS, storageFull, type ErrorCode } from '../../errors.js';
-import { formatBytes } from '../../http/read-capped-body.js';
-import { isRedisUnavailable } from '../../redis/redis-connections.js';
-import { MAX_PARAM_LENGTH } from '../schemas/common.js';
+import { isStorageFull } from '../db/storage-full.js';
+import { HttpError, queueUnavailable, STATUS, storageFull, type ErrorCode } from '../errors.js';
+import { formatBytes } from './read-capped-body.js';
+import { isRedisUnavailable } from '../redis/redis-connections.js';
+import { MAX_PARAM_LENGTH } from '../contract/common.js';
 
 /** The code of each client status Fastify or Node can answer on its own. */
 const CODE_FOR_STATUS: Partial<Record<number, ErrorCode>> = Object.fromEntries(

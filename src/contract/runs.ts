@@ -1,8 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { KNOWN_ENGINES } from '../../catalog/known-engines.js';
-import { LIST_STATES, SORTS } from '../../runs/list-runs.js';
-import { AESTHETICS, RATINGS } from '../../runs/run-states.js';
 import { Nullable } from './common.js';
+import { AESTHETICS, KNOWN_ENGINES, LIST_STATES, RATINGS, SORTS } from './vocabulary.js';
 
 const literals = <T extends string>(values: readonly T[], description?: string) =>
   Type.Union(values.map((value) => Type.Literal(value)), description ? { description } : {});

@@ -1,7 +1,7 @@
 import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type { CorsOrigins } from '../../config.js';
+import type { CorsOrigins } from '../config.js';
 
 export interface CrossOriginOptions {
   /** `*`: any origin (the default); otherwise the only origins whose pages may call. */

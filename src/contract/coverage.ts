@@ -1,7 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { MAX_BUFFER_RUNS } from '../../coverage/buffer-target.js';
-import { MAX_QUEUE_RUNS } from '../../coverage/schedule-owner.js';
 import { Nullable } from './common.js';
+import { MAX_BUFFER_RUNS, MAX_QUEUE_RUNS } from './vocabulary.js';
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Id = Type.String({ minLength: 1, maxLength: 100 });

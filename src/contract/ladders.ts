@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { RATINGS } from '../../runs/run-states.js';
+import { RATINGS } from './vocabulary.js';
 import { Nullable } from './common.js';
 import { BufferTarget, CellOut, CombinationIn, CombinationOut } from './coverage.js';
 import { NullableInteger } from './jobs.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { JsonTooDeepError, MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
+import { JsonTooDeepError, MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 
 const BLANK = /^\s*$/;
 
