@@ -1,12 +1,14 @@
 import { Queue } from 'bullmq';
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { toError } from '../errors.js';
+import { closeWithin, quitConnection, reportOutages, type RedisLog } from '../redis/redis-connections.js';
 import { DAY } from '../time.js';
-import { closeWithin, quitConnection, reportOutages, settlesWithin, type RedisLog } from '../redis/redis-connections.js';
-import { loadLuaScript } from './load-lua-script.js';
-import { RUN_QUEUE, runQueueKeys, type RunQueueKeys } from './queue-keys.js';
-import type { CancelResult, CancelScope, ClaimResult, JobState, MovedJob, QueuedRun, ReportOutcome, RunState, SweepResult } from './run-queue-types.js';
+import { RUN_QUEUE, runQueueKeys } from './queue-keys.js';
+import { RunQueueReads } from './run-queue-reads.js';
+import { defineRunQueueScripts, moved, pairs, type RunQueueScript, type ScriptCaller } from './run-queue-scripts.js';
+import type { CancelResult, CancelScope, ClaimResult, JobState, MovedJob, QueuedRun, ReportOutcome, SweepResult } from './run-queue-types.js';
 
+export { queuedInWait } from './run-queue-reads.js';
 export * from './run-queue-types.js';
 
 export interface RunQueueOptions {
@@ -38,39 +40,22 @@ export interface RunQueueOptions {
 /** Default byte cap of one run's live backlog (16 MiB of event text). */
 export const LIVE_BACKLOG_MAX_BYTES = 16 * 1024 * 1024;
 
-type ScriptName = 'addJobs' | 'claimNextJob' | 'reportJobStatus' | 'cancelJobs' | 'setHarnessCap' | 'appendLive' | 'sweepStaleJobs';
-const SCRIPTS: Record<ScriptName, string> = {
-  addJobs: 'add-jobs.lua',
-  appendLive: 'append-live.lua',
-  claimNextJob: 'claim-next-job.lua',
-  reportJobStatus: 'report-job-status.lua',
-  cancelJobs: 'cancel-jobs.lua',
-  setHarnessCap: 'set-harness-cap.lua',
-  sweepStaleJobs: 'sweep-stale-jobs.lua',
-};
-const CONTEXT_KEYS = 7;
 /** Jobs queued per script call: large enough to batch, small enough to keep one call short. */
 const ADD_CHUNK = 500;
 /** Active-list entries one stale-job sweep call looks at. */
 const SWEEP_WINDOW = 500;
 /** Most claims one script call carries; more waiting in the same turn go in the next call. */
 const CLAIMS_PER_CALL = 64;
-/** Keys a script takes after the shared context's. */
-const EXTRA_KEYS: Partial<Record<ScriptName, number>> = { setHarnessCap: 1, claimNextJob: 1, cancelJobs: 1 };
-
-type ScriptCaller = (keysAndArgs: Array<string | number>) => Promise<unknown>;
 
 /**
  * The run job queue: a BullMQ `Queue` (jobs are BullMQ jobs, inspectable with BullMQ's API)
  * plus the atomic scripts that claim, hold, report and cancel over its structures.
  */
-export class RunQueue {
-  readonly keys: RunQueueKeys;
+export class RunQueue extends RunQueueReads {
   readonly bull: Queue;
-  private readonly redis: Redis;
   /** BullMQ's own connection; see the constructor. */
   private readonly bullConnection: Redis;
-  private readonly scripts: Record<ScriptName, ScriptCaller>;
+  private readonly scripts: Record<RunQueueScript, ScriptCaller>;
   private readonly keepFinished: number;
   private readonly finishedTtlSeconds: number;
   private readonly liveCap: number;
@@ -83,8 +68,7 @@ export class RunQueue {
   private claimsWaiting: Array<{ tokenHash: string; answer: (result: ClaimResult) => void; fail: (error: Error) => void }> = [];
 
   constructor(options: RunQueueOptions) {
-    this.redis = options.redis;
-    this.keys = runQueueKeys(options.prefix);
+    super(options.redis, runQueueKeys(options.prefix));
     this.keepFinished = options.keepFinished ?? 1000;
     this.finishedTtlSeconds = Math.ceil((options.finishedTtlMs ?? DAY) / 1000);
     this.liveCap = options.liveCap ?? 10_000;
@@ -99,13 +83,7 @@ export class RunQueue {
     reportOutages(this.bull, 'run-queue', options.log ?? { warn() {}, info() {} });
     const k = this.keys;
     this.contextKeys = [k.wait, k.active, k.completed, k.failed, k.caps, k.pendingGroups, k.orphans];
-    const scripts = {} as Record<ScriptName, ScriptCaller>;
-    for (const [name, file] of Object.entries(SCRIPTS) as Array<[ScriptName, string]>) {
-      if (!(name in this.redis)) this.redis.defineCommand(name, { numberOfKeys: CONTEXT_KEYS + (EXTRA_KEYS[name] ?? 0), lua: loadLuaScript(file) });
-      const command = (this.redis as unknown as Record<ScriptName, (...args: Array<string | number>) => Promise<unknown>>)[name];
-      scripts[name] = (keysAndArgs) => command.apply(this.redis, keysAndArgs);
-    }
-    this.scripts = scripts;
+    this.scripts = defineRunQueueScripts(this.redis);
   }
 
   /**
@@ -128,12 +106,12 @@ export class RunQueue {
     setImmediate(release);
   }
 
-  private call(name: ScriptName, args: Array<string | number>, keys: string[] = []): Promise<unknown> {
+  private call(name: RunQueueScript, args: Array<string | number>, keys: string[] = []): Promise<unknown> {
     this.batchWrites();
     return this.run(name, args, keys);
   }
 
-  private async run(name: ScriptName, args: Array<string | number>, keys: string[] = []): Promise<unknown> {
+  private async run(name: RunQueueScript, args: Array<string | number>, keys: string[] = []): Promise<unknown> {
     const k = this.keys;
     const context = [k.bullJobPrefix, k.runPrefix, k.inflightPrefix, k.pendingPrefix, Date.now(), this.keepFinished, this.finishedTtlSeconds, this.liveCap];
     try {
@@ -161,7 +139,6 @@ export class RunQueue {
     return held;
   }
 
-
   /**
    * Forgets the revisions of applied caps when Redis holds one newer than any SQLite has
    * (the store was replaced under a Redis that outlived it), so the store's writes apply again.
@@ -169,12 +146,6 @@ export class RunQueue {
   async resetCapRevisionsAbove(newestStored: number): Promise<void> {
     const applied = Object.values(await this.redis.hgetall(this.keys.capRevisions)).map(Number);
     if (applied.some((revision) => revision > newestStored)) await this.redis.del(this.keys.capRevisions);
-  }
-
-  /** Harness caps as Redis enforces them. */
-  async caps(): Promise<Map<string, number>> {
-    const raw = await this.redis.hgetall(this.keys.caps);
-    return new Map(Object.entries(raw).map(([slug, cap]) => [slug, Number(cap)]));
   }
 
   /**
@@ -267,102 +238,11 @@ export class RunQueue {
     return moved((await this.call('setHarnessCap', [harness, maxParallelism ?? '', revision ?? ''], [this.keys.capRevisions])) as string[]);
   }
 
-  /** Run state as Redis holds it, for reconcile: null when Redis has no state for the job. */
-  async states(ids: string[]): Promise<Array<RunState | null>> {
-    const pipeline = this.redis.pipeline();
-    for (const id of ids) pipeline.hmget(this.keys.run(id), 'state', 'recordId', 'detail', 'token', 'dispatchedAt');
-    return (await execReplies(pipeline, 'run queue states')).map((value) => {
-      const [state, recordId, detail, token, dispatchedAt] = value as Array<string | null>;
-      if (!state) return null;
-      return { state: state as JobState, recordId: recordId ?? '', detail: detail ?? '', tokenHash: token || null, dispatchedAtMs: dispatchedAt ? Number(dispatchedAt) : null };
-    });
-  }
-
-  /** True while the connection is up: a command sent now reaches Redis (without it, one fails at once, unsent). */
-  get connected(): boolean {
-    return this.redis.status === 'ready';
-  }
-
-  /**
-   * Waits at most `waitMs` for the connection to be ready (at once when it is), as after a
-   * command it carried was cut: true once it is.
-   */
-  async untilReady(waitMs: number): Promise<boolean> {
-    if (this.connected) return true;
-    let ready: (() => void) | undefined;
-    try {
-      return await settlesWithin(() => new Promise<void>((resolve) => this.redis.once('ready', (ready = resolve))), waitMs);
-    } finally {
-      if (ready) this.redis.off('ready', ready);
-    }
-  }
-
-  /** The claimed token's hash as Redis holds it; null when the job is not claimed (or Redis forgot it). */
-  async tokenHash(id: string): Promise<string | null> {
-    return (await this.redis.hget(this.keys.run(id), 'token')) || null;
-  }
-
-  /** Entries in the wait list, those a cancel left behind (see `cancelReach`) included. */
-  async waitListLength(): Promise<number> {
-    return this.redis.llen(this.keys.wait);
-  }
-
-  /** Queued jobs in the wait list: its entries but those a cancel left behind. */
-  async waitingCount(): Promise<number> {
-    return queuedInWait(this.redis, this.keys);
-  }
-
-  /**
-   * Claimed jobs still in flight, oldest claim first. Claims push at the head of BullMQ's
-   * active list and the scripts that end a job look for it from the tail, so ending them in
-   * this order finds each at once: newest first, every one scanned the whole list (reaping
-   * 20,000 spent 3 s in Redis, quadratic in the list).
-   */
-  async activeIds(): Promise<string[]> {
-    return (await this.redis.lrange(this.keys.active, 0, -1)).reverse();
-  }
-
-  /**
-   * The jobs held in every hold group, in pages of at most `size` ids, group by group, oldest
-   * first within each: those held when the group is reached, and not those held after, so a
-   * caller that cancels each page while jobs keep coming ends. Read page by page, since a cap
-   * can hold any number of jobs (one read of 150,000 ids threw when spread into a push).
-   */
-  async *heldPages(size: number): AsyncGenerator<string[]> {
-    for (const group of await this.redis.smembers(this.keys.pendingGroups)) {
-      const key = this.keys.pendingPrefix + group;
-      const newest = await this.redis.zrange(key, -1, -1, 'WITHSCORES');
-      if (newest.length === 0) continue;
-      // Scores are enqueue sequences, one per job: each page starts past the last one's.
-      for (let after = '-inf'; ;) {
-        const page = await this.redis.zrangebyscore(key, after, newest[1]!, 'WITHSCORES', 'LIMIT', 0, size);
-        if (page.length === 0) break;
-        yield page.filter((_, i) => i % 2 === 0);
-        if (page.length < 2 * size) break;
-        after = `(${page.at(-1)}`;
-      }
-    }
-  }
-
-  /** Takes every orphan the claim script set aside, atomically: one pushed meanwhile waits for the next take. */
-  async takeOrphans(): Promise<string[]> {
-    const [orphans] = await execReplies(this.redis.multi().lrange(this.keys.orphans, 0, -1).del(this.keys.orphans), 'run queue take orphans');
-    return orphans as string[];
-  }
-
   /** Appends driver-relayed event lines to a run's live backlog (capped). */
   /** Appends relayed event lines to the run's live backlog, dropping its oldest events past the entry and byte caps. */
   async appendLive(id: string, lines: string[]): Promise<void> {
     if (lines.length === 0) return;
     await this.call('appendLive', [id, this.liveCapBytes, ...lines]);
-  }
-
-  /** Every event line relayed so far (the record store keeps them with the record). */
-  async liveEvents(id: string): Promise<string[]> {
-    const entries = await this.redis.xrange(this.keys.live(id), '-', '+');
-    const lines: string[] = [];
-    for (const [, fields] of entries) if (fields[0] === 'e') lines.push(fields[1]!);
-    return lines;
   }
 
   async close(): Promise<void> {
@@ -376,28 +256,3 @@ export class RunQueue {
   }
 }
 
-/** Queued jobs in the wait list: its length less the entries a cancel left behind, read together. */
-export async function queuedInWait(redis: Redis, keys: Pick<RunQueueKeys, 'wait' | 'leftBehind'>): Promise<number> {
-  const [length, leftBehind] = await execReplies(redis.multi().llen(keys.wait).scard(keys.leftBehind), 'run queue waiting count');
-  // An id left behind whose entry Redis lost (a restart from an older snapshot) is subtracted
-  // until the list next runs empty, when the set is emptied.
-  return Math.max(0, (length as number) - (leftBehind as number));
-}
-
-/** Runs a MULTI or pipeline; answers each command's reply, or throws the first failure. */
-async function execReplies(commands: ChainableCommander, what: string): Promise<unknown[]> {
-  const results = await commands.exec();
-  const failure = results?.find(([error]) => error);
-  if (!results || failure) throw toError(failure?.[0] ?? 'transaction aborted', what);
-  return results.map(([, reply]) => reply);
-}
-
-function moved(flat: string[]): MovedJob[] {
-  return pairs(flat).map(([id, subjectJson]) => ({ id, subjectJson }));
-}
-
-function pairs(flat: string[]): Array<[string, string]> {
-  const out: Array<[string, string]> = [];
-  for (let i = 0; i + 1 < flat.length; i += 2) out.push([flat[i]!, flat[i + 1]!]);
-  return out;
-}
