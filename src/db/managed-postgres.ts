@@ -97,10 +97,14 @@ export async function startManagedPostgres(options: ManagedPostgresOptions): Pro
 
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
-    // SIGINT is PostgreSQL's fast shutdown: sessions are ended, nothing is waited for.
-    child.kill('SIGINT');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10 * SECOND);
+    // SIGTERM is PostgreSQL's smart shutdown: it waits for open sessions to end. A pool's
+    // end() resolves before its sockets have closed, and a fast shutdown would send those an
+    // error nothing listens to any more. Sessions still open after a while are ended (SIGINT).
+    child.kill('SIGTERM');
+    const fast = setTimeout(() => child.kill('SIGINT'), 5 * SECOND);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15 * SECOND);
     await exited;
+    clearTimeout(fast);
     clearTimeout(timer);
   };
   const createDatabase = async (name: string) => {
