@@ -15,7 +15,12 @@ export async function startTestPostgres(): Promise<ManagedPostgres> {
   if (!cluster) {
     // Under tmpdir() (usually /tmp): short enough for the socket path, and reachable by the server's user.
     const dir = mkdtempSync(join(tmpdir(), 'evb-pg-'));
-    cluster = { server: await startManagedPostgres({ dir }), dir };
+    try {
+      cluster = { server: await startManagedPostgres({ dir }), dir };
+    } catch (error) {
+      rmSync(dir, { recursive: true, force: true });
+      throw error;
+    }
   }
   return cluster.server;
 }
