@@ -106,6 +106,17 @@ describe.each(['sqlite', 'postgres'] as const)('the %s dialect', (engine) => {
     expect(hinted.rows).toEqual([{ n: 0 }]);
   });
 
+  it('upserts with ON CONFLICT, spelled alike on both', async () => {
+    await clear();
+    const put = (revision: number) => store().db.insertInto('harness_config').values({ slug: 'codex', max_parallelism: revision, updated_at: NOW, revision })
+      .onConflict((oc) => oc.column('slug').doUpdateSet((eb) => ({ max_parallelism: eb.ref('excluded.max_parallelism'), revision: eb.ref('excluded.revision') })))
+      .execute();
+    await put(1);
+    await put(2);
+    await store().db.insertInto('harness_config').values({ slug: 'codex', max_parallelism: 9, updated_at: NOW, revision: 9 }).onConflict((oc) => oc.doNothing()).execute();
+    expect(await store().db.selectFrom('harness_config').select(['slug', 'max_parallelism', 'revision']).execute()).toEqual([{ slug: 'codex', max_parallelism: 2, revision: 2 }]);
+  });
+
   it('commits a write transaction whole, or leaves nothing of it', async () => {
     await clear();
     await writeTransaction(store(), async (trx) => { await trx.insertInto('models').values([model('kept-1'), model('kept-2')]).execute(); });
@@ -114,5 +125,24 @@ describe.each(['sqlite', 'postgres'] as const)('the %s dialect', (engine) => {
       await trx.insertInto('models').values(model('kept-1')).execute();
     })).rejects.toThrow();
     expect((await store().db.selectFrom('models').select('slug').orderBy('slug').execute()).map((r) => r.slug)).toEqual(['kept-1', 'kept-2']);
+  });
+});
+
+describe('a SQLite write transaction', () => {
+  it('takes the write lock when it begins, so a write in between cannot void its read', async () => {
+    // A deferred BEGIN would let the other connection commit here and fail this transaction's
+    // own write with SQLITE_BUSY_SNAPSHOT; BEGIN IMMEDIATE makes the other one wait (here: fail at once).
+    const other = openDatabase(join(dir, 'backend.sqlite'));
+    other.pragma('busy_timeout = 0');
+    try {
+      await writeTransaction(stores.sqlite!, async (trx) => {
+        await trx.selectFrom('models').select('slug').execute();
+        expect(() => other.prepare("INSERT INTO models (slug, created_at, updated_at) VALUES ('other', 'x', 'x')").run()).toThrow(/locked|busy/i);
+        await trx.insertInto('models').values(model('mine')).execute();
+      });
+    } finally {
+      other.close();
+    }
+    expect(await stores.sqlite!.db.selectFrom('models').select('slug').where('slug', 'in', ['mine', 'other']).execute()).toEqual([{ slug: 'mine' }]);
   });
 });
