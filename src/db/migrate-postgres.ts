@@ -33,7 +33,6 @@ export async function migratePostgres(pool: pg.Pool, migrationsDir: string = POS
     await client.query(`SET lock_timeout = ${MIGRATION_WAIT}`);
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     locked = true;
-    await client.query('RESET lock_timeout');
     await client.query(
       'CREATE TABLE IF NOT EXISTS schema_migrations (id integer PRIMARY KEY, name text COLLATE "C" NOT NULL, applied_at text COLLATE "C" NOT NULL)',
     );
@@ -52,13 +51,20 @@ export async function migratePostgres(pool: pg.Pool, migrationsDir: string = POS
         await client.query('INSERT INTO schema_migrations (id, name, applied_at) VALUES ($1, $2, $3)', [file.id, file.name, new Date().toISOString()]);
         await client.query('COMMIT');
       } catch (error) {
-        await client.query('ROLLBACK');
+        // A rollback that fails too (the connection is gone) must not hide why the migration failed.
+        await client.query('ROLLBACK').catch(() => {});
         throw new Error(`PostgreSQL migration ${file.name} failed: ${(error as Error).message}`, { cause: error });
       }
     }
   } finally {
-    // A dropped session releases the lock too; unlocking keeps a pooled connection clean.
-    if (locked) await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => {});
-    client.release();
+    // Leave a pooled connection as it was found; a dropped session releases the lock by itself.
+    try {
+      await client.query('RESET lock_timeout');
+      if (locked) await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+      client.release();
+    } catch (error) {
+      // The connection is unusable: release it as broken, so the pool closes it.
+      client.release(error as Error);
+    }
   }
 }
