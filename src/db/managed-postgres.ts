@@ -58,10 +58,12 @@ export async function startManagedPostgres(options: ManagedPostgresOptions): Pro
   const data = join(dir, 'data');
 
   // ICU's en-US collation (not C) is the cluster default on purpose: a column that sorts text
-  // without its COLLATE "C" then orders differently from SQLite, and the tests see it.
+  // without its COLLATE "C" then orders differently from SQLite, and the tests see it. Before
+  // PostgreSQL 15 initdb cannot choose ICU; the schema test still checks every column's collation.
+  const major = Number(/\/(\d+)\/bin$/.exec(bin)?.[1]);
+  const collation = major >= 15 ? ['--locale-provider', 'icu', '--icu-locale', 'en-US'] : [];
   await promisify(execFile)(...command(runAs, join(bin, 'initdb'), [
-    '--pgdata', data, '--username', SUPERUSER, '--auth', 'trust', '--encoding', 'UTF8', '--no-sync',
-    '--locale', 'C.UTF-8', '--locale-provider', 'icu', '--icu-locale', 'en-US',
+    '--pgdata', data, '--username', SUPERUSER, '--auth', 'trust', '--encoding', 'UTF8', '--no-sync', '--locale', 'C.UTF-8', ...collation,
   ]), { cwd: dir });
 
   const [program, args] = command(runAs, join(bin, 'postgres'), [
