@@ -88,4 +88,13 @@ describe('the PostgreSQL migration runner', () => {
     expect((await pool.query('SELECT id FROM schema_migrations')).rows).toEqual([{ id: 1 }]);
     expect((await pool.query("SELECT to_regclass('second') AS second")).rows).toEqual([{ second: null }]);
   });
+
+  it('commits a migration and its record together', async () => {
+    const pool = await freshPool();
+    const migrations = mkdtempSync(join(dir, 'migrations-'));
+    // The file itself succeeds; recording it then fails on the key it took. Its table must go with it.
+    writeFileSync(join(migrations, '0001_records_itself.sql'), "CREATE TABLE first (x bigint); INSERT INTO schema_migrations VALUES (1, 'x', 'x');");
+    await expect(migratePostgres(pool, migrations)).rejects.toThrow(/0001_records_itself\.sql failed: duplicate key/);
+    expect((await pool.query("SELECT to_regclass('first') AS first, (SELECT count(*) FROM schema_migrations) AS n")).rows).toEqual([{ first: null, n: 0 }]);
+  });
 });
