@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Dependency-free bootstrap behind `npm start`, `npm test`, `npm run worker|bench|chaos|build|auth|schemas`.
 // It makes a fresh clone on a fresh Debian machine runnable: installs npm dependencies when
-// missing, makes sure redis-server and Chromium exist (apt-get when root, otherwise one
-// message saying what to install), compiles the TypeScript, then runs the command.
+// missing, makes sure redis-server, Chromium and (for tests and benches) the PostgreSQL server
+// exist (apt-get when root, otherwise one message saying what to install), compiles the
+// TypeScript, then runs the command.
 import { spawnSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -15,9 +16,9 @@ const COMMANDS = {
   start: { system: ['redis', 'chromium'], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/src/supervisor.js', ...rest]], ipc: true },
   auth: { system: [], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/src/auth/server.js', ...rest]], ipc: true },
   worker: { system: ['chromium'], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/src/worker.js', ...rest]], ipc: true },
-  bench: { system: ['redis', 'chromium'], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/bench/run-all.js', ...rest]] },
+  bench: { system: ['redis', 'chromium', 'postgresql'], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/bench/run-all.js', ...rest]] },
   chaos: { system: ['redis', 'chromium'], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/chaos/run-all.js', ...rest]] },
-  test: { system: ['redis', 'chromium'], tsconfig: 'tsconfig.json', run: ['node', ['node_modules/vitest/vitest.mjs', 'run', ...rest]] },
+  test: { system: ['redis', 'chromium', 'postgresql'], tsconfig: 'tsconfig.json', run: ['node', ['node_modules/vitest/vitest.mjs', 'run', ...rest]] },
   build: { system: [], tsconfig: 'tsconfig.build.json', run: null },
   schemas: { system: [], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/src/ops/write-schemas-main.js', ...rest]] },
 };
@@ -50,13 +51,16 @@ function ensureSystemPackages(needs) {
   const missing = [];
   if (needs.includes('redis') && !process.env.REDIS_URL && !onPath('redis-server')) missing.push('redis-server');
   if (needs.includes('chromium') && !process.env.CHROMIUM_PATH && !findChromium()) missing.push('chromium');
+  // Tests and benches start throwaway clusters (src/db/managed-postgres.ts) from these binaries.
+  if (needs.includes('postgresql') && !findPostgres()) missing.push('postgresql');
   if (missing.length === 0) return;
   const isRoot = process.getuid?.() === 0;
   if (!isRoot || !onPath('apt-get')) {
     fail(
       `Missing system packages: ${missing.join(', ')}.\n` +
         `Install them (Debian/Ubuntu: sudo apt-get install -y ${missing.join(' ')} fonts-dejavu-core),\n` +
-        'or point REDIS_URL at a running Redis and CHROMIUM_PATH at a Chromium binary.',
+        'or point REDIS_URL at a running Redis and CHROMIUM_PATH at a Chromium binary' +
+        (missing.includes('postgresql') ? ' (tests and benches need the PostgreSQL server binaries themselves).' : '.'),
     );
   }
   say(`Installing ${missing.join(', ')} with apt-get...`);
@@ -162,6 +166,11 @@ function onPath(program) {
 
 function findChromium() {
   return ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'].find(existsSync);
+}
+
+function findPostgres() {
+  const root = '/usr/lib/postgresql';
+  return existsSync(root) && readdirSync(root).some((major) => existsSync(join(root, major, 'bin', 'initdb')) && existsSync(join(root, major, 'bin', 'postgres')));
 }
 
 function say(message) {

@@ -1,11 +1,10 @@
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
+import { newerBuildError, readMigrations } from './migration-files.js';
 
 export type Database = BetterSqlite3.Database;
-
-const MIGRATION_FILE = /^(\d{4})_[a-z0-9_]+\.sql$/;
 
 /** The backend's own migrations; the auth service passes its own folder. */
 export const BACKEND_MIGRATIONS = fileURLToPath(new URL('./migrations/', import.meta.url));
@@ -57,11 +56,7 @@ export function openDatabase(file: string, migrationsDir: string = BACKEND_MIGRA
 }
 
 function migrate(db: Database, migrationsDir: string): void {
-  const files = readdirSync(migrationsDir).filter((name) => MIGRATION_FILE.test(name)).sort();
-  // Two files with one number: the second would be taken as applied and silently skipped.
-  const clash = files.find((name, i) => i > 0 && name.slice(0, 4) === files[i - 1]!.slice(0, 4));
-  if (clash) throw new Error(`Two migrations in ${migrationsDir} share the number ${clash.slice(0, 4)} (${files.filter((name) => name.startsWith(clash.slice(0, 4))).join(', ')}); renumber one.`);
-  const newestKnown = Math.max(0, ...files.map((name) => Number(MIGRATION_FILE.exec(name)![1])));
+  const { files, newestKnown } = readMigrations(migrationsDir);
   const busyTimeout = db.pragma('busy_timeout', { simple: true }) as number;
   db.pragma(`busy_timeout = ${MIGRATION_WAIT}`);
   try {
@@ -69,19 +64,13 @@ function migrate(db: Database, migrationsDir: string): void {
       db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT');
       const applied = db.prepare<[], { id: number; name: string }>('SELECT id, name FROM schema_migrations ORDER BY id').all();
       const newer = applied.filter((row) => row.id > newestKnown);
-      if (newer.length > 0) {
-        throw new Error(
-          `${db.name} was migrated by a newer build (${newer.map((row) => row.name).join(', ')}); this build knows migrations up to ` +
-            `${String(newestKnown).padStart(4, '0')}. Run the newer build, or restore a backup taken before it.`,
-        );
-      }
+      if (newer.length > 0) throw newerBuildError(db.name, newer, newestKnown);
       const done = new Set(applied.map((row) => row.id));
       const record = db.prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)');
-      for (const name of files) {
-        const id = Number(MIGRATION_FILE.exec(name)![1]);
-        if (done.has(id)) continue;
-        db.exec(readFileSync(join(migrationsDir, name), 'utf8'));
-        record.run(id, name, new Date().toISOString());
+      for (const file of files) {
+        if (done.has(file.id)) continue;
+        db.exec(file.sql());
+        record.run(file.id, file.name, new Date().toISOString());
       }
     }).immediate();
   } finally {

@@ -1,0 +1,144 @@
+import { Kysely, PostgresDialect, sql, SqliteDialect, type Expression, type RawBuilder } from 'kysely';
+import pg from 'pg';
+import type { Database } from './open-database.js';
+
+/**
+ * The two engines behind one store layer (issue 32): Kysely over the better-sqlite3 handle
+ * (the default) or over a `pg` pool. Everything one engine spells differently sits here, each
+ * with why; store modules write the rest once with the query builder.
+ *
+ * First step of the move: nothing in the service calls this module yet, only its tests do.
+ * The query modules still prepare their SQLite statements directly.
+ */
+export type Engine = 'sqlite' | 'postgres';
+
+/** A Kysely instance and the engine under it, which the fragments below need. */
+export interface Store<DB> {
+  engine: Engine;
+  db: Kysely<DB>;
+}
+
+/**
+ * Kysely over an open, migrated better-sqlite3 handle. `db.destroy()` closes the handle:
+ * call it only when Kysely is the handle's last user.
+ */
+export function sqliteStore<DB>(database: Database): Store<DB> {
+  return { engine: 'sqlite', db: new Kysely<DB>({ dialect: new SqliteDialect({ database }) }) };
+}
+
+/** Kysely over a pool from `postgresPool()`. `db.destroy()` ends the pool. */
+export function postgresStore<DB>(pool: pg.Pool): Store<DB> {
+  return { engine: 'postgres', db: new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }) };
+}
+
+/**
+ * A `pg` pool whose counts come back as numbers, as better-sqlite3 gives them: pg answers
+ * bigint (COUNT, SUM of integers, our bigint columns) and numeric as strings by default. A
+ * bigint past 2^53 fails the read rather than round silently. The parsers are per pool, so
+ * importing this module changes nothing global.
+ */
+export function postgresPool(config: pg.PoolConfig): pg.Pool {
+  return new pg.Pool({ ...config, types: { getTypeParser: numberTypeParser } });
+}
+
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+
+const numberTypeParser = ((oid: number, format?: 'text' | 'binary') => {
+  if (oid === INT8_OID) return parseSafeInteger;
+  if (oid === NUMERIC_OID) return Number;
+  return pg.types.getTypeParser(oid, format);
+}) as typeof pg.types.getTypeParser;
+
+function parseSafeInteger(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new RangeError(`bigint ${text} does not fit a JavaScript number`);
+  return value;
+}
+
+/**
+ * Runs `work` in a write transaction. SQLite needs BEGIN IMMEDIATE: a deferred transaction
+ * that reads first and writes later fails with SQLITE_BUSY when another connection wrote in
+ * between, instead of waiting its busy timeout; PostgreSQL's plain BEGIN takes row locks as
+ * it goes. (Kysely's own `transaction()` issues a deferred BEGIN on SQLite.)
+ */
+export async function writeTransaction<DB, T>(store: Store<DB>, work: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
+  return store.db.connection().execute(async (connection) => {
+    await sql.raw(store.engine === 'sqlite' ? 'BEGIN IMMEDIATE' : 'BEGIN').execute(connection);
+    try {
+      const result = await work(connection);
+      await sql.raw('COMMIT').execute(connection);
+      return result;
+    } catch (error) {
+      await sql.raw('ROLLBACK').execute(connection);
+      throw error;
+    }
+  });
+}
+
+/** A path into a JSON text column, as object keys from the root (`['subject', 'engine']`). */
+export type JsonPath = readonly string[];
+
+/**
+ * A JSON member as text (a JSON string without its quotes; NULL when absent). JSON stays
+ * text in both stores (records are kept byte for byte), so PostgreSQL casts to jsonb to read.
+ */
+export function jsonText(engine: Engine, json: Expression<unknown>, path: JsonPath): RawBuilder<string | null> {
+  return engine === 'sqlite'
+    ? sql<string | null>`json_extract(${json}, ${sqlitePath(path)})`
+    : sql<string | null>`(${json})::jsonb #>> ${pgPath(path)}`;
+}
+
+/** A JSON member as a number (NULL when absent): SQLite's json_extract answers numbers typed, PostgreSQL's #>> text. */
+export function jsonNumber(engine: Engine, json: Expression<unknown>, path: JsonPath): RawBuilder<number | null> {
+  return engine === 'sqlite'
+    ? sql<number | null>`json_extract(${json}, ${sqlitePath(path)})`
+    : sql<number | null>`((${json})::jsonb #>> ${pgPath(path)})::double precision`;
+}
+
+const sqlitePath = (path: JsonPath) => `$${path.map((key) => `.${JSON.stringify(key)}`).join('')}`;
+const pgPath = (path: JsonPath) => `{${path.map((key) => JSON.stringify(key)).join(',')}}`;
+
+/** Null-safe equality (NULL equals NULL): SQLite's `IS`, PostgreSQL's `IS NOT DISTINCT FROM`. */
+export function sameValue(engine: Engine, left: Expression<unknown>, right: Expression<unknown>): RawBuilder<boolean> {
+  return engine === 'sqlite' ? sql<boolean>`${left} IS ${right}` : sql<boolean>`${left} IS NOT DISTINCT FROM ${right}`;
+}
+
+/**
+ * Case-insensitive LIKE with `\` escaping. SQLite's LIKE folds ASCII case; PostgreSQL's LIKE
+ * folds none, and its ILIKE over our COLLATE "C" columns folds ASCII only, as SQLite does.
+ */
+export function likeInsensitive(engine: Engine, text: Expression<unknown>, pattern: Expression<unknown>): RawBuilder<boolean> {
+  return engine === 'sqlite' ? sql<boolean>`${text} LIKE ${pattern} ESCAPE '\\'` : sql<boolean>`${text} ILIKE ${pattern} ESCAPE '\\'`;
+}
+
+/**
+ * The Monday (UTC) of the week an ISO-8601 UTC timestamp falls in, as `YYYY-MM-DD`. SQLite
+ * steps back to the previous Monday with date modifiers; PostgreSQL truncates to its ISO week,
+ * which starts on Monday. The cast reads the text as UTC because the store writes `…Z` times.
+ */
+export function weekStart(engine: Engine, timestamp: Expression<unknown>): RawBuilder<string | null> {
+  return engine === 'sqlite'
+    ? sql<string | null>`date(${timestamp}, '-6 days', 'weekday 1')`
+    : sql<string | null>`to_char(date_trunc('week', (${timestamp})::timestamp), 'YYYY-MM-DD')`;
+}
+
+/**
+ * An index hint for the planner. SQLite sometimes picks a worse index for our partial,
+ * covering ones and takes `INDEXED BY`; PostgreSQL has no hints (its planner costs partial
+ * indexes itself), so the hint is dropped there.
+ */
+export function indexedBy(engine: Engine, index: string): RawBuilder<unknown> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(index)) throw new Error(`index name "${index}" is not a plain identifier`);
+  return engine === 'sqlite' ? sql.raw(`INDEXED BY ${index}`) : sql.raw('');
+}
+
+/*
+ * Spelled alike on both engines, so no fragment is needed, but only in these forms:
+ * - upsert: `INSERT … ON CONFLICT (key) DO UPDATE SET c = excluded.c` / `DO NOTHING`
+ *   (Kysely's `onConflict`); never SQLite's `INSERT OR REPLACE` / `INSERT OR IGNORE`.
+ * - NULL order: always say `NULLS FIRST` or `NULLS LAST` (Kysely's `.nullsFirst()`); SQLite
+ *   puts NULLs first in ascending order, PostgreSQL last.
+ * - row order of equal keys: there is no `rowid` on PostgreSQL; order by a column.
+ * - text order: every text column is COLLATE "C" on PostgreSQL, byte order like SQLite's.
+ */

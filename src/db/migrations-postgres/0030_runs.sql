@@ -1,0 +1,45 @@
+-- PostgreSQL twin of migrations/0030_runs.sql. `record` and `events` are text, not jsonb:
+-- a run record is kept byte for byte as the driver sent it.
+CREATE TABLE runs (
+  id                   text COLLATE "C" PRIMARY KEY,
+  job_id               text COLLATE "C",
+  record_format        integer NOT NULL,
+  decode_error         text COLLATE "C",
+  state                text COLLATE "C" NOT NULL,
+  published            integer NOT NULL DEFAULT 0,
+  published_at         text COLLATE "C",
+  started_at           text COLLATE "C",
+  finished_at          text COLLATE "C",
+  test_case_slug       text COLLATE "C" NOT NULL,
+  test_case_version    text COLLATE "C" NOT NULL,
+  version_rank         bigint NOT NULL DEFAULT 0,
+  variant              text COLLATE "C" NOT NULL,
+  harness              text COLLATE "C" NOT NULL,
+  model_id             text COLLATE "C" NOT NULL,
+  engine               text COLLATE "C" NOT NULL DEFAULT 'none',
+  test_type            text COLLATE "C",
+  gg_config_id         text COLLATE "C",
+  gg_config_name       text COLLATE "C",
+  run_time_seconds     double precision,
+  tokens_total         bigint,
+  cost                 double precision,
+  link_source_repo     text COLLATE "C",
+  link_playable_build  text COLLATE "C",
+  review_count         bigint NOT NULL DEFAULT 0,
+  aesthetic            text COLLATE "C",
+  aesthetic_rank       integer,
+  rating_rank          integer,
+  validator_rated      integer NOT NULL DEFAULT 0,
+  grade_key            text COLLATE "C",
+  case_name            text COLLATE "C",
+  created_at           text COLLATE "C" NOT NULL,
+  updated_at           text COLLATE "C" NOT NULL,
+  summary              text COLLATE "C",
+  grade                text COLLATE "C",
+  validator_verdicts   text COLLATE "C" NOT NULL DEFAULT '{}',
+  record               text COLLATE "C" NOT NULL,
+  events               text COLLATE "C" NOT NULL DEFAULT '[]'
+);
+
+CREATE INDEX runs_model ON runs (model_id);
+CREATE INDEX runs_case ON runs (test_case_slug, test_case_version);

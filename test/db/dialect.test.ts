@@ -1,0 +1,148 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  indexedBy, jsonNumber, jsonText, likeInsensitive, postgresPool, postgresStore, sameValue, sqliteStore, weekStart, writeTransaction, type Store,
+} from '../../src/db/dialect.js';
+import { migratePostgres } from '../../src/db/migrate-postgres.js';
+import { openDatabase } from '../../src/db/open-database.js';
+import { stopTestPostgres, testDatabase } from '../helpers/postgres.js';
+
+/** The columns these tests touch, of two migrated tables. */
+interface Tables {
+  models: { slug: string; name: string | null; list_input: number | null; created_at: string; updated_at: string };
+  harness_config: { slug: string; max_parallelism: number | null; updated_at: string; revision: number };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'evb-dialect-'));
+const stores: Record<'sqlite' | 'postgres', Store<Tables> | null> = { sqlite: null, postgres: null };
+
+beforeAll(async () => {
+  stores.sqlite = sqliteStore<Tables>(openDatabase(join(dir, 'backend.sqlite')));
+  const pool = postgresPool({ connectionString: await testDatabase() });
+  await migratePostgres(pool);
+  stores.postgres = postgresStore<Tables>(pool);
+});
+afterAll(async () => {
+  await stores.sqlite?.db.destroy();
+  await stores.postgres?.db.destroy();
+  await stopTestPostgres();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const NOW = '2026-11-27T12:00:00.000Z';
+const model = (slug: string, listInput: number | null = null) => ({ slug, name: null, list_input: listInput, created_at: NOW, updated_at: NOW });
+
+describe.each(['sqlite', 'postgres'] as const)('the %s dialect', (engine) => {
+  const store = () => stores[engine]!;
+  const clear = async () => {
+    await store().db.deleteFrom('models').execute();
+    await store().db.deleteFrom('harness_config').execute();
+  };
+
+  it('keeps a double to the last bit', async () => {
+    await clear();
+    await store().db.insertInto('models').values(model('m', 0.1 + 0.2)).execute();
+    const row = await store().db.selectFrom('models').select('list_input').executeTakeFirstOrThrow();
+    expect(row.list_input).toBe(0.30000000000000004);
+  });
+
+  it('answers counts, sums and bigint columns past 2^31 as numbers', async () => {
+    await clear();
+    const revision = 2 ** 40 + 1;
+    await store().db.insertInto('harness_config').values([
+      { slug: 'a', max_parallelism: null, updated_at: NOW, revision },
+      { slug: 'b', max_parallelism: 2, updated_at: NOW, revision: 1 },
+    ]).execute();
+    const row = await store().db.selectFrom('harness_config')
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.sum<number>('revision').as('total'), eb.fn.max('revision').as('newest')])
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ n: 2, total: revision + 1, newest: revision });
+  });
+
+  it('puts NULLs where the query says, not where the engine would', async () => {
+    await clear();
+    await store().db.insertInto('models').values([model('a', 2), model('b', null), model('c', 1)]).execute();
+    const order = async (direction: 'asc' | 'desc', nulls: 'first' | 'last') => (await store().db.selectFrom('models').select('slug')
+      .orderBy('list_input', (ob) => { const by = direction === 'asc' ? ob.asc() : ob.desc(); return nulls === 'first' ? by.nullsFirst() : by.nullsLast(); })
+      .execute()).map((r) => r.slug);
+    expect(await order('asc', 'last')).toEqual(['c', 'a', 'b']);
+    expect(await order('asc', 'first')).toEqual(['b', 'c', 'a']);
+    expect(await order('desc', 'last')).toEqual(['a', 'c', 'b']);
+  });
+
+  it('sorts text in byte order', async () => {
+    await clear();
+    const slugs = ['b', 'B', 'a', 'A', '_x', 'é', 'Z', 'a-b', 'a_b', 'ab'];
+    await store().db.insertInto('models').values(slugs.map((slug) => model(slug))).execute();
+    const sorted = (await store().db.selectFrom('models').select('slug').orderBy('slug').execute()).map((r) => r.slug);
+    expect(sorted).toEqual([...slugs].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y))));
+    expect(sorted).toEqual(['A', 'B', 'Z', '_x', 'a', 'a-b', 'a_b', 'ab', 'b', 'é']);
+  });
+
+  it('spells the engine-specific fragments to the same answers', async () => {
+    await clear();
+    await store().db.insertInto('models').values([model('Hello', null), model('élan', 1)]).execute();
+    const { engine: e, db } = store();
+    const json = sql.val('{"subject":{"engine":"godot","runs":3}}');
+    const row = await db.selectNoFrom([
+      jsonText(e, json, ['subject', 'engine']).as('engine'),
+      jsonNumber(e, json, ['subject', 'runs']).as('runs'),
+      jsonText(e, json, ['subject', 'absent']).as('absent'),
+      weekStart(e, sql.val('2026-11-29T23:59:59.999Z')).as('sunday'),
+      weekStart(e, sql.val('2026-11-30T00:00:00.000Z')).as('monday'),
+    ]).executeTakeFirstOrThrow();
+    expect(row).toEqual({ engine: 'godot', runs: 3, absent: null, sunday: '2026-11-23', monday: '2026-11-30' });
+
+    const slugsWhere = async (where: ReturnType<typeof sameValue>) => (await db.selectFrom('models').select('slug').where(where).orderBy('slug').execute()).map((r) => r.slug);
+    expect(await slugsWhere(sameValue(e, sql.ref('list_input'), sql.val(null)))).toEqual(['Hello']);
+    expect(await slugsWhere(likeInsensitive(e, sql.ref('slug'), sql.val('hel%')))).toEqual(['Hello']);
+    // SQLite folds ASCII case only; over COLLATE "C" so does PostgreSQL's ILIKE.
+    expect(await slugsWhere(likeInsensitive(e, sql.ref('slug'), sql.val('ÉLAN')))).toEqual([]);
+    expect(await slugsWhere(likeInsensitive(e, sql.ref('slug'), sql.val('h\\%llo')))).toEqual([]);
+    const hinted = await sql<{ n: number }>`SELECT count(*) AS n FROM harness_config ${indexedBy(e, 'sqlite_autoindex_harness_config_1')}`.execute(db);
+    expect(hinted.rows).toEqual([{ n: 0 }]);
+  });
+
+  it('upserts with ON CONFLICT, spelled alike on both', async () => {
+    await clear();
+    const put = (revision: number) => store().db.insertInto('harness_config').values({ slug: 'codex', max_parallelism: revision, updated_at: NOW, revision })
+      .onConflict((oc) => oc.column('slug').doUpdateSet((eb) => ({ max_parallelism: eb.ref('excluded.max_parallelism'), revision: eb.ref('excluded.revision') })))
+      .execute();
+    await put(1);
+    await put(2);
+    await store().db.insertInto('harness_config').values({ slug: 'codex', max_parallelism: 9, updated_at: NOW, revision: 9 }).onConflict((oc) => oc.doNothing()).execute();
+    expect(await store().db.selectFrom('harness_config').select(['slug', 'max_parallelism', 'revision']).execute()).toEqual([{ slug: 'codex', max_parallelism: 2, revision: 2 }]);
+  });
+
+  it('commits a write transaction whole, or leaves nothing of it', async () => {
+    await clear();
+    await writeTransaction(store(), async (trx) => { await trx.insertInto('models').values([model('kept-1'), model('kept-2')]).execute(); });
+    await expect(writeTransaction(store(), async (trx) => {
+      await trx.insertInto('models').values(model('lost')).execute();
+      await trx.insertInto('models').values(model('kept-1')).execute();
+    })).rejects.toThrow();
+    expect((await store().db.selectFrom('models').select('slug').orderBy('slug').execute()).map((r) => r.slug)).toEqual(['kept-1', 'kept-2']);
+  });
+});
+
+describe('a SQLite write transaction', () => {
+  it('takes the write lock when it begins, so a write in between cannot void its read', async () => {
+    // A deferred BEGIN would let the other connection commit here and fail this transaction's
+    // own write with SQLITE_BUSY_SNAPSHOT; BEGIN IMMEDIATE makes the other one wait (here: fail at once).
+    const other = openDatabase(join(dir, 'backend.sqlite'));
+    other.pragma('busy_timeout = 0');
+    try {
+      await writeTransaction(stores.sqlite!, async (trx) => {
+        await trx.selectFrom('models').select('slug').execute();
+        expect(() => other.prepare("INSERT INTO models (slug, created_at, updated_at) VALUES ('other', 'x', 'x')").run()).toThrow(/locked|busy/i);
+        await trx.insertInto('models').values(model('mine')).execute();
+      });
+    } finally {
+      other.close();
+    }
+    expect(await stores.sqlite!.db.selectFrom('models').select('slug').where('slug', 'in', ['mine', 'other']).execute()).toEqual([{ slug: 'mine' }]);
+  });
+});
