@@ -115,7 +115,7 @@ describe('a recorded wall (walk_climb → rung_state(…, GateOutcome::Wall))', 
 });
 
 describe('the console’s steering bodies (LadderClimberInput, LadderOverrideInput, set_outcome, reorder_rungs)', () => {
-  it('takes { combination } on climbers and outcomes, answers 404 for an unknown rung, and the rungs on a reorder', async () => {
+  it('takes { combination } on climbers and outcomes and answers 404 for an unknown rung', async () => {
     const l = await ladder({ combos: [X, Y], rungs: [rung('o1'), rung('h1')] });
     const steered = await http.post(`/ladders/${l.id}/climbers`, token, { combination: { ...Y, provider: null, ggConfigId: null, ggConfigName: null, ggSlotModels: {} }, priority: 5, focused: true });
     expect(steered.status, JSON.stringify(steered.body)).toBe(200);
@@ -130,11 +130,19 @@ describe('the console’s steering bodies (LadderClimberInput, LadderOverrideInp
     const cleared = await http.post(`/ladders/${l.id}/outcomes`, token, { combination: X, rungId: l.rungs[0]!.id });
     expect(cleared.body).toMatchObject({ outcome: 'advanced', overrideOutcome: null, effective: 'advanced' });
 
+  });
+
+  it('answers a reorder with the rungs as rung_to_wire writes them: engine and runs left out when none and inherited', async () => {
+    const l = await ladder({ rungs: [rung('o1'), rung('e1', { engine: 'simple-2d', runs: 3 })] });
     const reordered = await http.post(`/ladders/${l.id}/rungs/order`, token, { rungIds: [l.rungs[1]!.id, l.rungs[0]!.id] });
+    expect(reordered.status).toBe(200);
+    // LadderRung: `engine` and `runs` are `skip_serializing_if = "Option::is_none"`.
     expect(reordered.body).toEqual([
-      { id: l.rungs[1]!.id, slug: 'h1', version: 'v1.0.0', variant: 'base', engine: 'none', runs: null },
-      { id: l.rungs[0]!.id, slug: 'o1', version: 'v1.0.0', variant: 'base', engine: 'none', runs: null },
+      { id: l.rungs[1]!.id, slug: 'e1', version: 'v1.0.0', variant: 'base', engine: 'simple-2d', runs: 3 },
+      { id: l.rungs[0]!.id, slug: 'o1', version: 'v1.0.0', variant: 'base' },
     ]);
+    // The ladder itself keeps the contract's rung shape.
+    expect((await http.get(`/ladders/${l.id}`, token)).body.rungs[1]).toEqual({ id: l.rungs[0]!.id, slug: 'o1', version: 'v1.0.0', variant: 'base', engine: 'none', runs: null });
   });
 });
 
