@@ -13,10 +13,14 @@
  * configuration). A plan's gg runs and a hand launch from the same configuration and models
  * share the cell. Provider does not split cells otherwise: runs do not record it.
  */
+import { harnessConfigTable } from '../db/harness-config-table.js';
 import { inFlight } from '../db/jobs-table.js';
 import type { Database } from '../db/open-database.js';
 import { AUTO_GRADED_TEST_TYPES } from '../runs/run-states.js';
 import type { CoverageCell } from './coverage-cells.js';
+
+/** A capped harness's parallelism cap and its jobs in flight (every origin's); an uncapped harness has no entry. */
+export type HarnessLoad = Map<string, { cap: number; inFlight: number }>;
 
 export interface CellCounts {
   completed: number;
@@ -149,6 +153,9 @@ export function cellCounts(db: Database, readRows: (args: CellCountArgs) => Prom
      FROM runs AS r WHERE r.id = ?`,
   );
 
+  const harnessCaps = harnessConfigTable(db);
+  const harnessInFlight = db.prepare<[string], number>(`SELECT COUNT(*) FROM jobs INDEXED BY jobs_in_flight WHERE ${inFlight()} AND harness_slug = ?`).pluck();
+
   return {
     /** Counts per cell, aligned with `cells`; `reviewerId` is the requesting account. */
     async count(cells: CoverageCell[], reviewerId: string): Promise<CellCounts[]> {
@@ -166,6 +173,10 @@ export function cellCounts(db: Database, readRows: (args: CellCountArgs) => Prom
         cell.pending = row.pending;
       }
       return counts;
+    },
+    /** Every capped harness's load, whatever launched its jobs: the cap is global. */
+    harnessLoad(): HarnessLoad {
+      return new Map([...harnessCaps.caps()].map(([slug, cap]) => [slug, { cap, inFlight: harnessInFlight.get(slug) ?? 0 }]));
     },
     /** Non-terminal jobs launched with this origin (`plan:<id>`, `ladder:<id>`). */
     inFlightOfOrigin: (origin: string): number => originInFlight.get(origin) ?? 0,
