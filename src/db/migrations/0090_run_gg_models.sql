@@ -37,7 +37,11 @@ DROP TABLE gg_sets;
 UPDATE runs SET gg_config_id = json_extract(record, '$.subject.ggCapabilitySet.presetId')
 WHERE gg_config_id IS NULL AND json_valid(record) AND json_type(record, '$.subject.ggCapabilitySet.presetId') = 'text';
 
--- The counts read the run's bindings beside its configuration, from the same index.
+-- The counts and the gate's evidence read the run's bindings beside its configuration, from
+-- the same indexes (a table read would walk the wide record's pages).
 DROP INDEX runs_cell;
 CREATE INDEX runs_cell ON runs (test_case_slug, test_case_version, variant, engine, harness, model_id, finished_at, id, test_type, gg_config_id, job_id, gg_models)
   WHERE state = 'completed' AND decode_error IS NULL;
+DROP INDEX runs_gate_cell;
+CREATE INDEX runs_gate_cell ON runs (test_case_slug, test_case_version, variant, engine, harness, model_id, id, gg_config_id, job_id, gg_models,
+  test_type, validation_loaded, validator_rating_rank, state, decode_error) WHERE state = 'completed' AND decode_error IS NULL;
