@@ -81,8 +81,9 @@ export function ggRootModel(bound: Record<string, string>): string | null {
 
 /**
  * The bound models as one canonical string, `agent=model` in agent-name order joined by `,`:
- * what a job records (`jobs.gg_models`) and what a gg cell is matched on, so two bindings of
- * one configuration are two cells. Migration 0087 writes the same string for older jobs.
+ * what a job and a gg run record (`jobs.gg_models`, `runs.gg_models`) and what a gg cell is
+ * matched on, so two bindings of one configuration are two cells. Migrations 0087 and 0090
+ * write the same string for older jobs and runs.
  */
 export const boundModelKey = (bound: Record<string, string>): string =>
   Object.keys(bound).sort().map((name) => `${name}=${bound[name]}`).join(',');
