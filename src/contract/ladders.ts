@@ -51,6 +51,19 @@ export const RungOut = Type.Object({
   runs: Nullable(Type.Integer()),
 });
 
+/**
+ * A rung as `POST /ladders/{id}/rungs/order` answers it, the console's shape (the original's
+ * `LadderRung`): `engine` is omitted on the `none` engine and `runs` when the rung inherits.
+ */
+export const ReorderedRungOut = Type.Object({
+  id: Type.String(),
+  slug: Type.String(),
+  version: Type.String(),
+  variant: Type.String(),
+  engine: Type.Optional(Type.String({ description: 'absent: the none engine' })),
+  runs: Type.Optional(Type.Integer({ description: 'absent: inherits runsPerCell' })),
+});
+
 export const OuterAxis = Type.Union([Type.Literal('rung'), Type.Literal('combination')]);
 
 /** The tagged target, or a bare integer read as `{ kind: 'bounded', runs }`, or null (inherit). */

@@ -8,15 +8,21 @@
  * A cell matches a run or job on case, version, variant, engine (a run without one is
  * `none`), harness and model (a provider-routed cell's `openrouter/<model>` or bare
  * `<model>`); a gg cell also on its configuration, taken from the job that produced the run
- * (else the record's own `ggConfigId`), and on the models its job bound (a run or job with
- * no recorded bindings, made before they were recorded, counts in every binding of its
- * configuration). A plan's gg runs and a hand launch from the same configuration and models
- * share the cell. Provider does not split cells otherwise: runs do not record it.
+ * (else the record's own), and on the models bound to its agents, taken from that job (else
+ * the capability set the record carries). A run or job that says neither counts in no
+ * binding's cell, as in the original (entities run.rs `gg_models`: NULL is the empty
+ * segment, which no gg member's cell carries). A plan's gg runs and a hand launch from the
+ * same configuration and models share the cell. Provider does not split cells otherwise:
+ * runs do not record it.
  */
+import { harnessConfigTable } from '../db/harness-config-table.js';
 import { inFlight } from '../db/jobs-table.js';
 import type { Database } from '../db/open-database.js';
 import { AUTO_GRADED_TEST_TYPES } from '../runs/run-states.js';
 import type { CoverageCell } from './coverage-cells.js';
+
+/** A capped harness's parallelism cap and its jobs in flight (every origin's); an uncapped harness has no entry. */
+export type HarnessLoad = Map<string, { cap: number; inFlight: number }>;
 
 export interface CellCounts {
   completed: number;
@@ -30,8 +36,8 @@ export const AUTO_GRADED = AUTO_GRADED_TEST_TYPES.map((type) => `'${type}'`).joi
 /** A run's gg configuration row id: its job's, else the record's (`saved:` stripped). */
 export const RUN_GG = `COALESCE((SELECT j.gg_config_id FROM jobs AS j WHERE j.id = r.job_id),
   CASE WHEN r.gg_config_id LIKE 'saved:%' THEN substr(r.gg_config_id, 7) ELSE r.gg_config_id END)`;
-/** The bound models of the job a run `r` came from (null for a run without one). */
-const RUN_GG_MODELS = '(SELECT j.gg_models FROM jobs AS j WHERE j.id = r.job_id)';
+/** The bound models of a run `r`: its job's, else its record's (null when neither says). */
+const RUN_GG_MODELS = 'COALESCE((SELECT j.gg_models FROM jobs AS j WHERE j.id = r.job_id), r.gg_models)';
 /**
  * A cell's fields, in the order `cellsParam` writes them: `model` and `alt` are the two ids its
  * runs may record (the same one twice unless routed), `gg` its gg configuration row id and
@@ -44,7 +50,7 @@ export const completedInCell = (field: (name: CellField) => string) =>
   `r.test_case_slug = ${field('slug')} AND r.test_case_version = ${field('version')} AND r.variant = ${field('variant')}
    AND r.engine = ${field('engine')} AND r.harness = ${field('harness')} AND r.model_id IN (${field('model')}, ${field('alt')})
    AND r.state = 'completed' AND r.decode_error IS NULL AND (${field('gg')} IS NULL OR ${RUN_GG} = ${field('gg')})
-   AND (${field('ggModels')} IS NULL OR COALESCE(${RUN_GG_MODELS}, ${field('ggModels')}) = ${field('ggModels')})`;
+   AND (${field('ggModels')} IS NULL OR ${RUN_GG_MODELS} = ${field('ggModels')})`;
 // CROSS JOIN keeps the cells as the outer loop (SQLite has no statistics for json_each), so
 // each cell is one index range, whatever the number of runs and jobs.
 /** A field of the `json_each(@cells) AS c` row being joined. */
@@ -65,7 +71,7 @@ export const CELL_COUNT_SQL = {
      AND j.harness_slug = c.value ->> 4 AND j.model_id IN (c.value ->> 5, c.value ->> 7)
     WHERE ${inFlight('j')} AND COALESCE(j.engine, 'none') = c.value ->> 3
       AND (c.value ->> 6 IS NULL OR j.gg_config_id = c.value ->> 6)
-      AND (c.value ->> 8 IS NULL OR COALESCE(j.gg_models, c.value ->> 8) = c.value ->> 8)
+      AND (c.value ->> 8 IS NULL OR j.gg_models = c.value ->> 8)
     GROUP BY c.key`,
   originInFlight: `SELECT COUNT(*) FROM jobs INDEXED BY jobs_origin_in_flight WHERE origin = ? AND ${inFlight()}`,
 };
@@ -96,7 +102,7 @@ export interface RunCellIdentity {
   harness: string;
   model: string;
   ggConfigRowId: string | null;
-  /** The bound models of the job it came from; null when unknown. */
+  /** Its bound models (its job's, else its record's); null when neither says. */
   ggModels: string | null;
   completed: boolean;
 }
@@ -149,6 +155,9 @@ export function cellCounts(db: Database, readRows: (args: CellCountArgs) => Prom
      FROM runs AS r WHERE r.id = ?`,
   );
 
+  const harnessCaps = harnessConfigTable(db);
+  const harnessInFlight = db.prepare<[string], number>(`SELECT COUNT(*) FROM jobs INDEXED BY jobs_in_flight WHERE ${inFlight()} AND harness_slug = ?`).pluck();
+
   return {
     /** Counts per cell, aligned with `cells`; `reviewerId` is the requesting account. */
     async count(cells: CoverageCell[], reviewerId: string): Promise<CellCounts[]> {
@@ -166,6 +175,10 @@ export function cellCounts(db: Database, readRows: (args: CellCountArgs) => Prom
         cell.pending = row.pending;
       }
       return counts;
+    },
+    /** Every capped harness's load, whatever launched its jobs: the cap is global. */
+    harnessLoad(): HarnessLoad {
+      return new Map([...harnessCaps.caps()].map(([slug, cap]) => [slug, { cap, inFlight: harnessInFlight.get(slug) ?? 0 }]));
     },
     /** Non-terminal jobs launched with this origin (`plan:<id>`, `ladder:<id>`). */
     inFlightOfOrigin: (origin: string): number => originInFlight.get(origin) ?? 0,
@@ -202,4 +215,4 @@ export const runInCell = (run: RunCellIdentity, { pin, combination }: CoverageCe
   run.slug === pin.slug && run.version === pin.version && run.variant === pin.variant && run.engine === pin.engine &&
   run.harness === combination.harness && combination.runModels.includes(run.model) &&
   (combination.ggConfigRowId === null || run.ggConfigRowId === combination.ggConfigRowId) &&
-  (combination.ggModels === null || run.ggModels === null || run.ggModels === combination.ggModels);
+  (combination.ggModels === null || run.ggModels === combination.ggModels);

@@ -10,7 +10,10 @@
  * whatever launched them, plus their completed runs the requester has not reviewed, each
  * cell counted once however many members or rungs name it. A top-up walks the feedable cells
  * in order and launches whole cells while occupancy is below the target; the cell that
- * crosses it may overshoot (a cell is never split).
+ * crosses it may overshoot (a cell is never split). The walk makes two passes: the first
+ * takes only cells whose harness has a free parallelism slot (its jobs in flight, from any
+ * origin and from this walk, below its cap), the second the cells the first deferred, in
+ * order; so a capped harness never soaks up the buffer while the others sit idle.
  *
  * Crash safety: every launch of one top-up is written to SQLite in one transaction
  * (`enqueuePrepared`) before anything reaches Redis, so no cell is ever half launched and
@@ -31,7 +34,7 @@ import type { JobsContext } from '../jobs/jobs-context.js';
 import type { ScheduleLocks } from '../queue/schedule-lock.js';
 import { SECOND } from '../time.js';
 import { bufferTargetOf, hasRoom, targetInForce, type BufferTarget } from './buffer-target.js';
-import type { CellCounter, CellCounts } from './cell-counts.js';
+import type { CellCounter, CellCounts, HarnessLoad } from './cell-counts.js';
 import { cellKeyOf, cellRef, ggRef, uniqueBy, type CoverageCell } from './coverage-cells.js';
 
 /** The machinery every owner shares (the coverage context carries it). */
@@ -148,9 +151,12 @@ function launchBody({ pin, combination }: CoverageCell): LaunchBodyT {
  * Chooses and prepares the cells to launch; nothing is written. Every feedable cell whose
  * member cannot be launched and still misses runs is reported, whatever the buffer (a bound of
  * 0 included). `stillFed` is asked before each cell: false (a halt paused the owner) stops the
- * walk, and the answer is null.
+ * walk, and the answer is null. `harnesses` is the capped harnesses' load (none: no caps).
  */
-export async function prepareTopUp(ctx: JobsContext, accountId: string, origin: string, target: BufferTarget, measured: MeasuredOwner, stillFed: () => boolean) {
+export async function prepareTopUp(
+  ctx: JobsContext, accountId: string, origin: string, target: BufferTarget, measured: MeasuredOwner, stillFed: () => boolean,
+  harnesses: HarnessLoad = new Map(),
+) {
   const outstanding = occupancyOf(measured.review);
   const unlaunchable: TopUpResult['unlaunchable'] = [];
   for (const owned of measured.feed) {
@@ -159,24 +165,34 @@ export async function prepareTopUp(ctx: JobsContext, accountId: string, origin: 
   const admissions = new Map<string, ReturnType<JobsContext['models']['admit']>>();
   const chosen: Array<{ owned: OwnedCell; launches: PreparedLaunch[] }> = [];
   let occupancy = outstanding;
-  for (const owned of uniqueCells(measured.feed)) {
-    const remaining = remainingOf(owned.cell, owned.counts);
-    if (remaining === 0 || owned.unlaunchable !== null) continue;
-    if (!hasRoom(target, occupancy)) break;
-    if (!stillFed()) return null;
-    const body = launchBody(owned.cell);
-    const launches: PreparedLaunch[] = [];
-    try {
-      for (let i = 0; i < remaining; i++) {
-        launches.push(await prepareLaunch(ctx, accountId, body, { origin }, admissions, owned.cell.combination.gg ?? undefined));
+  // A copy: what this walk launches fills its harness's slots for the rest of the walk.
+  const load = new Map([...harnesses].map(([slug, { cap, inFlight }]) => [slug, { cap, inFlight }]));
+  const cells = uniqueCells(measured.feed);
+  const tried = new Set<OwnedCell>();
+  for (const slotsOnly of [true, false]) {
+    for (const owned of cells) {
+      if (!hasRoom(target, occupancy)) break;
+      const remaining = remainingOf(owned.cell, owned.counts);
+      if (remaining === 0 || owned.unlaunchable !== null || tried.has(owned)) continue;
+      const harness = load.get(owned.cell.combination.harness);
+      if (slotsOnly && harness !== undefined && harness.inFlight >= harness.cap) continue;
+      tried.add(owned);
+      if (!stillFed()) return null;
+      const body = launchBody(owned.cell);
+      const launches: PreparedLaunch[] = [];
+      try {
+        for (let i = 0; i < remaining; i++) {
+          launches.push(await prepareLaunch(ctx, accountId, body, { origin }, admissions, owned.cell.combination.gg ?? undefined));
+        }
+      } catch (error) {
+        if (!(error instanceof HttpError)) throw error;
+        unlaunchable.push({ ...answerOf(owned), reason: error.message });
+        continue;
       }
-    } catch (error) {
-      if (!(error instanceof HttpError)) throw error;
-      unlaunchable.push({ ...answerOf(owned), reason: error.message });
-      continue;
+      chosen.push({ owned, launches });
+      occupancy += remaining;
+      if (harness !== undefined) harness.inFlight += remaining;
     }
-    chosen.push({ owned, launches });
-    occupancy += remaining;
   }
   return { outstanding, chosen, unlaunchable };
 }
@@ -195,7 +211,7 @@ export async function topUpOwner(ctx: OwnerContext, owner: ScheduleOwner, noun: 
   const attempt = await ctx.locks.withLock(owner.origin, async (lock) => {
     if (paused()) return skip('paused');
     const target = targetOf(ctx, owner.accountId, scheduleOf(ctx, owner.origin, noun));
-    const prepared = await prepareTopUp(ctx.jobs, owner.accountId, owner.origin, target, await owner.measure(), () => !paused());
+    const prepared = await prepareTopUp(ctx.jobs, owner.accountId, owner.origin, target, await owner.measure(), () => !paused(), ctx.counter.harnessLoad());
     if (!prepared) return skip('paused');
     const launches = prepared.chosen.flatMap((item) => item.launches);
     if (launches.length > 0) await lock.confirm();

@@ -9,18 +9,23 @@ interface DeclaredAgent {
   modelId: string | null;
 }
 
+/** A set's agent list, in the current `agents` form or the older `slots` form, and where each entry names itself. */
+function agentList(capabilitySet: Record<string, unknown>) {
+  if (Array.isArray(capabilitySet.agents)) return { list: capabilitySet.agents as unknown[], key: 'agents', nameField: 'name' } as const;
+  if (Array.isArray(capabilitySet.slots)) return { list: capabilitySet.slots as unknown[], key: 'slots', nameField: 'slot' } as const;
+  return null;
+}
+
 /**
  * The agents a capability set declares with the model each binds itself: the current form
  * `{ agents: [{ name, modelId, capabilities }] }`, or the older `{ slots: [{ slot, modelId }] }`
  * whose `primary` slot is the root. Null when the set declares neither, or an empty list.
  */
 function declaredAgents(capabilitySet: Record<string, unknown>): DeclaredAgent[] | null {
-  const list = Array.isArray(capabilitySet.agents) ? capabilitySet.agents : Array.isArray(capabilitySet.slots) ? capabilitySet.slots : null;
-  if (!list) return null;
-  const key = Array.isArray(capabilitySet.agents) ? 'agents' : 'slots';
-  const nameField = key === 'agents' ? 'name' : 'slot';
+  const declared = agentList(capabilitySet);
   // An empty list binds nothing: the set is bound by slotModels alone, like one without agents.
-  if (list.length === 0) return null;
+  if (!declared || declared.list.length === 0) return null;
+  const { list, key, nameField } = declared;
   const agents = list.map((entry: unknown, index) => {
     const fields = (entry ?? {}) as Record<string, unknown>;
     const name = fields[nameField];
@@ -76,8 +81,30 @@ export function ggRootModel(bound: Record<string, string>): string | null {
 
 /**
  * The bound models as one canonical string, `agent=model` in agent-name order joined by `,`:
- * what a job records (`jobs.gg_models`) and what a gg cell is matched on, so two bindings of
- * one configuration are two cells. Migration 0087 writes the same string for older jobs.
+ * what a job and a gg run record (`jobs.gg_models`, `runs.gg_models`) and what a gg cell is
+ * matched on, so two bindings of one configuration are two cells. Migrations 0087 and 0090
+ * write the same string for older jobs and runs.
  */
 export const boundModelKey = (bound: Record<string, string>): string =>
   Object.keys(bound).sort().map((name) => `${name}=${bound[name]}`).join(',');
+
+/**
+ * The bound models a run record's capability set carries (`subject.ggCapabilitySet`), as
+ * `boundModelKey` writes them: every agent that names a model, in either set form. Null when
+ * the record carries no set or no agent with a model. Never refuses: a record is stored as
+ * it came. Migration 0090 lifts stored runs with the same rule in SQL.
+ */
+export function recordedGgModels(capabilitySet: unknown): string | null {
+  if (typeof capabilitySet !== 'object' || capabilitySet === null) return null;
+  const declared = agentList(capabilitySet as Record<string, unknown>);
+  if (!declared) return null;
+  const bound: Record<string, string> = {};
+  for (const entry of declared.list) {
+    const fields = (entry ?? {}) as Record<string, unknown>;
+    const name = fields[declared.nameField];
+    if (typeof name === 'string' && name !== '' && typeof fields.modelId === 'string' && fields.modelId.trim() !== '') {
+      bound[agentName(name)] = fields.modelId;
+    }
+  }
+  return Object.keys(bound).length === 0 ? null : boundModelKey(bound);
+}

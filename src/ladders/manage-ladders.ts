@@ -64,12 +64,21 @@ export function putSchedule(ctx: LadderContext, accountId: string, id: string, b
   return scheduleView(requireLadder(ctx, accountId, id));
 }
 
-/** `POST /ladders/{id}/rungs/order`: a permutation of the current rung ids, else 400; answers the rungs in their new order (as the original does). */
+/**
+ * `POST /ladders/{id}/rungs/order`: a permutation of the current rung ids, else 400; answers
+ * the rungs in their new order as the original's `reorder_rungs` does (ladders.rs
+ * `rung_to_wire`): the console reads `engine` and `runs` as optional, so the `none` engine and
+ * an inherited target are left out rather than sent as `"none"` and null.
+ */
 export function reorderRungs(ctx: LadderContext, accountId: string, id: string, rungIds: string[]) {
   checkPermutation(requireLadder(ctx, accountId, id), rungIds);
   const updated = ctx.ladders.reorder(accountId, id, rungIds);
   if (!updated) throw notFound(`No ladder ${id}.`);
-  return updated.rungs;
+  return updated.rungs.map(({ engine, runs, ...rung }) => ({
+    ...rung,
+    ...(engine === 'none' ? {} : { engine }),
+    ...(runs === null ? {} : { runs }),
+  }));
 }
 
 /** One combination written at `field` (coverage checks members of a list, so its messages name `<field>[0]`). */

@@ -1,3 +1,4 @@
+import { recordedGgModels } from '../jobs/bind-gg-models.js';
 import { rfc3339ToUtc } from './rfc3339.js';
 import { HARNESS_SLUGS, normalizeRunState, type RunState } from './run-states.js';
 
@@ -31,6 +32,8 @@ export interface LiftedRun {
   testType: string | null;
   ggConfigId: string | null;
   ggConfigName: string | null;
+  /** A gg run's bound models as its record's capability set carries them (`boundModelKey`); null otherwise. */
+  ggModels: string | null;
   runTimeSeconds: number | null;
   tokensTotal: number | null;
   cost: number | null;
@@ -83,9 +86,11 @@ export function decodeRunRecord(record: Json, listPriceOf: (modelId: string) => 
     // The original's drivers write `engineSlug` and the configuration's `ggCapabilitySet.preset`.
     engine: str(subject.engine) ?? str(subject.engineSlug) ?? 'none',
     testType: str(subject.testType) ?? 'end-to-end',
-    ggConfigId: str(subject.ggConfigId) ?? str(record.ggConfigId),
+    ggConfigId: str(subject.ggConfigId) ?? str(record.ggConfigId) ?? (isObject(subject.ggCapabilitySet) ? str(subject.ggCapabilitySet.presetId) : null),
     ggConfigName: str(subject.ggConfigName) ?? str(record.ggConfigName)
       ?? (isObject(subject.ggCapabilitySet) ? str(subject.ggCapabilitySet.name) ?? str(subject.ggCapabilitySet.preset) : null),
+    // As the original lifts `run.gg_models`: off the recorded set, for gg runs only.
+    ggModels: subject.harnessSlug === 'gg' ? recordedGgModels(subject.ggCapabilitySet) : null,
     runTimeSeconds: metrics ? num(metrics.runTimeSeconds) : null,
     tokensTotal: reported.length > 0 ? reported.reduce((sum, part) => sum + part, 0) : null,
     cost: null,

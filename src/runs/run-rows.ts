@@ -107,17 +107,17 @@ export function runRows(db: Database) {
   const upsert = db.prepare(
     `INSERT INTO runs (id, job_id, record, record_format, decode_error, events, state, started_at, finished_at,
         test_case_slug, test_case_version, version_rank, variant, harness, model_id, engine, test_type, gg_config_id,
-        gg_config_name, run_time_seconds, tokens_total, cost, summary, validator_verdicts, link_source_repo, link_playable_build,
+        gg_config_name, gg_models, run_time_seconds, tokens_total, cost, summary, validator_verdicts, link_source_repo, link_playable_build,
         validation_loaded, created_at, updated_at)
      VALUES (@id, @jobId, @record, @recordFormat, @decodeError, @events, @state, @startedAt, @finishedAt,
         @testCaseSlug, @testCaseVersion, @versionRank, @variant, @harness, @modelId, @engine, @testType, @ggConfigId,
-        @ggConfigName, @runTimeSeconds, @tokensTotal, @cost, @summary, @validatorVerdicts, @sourceRepo, @playableBuild, @validationLoaded, @now, @now)
+        @ggConfigName, @ggModels, @runTimeSeconds, @tokensTotal, @cost, @summary, @validatorVerdicts, @sourceRepo, @playableBuild, @validationLoaded, @now, @now)
      ON CONFLICT (id) DO UPDATE SET job_id = excluded.job_id, record = excluded.record, record_format = excluded.record_format,
         decode_error = excluded.decode_error, events = excluded.events, state = excluded.state, started_at = excluded.started_at,
         finished_at = excluded.finished_at, test_case_slug = excluded.test_case_slug, test_case_version = excluded.test_case_version,
         version_rank = excluded.version_rank, variant = excluded.variant, harness = excluded.harness, model_id = excluded.model_id,
         engine = excluded.engine, test_type = excluded.test_type, gg_config_id = excluded.gg_config_id,
-        gg_config_name = excluded.gg_config_name, run_time_seconds = excluded.run_time_seconds, tokens_total = excluded.tokens_total,
+        gg_config_name = excluded.gg_config_name, gg_models = excluded.gg_models, run_time_seconds = excluded.run_time_seconds, tokens_total = excluded.tokens_total,
         cost = excluded.cost, summary = excluded.summary, validator_verdicts = excluded.validator_verdicts,
         validation_loaded = excluded.validation_loaded,
         link_source_repo = CASE WHEN runs.published = 1 THEN COALESCE(runs.link_source_repo, excluded.link_source_repo) ELSE excluded.link_source_repo END,
@@ -192,6 +192,7 @@ export function runRows(db: Database) {
         testType: lifted.testType,
         ggConfigId: lifted.ggConfigId,
         ggConfigName: lifted.ggConfigName,
+        ggModels: lifted.ggModels,
         runTimeSeconds: lifted.runTimeSeconds,
         tokensTotal: lifted.tokensTotal,
         cost: lifted.cost,

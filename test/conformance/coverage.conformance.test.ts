@@ -18,7 +18,7 @@ let token: string;
 beforeAll(async () => {
   backend = await startTestBackend({}, { pricedModels: MODELS });
   // Cells count globally, so each case below covers slugs of its own.
-  seedCatalog(backend.db, backend.dataDir, ['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9', 'q1'].map((slug) => ({ slug, version: 'v1.0.0', domains: ['play'] })));
+  seedCatalog(backend.db, backend.dataDir, ['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9', 'q1', 'h1', 'h2', 'g1', 'g2'].map((slug) => ({ slug, version: 'v1.0.0', domains: ['play'] })));
   http = jobsHttp(await backend.app.listen({ host: '127.0.0.1', port: 0 }));
   token = (await backend.auth.register('conformer')).token;
 });
@@ -117,6 +117,72 @@ describe('gg member cells (coverage.rs cell_key, PlanMember::cell_identity, reso
       ['vendor/root', { helper: 'vendor/alpha' }], ['vendor/root', { helper: 'vendor/beta' }], ['vendor/root', null],
     ]);
     expect((await matrix(id)).cells.map((cell: { inFlight: number }) => cell.inFlight)).toEqual([1, 1, 1, 1]);
+  });
+});
+
+describe('gg runs without a job’s bindings (entities run.rs gg_models, lifted from record.subject.gg_capability_set; coverage.rs cell_key, in_gg_cell)', () => {
+  it('counts a run in the cell of the bindings its record carries, and one whose record carries none in no binding’s cell', async () => {
+    const config = (await http.post('/gg/configs', token, {
+      name: 'Trio', capabilitySet: { agents: [{ name: 'root', modelId: 'vendor/root', capabilities: [] }, { name: 'helper', modelId: 'vendor/x', capabilities: [] }] },
+    })).body;
+    const id = await plan({
+      runsPerCell: 2, cases: [pin('g1')], schedule: { bufferTarget: { kind: 'unbounded' } },
+      combos: [{ ggConfigId: `saved:${config.id}`, ggSlotModels: { helper: 'vendor/alpha' } }, { ggConfigId: `saved:${config.id}`, ggSlotModels: { helper: 'vendor/beta' } }],
+    });
+    // Hand-ingested gg runs: no job of ours, so the record is all there is to read.
+    const ggRun = async (subject: object) => {
+      const record = runRecord({ slug: 'g1', version: 'v1.0.0', harness: 'gg', model: 'vendor/root' });
+      Object.assign(record.subject as object, subject);
+      await seedRun(backend, record);
+      return String(record.id);
+    };
+    const agents = (helper: string) => [{ name: 'root', modelId: 'vendor/root', capabilities: [] }, { name: 'helper', modelId: helper, capabilities: [] }];
+    const alpha = await ggRun({ ggConfigId: config.id, ggCapabilitySet: { agents: agents('vendor/alpha') } });
+    // The older set form: slot `primary` is the root agent.
+    const beta = await ggRun({ ggConfigId: `saved:${config.id}`, ggCapabilitySet: { slots: [{ slot: 'primary', modelId: 'vendor/root' }, { slot: 'helper', modelId: 'vendor/beta' }] } });
+    // No set: its gg_models is NULL, the empty segment, which no gg member's cell carries.
+    await ggRun({ ggConfigId: config.id });
+    // The original's drivers name the configuration in the set itself (`presetId`).
+    const driven = await ggRun({ ggCapabilitySet: { preset: 'Trio', presetId: config.id, agents: agents('vendor/alpha') } });
+
+    const cells = (await matrix(id)).cells as Array<{ ggSlotModels: object; completed: number; unreviewed: number; remaining: number }>;
+    expect(cells.map((cell) => [cell.ggSlotModels, cell.completed, cell.unreviewed, cell.remaining])).toEqual([
+      [{ helper: 'vendor/alpha' }, 2, 2, 0],
+      [{ helper: 'vendor/beta' }, 1, 1, 1],
+    ]);
+    const queue = (await http.get(`/coverage-plans/${id}/queue`, token)).body as { runs: Array<{ runId: string; ggSlotModels: object }> };
+    expect(queue.runs.map((run) => [run.runId, run.ggSlotModels])).toEqual([
+      [alpha, { helper: 'vendor/alpha' }], [driven, { helper: 'vendor/alpha' }], [beta, { helper: 'vendor/beta' }],
+    ]);
+    const answer = await topUp(id);
+    expect(answer).toMatchObject({ outstanding: 3, enqueued: 1 });
+    expect(answer.cells.map((cell: { ggSlotModels: object; runs: number }) => [cell.ggSlotModels, cell.runs])).toEqual([[{ helper: 'vendor/beta' }, 1]]);
+  });
+});
+
+describe('harness parallelism first (schedule.rs top_up: a first pass over cells whose harness has room, HarnessCapacity::has_room)', () => {
+  it('launches cells whose harness has a free slot before the others, and the deferred ones in a second pass', async () => {
+    const capped = { harness: 'codex', model: 'vendor/x' };
+    const cappedToo = { harness: 'codex', model: 'vendor/y' };
+    const free = { harness: 'claude', model: 'vendor/alpha' };
+    const launched = (answer: { cells: Array<{ harness: string; model: string; runs: number }> }) => answer.cells.map((c) => `${c.harness} ${c.model} ${c.runs}`);
+    expect((await http.put('/harness-config/codex', token, { maxParallelism: 1 })).status).toBe(200);
+    try {
+      // Two runs a cell, a bound of 3, codex capped at 1 with nothing in flight. Pass one: codex
+      // x has room (0 < 1) and takes it (2 in flight), codex y has none (2 >= 1) and waits,
+      // claude is uncapped; the occupancy is then 4 >= 3, so pass two launches nothing.
+      const bounded = await plan({ runsPerCell: 2, combos: [capped, cappedToo, free], cases: [pin('h1')], schedule: { bufferTarget: { kind: 'bounded', runs: 3 } } });
+      const first = await topUp(bounded);
+      expect(first).toMatchObject({ outstanding: 0, enqueued: 4 });
+      expect(launched(first)).toEqual(['codex vendor/x 2', 'claude vendor/alpha 2']);
+      // Unbounded, on another case: the cap is global, so codex's 2 jobs in flight leave it no
+      // room. Pass one launches claude only; pass two the codex cells in plan order.
+      const unbounded = await plan({ runsPerCell: 2, combos: [capped, cappedToo, free], cases: [pin('h2')], schedule: { bufferTarget: { kind: 'unbounded' } } });
+      expect(launched(await topUp(unbounded))).toEqual(['claude vendor/alpha 2', 'codex vendor/x 2', 'codex vendor/y 2']);
+      expect(jobsOf(unbounded).map((job) => job.model)).toEqual(['vendor/alpha', 'vendor/alpha', 'vendor/x', 'vendor/x', 'vendor/y', 'vendor/y']);
+    } finally {
+      await http.put('/harness-config/codex', token, { maxParallelism: null });
+    }
   });
 });
 

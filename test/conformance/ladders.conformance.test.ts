@@ -21,7 +21,7 @@ beforeAll(async () => {
   backend = await startTestBackend({}, { pricedModels: [X.model, Y.model] });
   // Cells count globally, so each case below climbs slugs of its own.
   seedCatalog(backend.db, backend.dataDir, [
-    ...['b1', 'v1', 'w1', 's1', 'o1', 'h1'].map((slug) => ({ slug, version: 'v1.0.0', domains: ['play'] })),
+    ...['b1', 'v1', 'w1', 's1', 'o1', 'h1', 'p1'].map((slug) => ({ slug, version: 'v1.0.0', domains: ['play'] })),
     { slug: 'v2', version: 'v1.0.0', domains: ['play'] },
     { slug: 'e1', version: 'v1.0.0', engines: ['simple-2d'], domains: ['play'] },
   ]);
@@ -115,7 +115,7 @@ describe('a recorded wall (walk_climb → rung_state(…, GateOutcome::Wall))', 
 });
 
 describe('the console’s steering bodies (LadderClimberInput, LadderOverrideInput, set_outcome, reorder_rungs)', () => {
-  it('takes { combination } on climbers and outcomes, answers 404 for an unknown rung, and the rungs on a reorder', async () => {
+  it('takes { combination } on climbers and outcomes and answers 404 for an unknown rung', async () => {
     const l = await ladder({ combos: [X, Y], rungs: [rung('o1'), rung('h1')] });
     const steered = await http.post(`/ladders/${l.id}/climbers`, token, { combination: { ...Y, provider: null, ggConfigId: null, ggConfigName: null, ggSlotModels: {} }, priority: 5, focused: true });
     expect(steered.status, JSON.stringify(steered.body)).toBe(200);
@@ -130,11 +130,19 @@ describe('the console’s steering bodies (LadderClimberInput, LadderOverrideInp
     const cleared = await http.post(`/ladders/${l.id}/outcomes`, token, { combination: X, rungId: l.rungs[0]!.id });
     expect(cleared.body).toMatchObject({ outcome: 'advanced', overrideOutcome: null, effective: 'advanced' });
 
+  });
+
+  it('answers a reorder with the rungs as rung_to_wire writes them: engine and runs left out when none and inherited', async () => {
+    const l = await ladder({ rungs: [rung('o1'), rung('e1', { engine: 'simple-2d', runs: 3 })] });
     const reordered = await http.post(`/ladders/${l.id}/rungs/order`, token, { rungIds: [l.rungs[1]!.id, l.rungs[0]!.id] });
+    expect(reordered.status).toBe(200);
+    // LadderRung: `engine` and `runs` are `skip_serializing_if = "Option::is_none"`.
     expect(reordered.body).toEqual([
-      { id: l.rungs[1]!.id, slug: 'h1', version: 'v1.0.0', variant: 'base', engine: 'none', runs: null },
-      { id: l.rungs[0]!.id, slug: 'o1', version: 'v1.0.0', variant: 'base', engine: 'none', runs: null },
+      { id: l.rungs[1]!.id, slug: 'e1', version: 'v1.0.0', variant: 'base', engine: 'simple-2d', runs: 3 },
+      { id: l.rungs[0]!.id, slug: 'o1', version: 'v1.0.0', variant: 'base' },
     ]);
+    // The ladder itself keeps the contract's rung shape.
+    expect((await http.get(`/ladders/${l.id}`, token)).body.rungs[1]).toEqual({ id: l.rungs[0]!.id, slug: 'o1', version: 'v1.0.0', variant: 'base', engine: 'none', runs: null });
   });
 });
 
@@ -158,5 +166,27 @@ describe('ladder occupancy and queue (load_board: cell_sets, order_cells; the bu
     board = await progress(other.id);
     expect(board).toMatchObject({ runsMissing: 1, runsOutstanding: 1 });
     expect((await http.post(`/ladders/${other.id}/topup`, token)).body).toMatchObject({ outstanding: 1, enqueued: 0, cells: [] });
+  });
+});
+
+describe('harness parallelism first (schedule.rs top_up, which a ladder’s top_up_locked calls with the board’s outstanding)', () => {
+  it('launches the current rungs of climbers whose harness has a free slot before the others', async () => {
+    const capped = { harness: 'codex', model: X.model };
+    const cappedToo = { harness: 'codex', model: Y.model };
+    expect((await http.put('/harness-config/codex', token, { maxParallelism: 1 })).status).toBe(200);
+    try {
+      // Two runs a cell, a bound of 3, codex capped at 1 with nothing in flight: pass one takes
+      // codex x (0 < 1, then 2 in flight), defers codex y (2 >= 1) and takes claude y; the
+      // occupancy is then 4 >= 3 and pass two launches nothing.
+      const l = await ladder({ runsPerCell: 2, combos: [capped, cappedToo, Y], rungs: [rung('p1')], schedule: { paused: false, bufferTarget: { kind: 'bounded', runs: 3 } } });
+      const answer = (await http.post(`/ladders/${l.id}/topup`, token)).body;
+      expect(answer).toMatchObject({ outstanding: 0, enqueued: 4 });
+      expect(answer.cells.map((c: { rungId: string; harness: string; model: string; runs: number }) => [c.rungId, c.harness, c.model, c.runs])).toEqual([
+        [l.rungs[0]!.id, 'codex', X.model, 2],
+        [l.rungs[0]!.id, 'claude', Y.model, 2],
+      ]);
+    } finally {
+      await http.put('/harness-config/codex', token, { maxParallelism: null });
+    }
   });
 });

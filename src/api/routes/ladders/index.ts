@@ -9,7 +9,7 @@ import {
 import { errorResponses, NoContent } from '../../../contract/common.js';
 import { HaltOut, PauseBody, QueueOut, QueueQuery, TopUpOut } from '../../../contract/coverage.js';
 import {
-  ClimberBody, ClimberSteeringOut, LadderBody, LadderList, LadderOut, LadderParams, LadderProgressOut, OutcomeBody, RungOrderBody, RungOut, RungOutcomeOut,
+  ClimberBody, ClimberSteeringOut, LadderBody, LadderList, LadderOut, LadderParams, LadderProgressOut, OutcomeBody, ReorderedRungOut, RungOrderBody, RungOutcomeOut,
   ScheduleBody, ScheduleOut,
 } from '../../../contract/ladders.js';
 
@@ -34,7 +34,7 @@ const ladderRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/ladders/:id/progress', { config, schema: { params, response: { 200: LadderProgressOut, ...errorResponses(401, 404, 502) } } },
     async (request) => ladderProgress(ctx, request.account!.id, requireLadder(ctx, request.account!.id, request.params.id)));
-  app.post('/ladders/:id/rungs/order', { config, schema: { params, body: RungOrderBody, response: { 200: Type.Array(RungOut), ...errorResponses(400, 401, 404, 502) } } },
+  app.post('/ladders/:id/rungs/order', { config, schema: { params, body: RungOrderBody, response: { 200: Type.Array(ReorderedRungOut), ...errorResponses(400, 401, 404, 502) } } },
     async (request) => reorderRungs(ctx, request.account!.id, request.params.id, request.body.rungIds));
   app.post('/ladders/:id/climbers', { config, schema: { params, body: ClimberBody, response: { 200: ClimberSteeringOut, ...errorResponses(400, 401, 404, 502) } } },
     async (request) => steerClimber(ctx, request.account!.id, request.params.id, request.body));
