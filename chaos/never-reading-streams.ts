@@ -8,14 +8,19 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { encodeNotification } from '../src/events/console-event-bus.js';
 import { enqueue, printFigures, rssMiB, startChaosService } from './lib/chaos-service.js';
 import { rawConnection, serverConnections, type RawConnection } from './lib/raw-client.js';
+import { judge, type ScenarioResult } from './lib/scenario-result.js';
 
 const CONSOLES = 20;
 const LISTS = 20;
 /** About 300 bytes each in the active list: some 15 MB, more than the socket buffers take. */
 const JOBS = 50_000;
 const NOTIFICATIONS = 1500;
+/** WRITE_STALL_TIMEOUT_SECONDS (30 s) twice over: the promise. */
+const CUT_WITHIN_MS = 60_000;
+/** What all the active-list readers would hold if each kept its whole answer (MiB). */
+const UNBOUNDED_MIB = (LISTS * JOBS * 300) / (1024 * 1024);
 
-export default async function neverReadingStreams(): Promise<void> {
+export default async function neverReadingStreams(): Promise<ScenarioResult> {
   const chaos = await startChaosService();
   try {
     await enqueue(chaos, JOBS);
@@ -50,17 +55,27 @@ export default async function neverReadingStreams(): Promise<void> {
       await sleep(200);
     }
     const stillOpen = Math.max(0, serverConnections(port) - own);
+    const allCut = allCutAt ? `${((allCutAt - began) / 1000).toFixed(1)} s` : 'not all';
+    const growth = peak - baseline;
     for (const client of clients) client.socket.destroy();
     printFigures({
       'never-reading consoles / active-list readers': `${CONSOLES} / ${LISTS}`,
       'notifications published (16 KiB each)': NOTIFICATIONS,
       'jobs in the active list': JOBS,
       'connections cut by the server': CONSOLES + LISTS - stillOpen,
-      'seconds until all were cut (after the last notification)': allCutAt ? ((allCutAt - began) / 1000).toFixed(1) : 'not all',
+      'all cut after (counted from the last notification)': allCut,
       'connections still open, every 10 s': timeline.join(' '),
       'API RSS before / peak (MiB)': `${baseline.toFixed(0)} / ${peak.toFixed(0)}`,
       'slowest /healthz meanwhile (ms)': slowestHealth.toFixed(0),
     });
+    return judge(
+      { cut: `${CONSOLES + LISTS - stillOpen} of ${CONSOLES + LISTS}`, 'all cut after': allCut, 'RSS growth': `${growth.toFixed(0)} MiB`, 'slowest /healthz': `${slowestHealth.toFixed(0)} ms` },
+      {
+        [`every never-reading client cut within ${CUT_WITHIN_MS / 1000} s`]: allCutAt > 0 && allCutAt - began <= CUT_WITHIN_MS,
+        'memory grew by less than half of what holding every active list would take': growth < UNBOUNDED_MIB / 2,
+        '/healthz kept answering within 5 s': slowestHealth < 5000,
+      },
+    );
   } finally {
     await chaos.close();
   }
