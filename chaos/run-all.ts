@@ -9,7 +9,7 @@ import apiRestartRunningDrivers from './api-restart-running-drivers.js';
 import authKill from './auth-kill.js';
 import diskFull from './disk-full.js';
 import { machineLine } from './lib/chaos-service.js';
-import { resultTable, type ScenarioResult } from './lib/scenario-result.js';
+import { resultTable, unfinished, type ScenarioResult } from './lib/scenario-result.js';
 import killNpmStart from './kill-npm-start.js';
 import neverReadingLive from './never-reading-live.js';
 import neverReadingStreams from './never-reading-streams.js';
@@ -43,10 +43,10 @@ for (const [name, run] of scenarios) {
   if (only && only !== name) continue;
   console.log(`\n=== ${name} ===\n${machineLine()}`);
   const began = Date.now();
-  // A scenario that throws did not finish: a FAIL saying why, and the others still run.
-  const result = await run().catch((error: unknown): ScenarioResult => {
+  // A scenario that throws fails, saying why, and the others still run.
+  const result = await run().catch((error: unknown) => {
     console.error(error);
-    return { verdict: 'FAIL', figures: [], reasons: [`did not finish: ${String((error as Error)?.message ?? error).split('\n')[0]}`] };
+    return unfinished(error);
   });
   const seconds = (Date.now() - began) / 1000;
   console.log(`  ${result.verdict}${result.reasons.length ? `: ${result.reasons.join('; ')}` : ''} (${seconds.toFixed(0)} s)`);

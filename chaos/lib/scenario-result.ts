@@ -24,6 +24,11 @@ export function skipped(reason: string): ScenarioResult {
   return { verdict: 'SKIP', figures: [], reasons: [reason] };
 }
 
+/** A scenario that threw: it did not finish, so it proved nothing. */
+export function unfinished(error: unknown): ScenarioResult {
+  return { verdict: 'FAIL', figures: [], reasons: [`did not finish: ${String(error instanceof Error ? error.message : error).split('\n')[0]}`] };
+}
+
 /** The table `npm run chaos` ends with: one row per scenario run, with its seconds. */
 export function resultTable(rows: Array<{ name: string; seconds: number; result: ScenarioResult }>): string {
   return formatTable(
