@@ -10,11 +10,13 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LAUNCH, printFigures, SERVICE_TOKEN, startChaosService, type Answer } from './lib/chaos-service.js';
+import { enqueue, LAUNCH, printFigures, SERVICE_TOKEN, startChaosService, type Answer } from './lib/chaos-service.js';
 import { judge, skipped, type ScenarioResult } from './lib/scenario-result.js';
 
 const DISK_MIB = 192;
 const STORM_MS = 10_000;
+/** Queued before the disk fills, so the storm's claims have jobs to take. */
+const QUEUED = 200;
 
 export default async function diskFull(): Promise<ScenarioResult> {
   const mountPoint = mkdtempSync(join(tmpdir(), 'evb-chaos-disk-'));
@@ -42,6 +44,7 @@ async function run(mountPoint: string): Promise<ScenarioResult> {
     const login = () => fetch(`http://127.0.0.1:${chaos.service.options.authPort}/auth/login`, {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'chaos', password: 'chaos-password' }),
     }).then(async (response) => ({ status: response.status, body: await response.json().catch(() => null), ms: 0 }), () => ({ status: 0, body: null, ms: 0 }));
+    const queued = await enqueue(chaos, QUEUED);
     fill(filler);
 
     const counts: Record<string, Record<string, number>> = {};
@@ -50,7 +53,7 @@ async function run(mountPoint: string): Promise<ScenarioResult> {
       (counts[kind] ??= {})[outcome] = (counts[kind]![outcome] ?? 0) + 1;
     };
     const answeredOtherThan200 = (kind: string) => Object.entries(counts[kind] ?? {}).filter(([outcome]) => outcome !== '200').reduce((sum, [, n]) => sum + n, 0);
-    const launched: string[] = [];
+    const launched: string[] = [...queued];
     const claimed: string[] = [];
     const storm = async (until: number) => {
       while (Date.now() < until) {
