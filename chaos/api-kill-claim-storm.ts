@@ -6,12 +6,13 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { enqueue, printFigures, SERVICE_TOKEN, startChaosService } from './lib/chaos-service.js';
+import { judge, type ScenarioResult } from './lib/scenario-result.js';
 
 const JOBS = 2000;
 const DISPATCHERS = 16;
 const KILL_AFTER_CLAIMS = 400;
 
-export default async function apiKillClaimStorm(): Promise<void> {
+export default async function apiKillClaimStorm(): Promise<ScenarioResult> {
   const chaos = await startChaosService();
   try {
     const ids = await enqueue(chaos, JOBS);
@@ -65,6 +66,8 @@ export default async function apiKillClaimStorm(): Promise<void> {
       if (job.state === 'dispatched' && !answered.has(id)) unanswered++;
     }
     const doubleClaims = [...answered.values()].filter((count) => count > 1).length;
+    const restarted = chaos.service.pid('api') !== apiBefore;
+    const recovery = backAt ? `${((backAt - killedAt) / 1000).toFixed(2)} s` : 'no outage seen';
     printFigures({
       'jobs enqueued': JOBS,
       dispatchers: DISPATCHERS,
@@ -77,9 +80,20 @@ export default async function apiKillClaimStorm(): Promise<void> {
       'SQLite/Redis disagreements': mismatched,
       '5xx answers': serverErrors,
       'refused connections while down': refused,
-      'API restarted (new pid)': chaos.service.pid('api') !== apiBefore,
-      'seconds to recover (kill to next answer)': backAt ? ((backAt - killedAt) / 1000).toFixed(2) : 'no outage seen',
+      'API restarted (new pid)': restarted,
+      'recovery (kill to next answer)': recovery,
     });
+    return judge(
+      { lost, 'claimed twice': doubleClaims, 'SQLite/Redis disagreements': mismatched, '5xx': serverErrors, recovered: recovery },
+      {
+        'the API was killed and restarted': killedAt > 0 && restarted,
+        'no job lost': lost === 0,
+        'no job claimed twice': doubleClaims === 0,
+        'SQLite agrees with Redis': mismatched === 0,
+        'no job failed without a reason': reapedWithoutReason === 0,
+        'no 5xx answer': serverErrors === 0,
+      },
+    );
   } finally {
     await chaos.close();
   }

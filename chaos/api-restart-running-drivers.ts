@@ -6,6 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runRecord } from '../test/helpers/run-record-builder.js';
 import { enqueue, LAUNCH, printFigures, SERVICE_TOKEN, startChaosService, type Answer, type ChaosService } from './lib/chaos-service.js';
+import { judge, type ScenarioResult } from './lib/scenario-result.js';
 
 const JOBS = 200;
 const RUN_SECONDS = 8;
@@ -23,7 +24,7 @@ async function persist(chaos: ChaosService, counts: { refused: number; serverErr
   }
 }
 
-export default async function apiRestartRunningDrivers(): Promise<void> {
+export default async function apiRestartRunningDrivers(): Promise<ScenarioResult> {
   const chaos = await startChaosService();
   try {
     const ids = new Set(await enqueue(chaos, JOBS));
@@ -73,10 +74,12 @@ export default async function apiRestartRunningDrivers(): Promise<void> {
       if (job.state === 'succeeded' && job.recordId === records.get(jobId)) stored++;
       if ((await redis.hget(chaos.keys.run(jobId), 'state')) !== job.state) mismatched++;
     }
+    const restarted = chaos.service.pid('api') !== apiBefore;
+    const down = backAt ? `${((backAt - killedAt) / 1000).toFixed(2)} s` : 'no outage seen';
     printFigures({
       'jobs claimed and running': `${claims.length} of ${ids.size}`,
-      'API restarted (new pid)': chaos.service.pid('api') !== apiBefore,
-      'seconds down (kill to next accepted event)': backAt ? ((backAt - killedAt) / 1000).toFixed(2) : 'no outage seen',
+      'API restarted (new pid)': restarted,
+      'down (kill to next accepted event)': down,
       'refused connections while down': counts.refused,
       '5xx answers': counts.serverErrors,
       'events accepted / refused': `${counts.eventsAccepted} / ${counts.eventsRefused}`,
@@ -86,6 +89,16 @@ export default async function apiRestartRunningDrivers(): Promise<void> {
       'records stored': `${stored} of ${claims.length}`,
       'SQLite/Redis disagreements': mismatched,
     });
+    return judge(
+      { 'records stored': `${stored} of ${claims.length}`, 'reports refused': counts.runningRefused + counts.eventsRefused + counts.finalRefused, 'SQLite/Redis disagreements': mismatched, down },
+      {
+        'every job was claimed': claims.length === ids.size,
+        'the API was restarted': restarted,
+        'every running report, event and final report accepted': counts.runningRefused + counts.eventsRefused + counts.finalRefused === 0,
+        'every record stored': stored === claims.length,
+        'SQLite agrees with Redis': mismatched === 0,
+      },
+    );
   } finally {
     await chaos.close();
   }

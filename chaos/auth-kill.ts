@@ -4,8 +4,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LAUNCH, printFigures, startChaosService } from './lib/chaos-service.js';
+import { judge, type ScenarioResult } from './lib/scenario-result.js';
 
-export default async function authKill(): Promise<void> {
+export default async function authKill(): Promise<ScenarioResult> {
   // No token cache, so every request asks the auth service.
   const chaos = await startChaosService({ AUTH_CACHE_SECONDS: '0' });
   try {
@@ -24,13 +25,23 @@ export default async function authKill(): Promise<void> {
       } else counts.other++;
       await sleep(20);
     }
+    const restarted = chaos.service.pid('auth') !== authBefore;
+    const recovery = recoveredAt ? `${((recoveredAt - killedAt) / 1000).toFixed(2)} s` : 'never';
     printFigures({
       '502 auth_unavailable answers': counts.badGateway,
       'slowest 502 (ms)': slowest502.toFixed(0),
       'other answers (5xx, refused)': counts.other,
-      'auth service restarted (new pid)': chaos.service.pid('auth') !== authBefore,
-      'seconds to recover': recoveredAt ? ((recoveredAt - killedAt) / 1000).toFixed(2) : 'never',
+      'auth service restarted (new pid)': restarted,
+      recovery,
     });
+    return judge(
+      { '502 auth_unavailable': counts.badGateway, 'slowest 502': `${slowest502.toFixed(0)} ms`, 'other answers': counts.other, recovered: recovery },
+      {
+        'the auth service was restarted': restarted,
+        'account requests answered 502 auth_unavailable while it was down (no 500, no hang)': counts.other === 0,
+        'account requests work again with the same token within 60 s': recoveredAt > 0,
+      },
+    );
   } finally {
     await chaos.close();
   }

@@ -8,9 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freeLoopbackPort } from '../src/redis/managed-redis.js';
 import { printFigures } from './lib/chaos-service.js';
+import { judge, type FigureValue, type ScenarioResult } from './lib/scenario-result.js';
 import { descendantsOf, processAlive, SupervisedService } from './lib/supervised-service.js';
 
-export default async function killNpmStart(): Promise<void> {
+export default async function killNpmStart(): Promise<ScenarioResult> {
+  const figures: Record<string, FigureValue> = {};
+  const checks: Record<string, boolean> = {};
   for (const launch of ['npm-start', 'bootstrap'] as const) {
     const dataDir = mkdtempSync(join(tmpdir(), 'evb-chaos-'));
     const ports = { port: await freeLoopbackPort(), authPort: await freeLoopbackPort() };
@@ -25,18 +28,24 @@ export default async function killNpmStart(): Promise<void> {
       const left = running.filter(processAlive).length;
       const startedAt = Date.now();
       const taken = await next.start().then(() => true, () => false);
+      const gone = goneAt ? `${((goneAt - killedAt) / 1000).toFixed(1)} s` : 'never';
       printFigures({
         [`kill -9 of ${launch === 'npm-start' ? 'npm (npm start)' : 'the bootstrap (node scripts/bootstrap.mjs start)'}`]: '',
         '  processes below it': running.length,
         '  still running after 60 s': left,
-        '  seconds until all had exited': goneAt ? ((goneAt - killedAt) / 1000).toFixed(1) : 'never',
+        '  all had exited after': gone,
         '  next start took the data directory': taken,
         '  seconds for the next start to serve': taken ? ((Date.now() - startedAt) / 1000).toFixed(1) : '-',
       });
+      figures[`${launch}: left running`] = `${left} of ${running.length}`;
+      figures[`${launch}: all exited after`] = gone;
+      checks[`every process below ${launch} exited within 60 s`] = left === 0;
+      checks[`the next start after ${launch} took the data directory`] = taken;
     } finally {
       await next.stop();
       await first.stop();
       rmSync(dataDir, { recursive: true, force: true });
     }
   }
+  return judge(figures, checks);
 }

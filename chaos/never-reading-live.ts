@@ -7,11 +7,12 @@ import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { printFigures, rssMiB, SERVICE_TOKEN, startChaosService, enqueue } from './lib/chaos-service.js';
 import { serverConnections } from './lib/raw-client.js';
+import { judge, type ScenarioResult } from './lib/scenario-result.js';
 
 const CLIENTS = 20;
 const BACKLOG_MIB = 16;
 
-export default async function neverReadingLive(): Promise<void> {
+export default async function neverReadingLive(): Promise<ScenarioResult> {
   const chaos = await startChaosService();
   try {
     const [jobId] = await enqueue(chaos, 1);
@@ -53,19 +54,29 @@ export default async function neverReadingLive(): Promise<void> {
     }
     const cutOff = CLIENTS - Math.max(0, serverConnections(port) - ownConnections);
     const answered = (await chaos.call('GET', '/healthz')).status;
+    const growth = peak - baseline;
+    const allCut = allCutAt ? `${((allCutAt - began) / 1000).toFixed(1)} s` : 'not all';
     for (const socket of sockets) socket.destroy();
     printFigures({
       'never-reading clients': CLIENTS,
       'backlog per job (MiB)': BACKLOG_MIB,
       'API RSS before (MiB)': baseline.toFixed(0),
       'API peak RSS (MiB)': peak.toFixed(0),
-      'growth (MiB)': (peak - baseline).toFixed(0),
+      'growth (MiB)': growth.toFixed(0),
       'growth if every client held the backlog (MiB)': CLIENTS * BACKLOG_MIB,
       'clients cut off by the server': cutOff,
-      'seconds until all were cut off': allCutAt ? ((allCutAt - began) / 1000).toFixed(1) : 'not all',
+      'all cut off after': allCut,
       'API still answering': answered === 200,
       'connections still open, every 10 s': timeline.join(' '),
     });
+    return judge(
+      { 'cut off': `${cutOff} of ${CLIENTS}`, 'all cut after': allCut, 'RSS growth': `${growth.toFixed(0)} MiB (full backlogs: ${CLIENTS * BACKLOG_MIB})` },
+      {
+        'every never-reading client cut off by the server within 90 s': allCutAt > 0,
+        'memory grew by less than half of what every client holding the backlog would take': growth < (CLIENTS * BACKLOG_MIB) / 2,
+        'the API kept answering': answered === 200,
+      },
+    );
   } finally {
     await chaos.close();
   }

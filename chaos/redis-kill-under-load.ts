@@ -5,12 +5,13 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { enqueue, LAUNCH, printFigures, SERVICE_TOKEN, startChaosService } from './lib/chaos-service.js';
+import { judge, type ScenarioResult } from './lib/scenario-result.js';
 
 const QUEUED = 500;
 const LOAD_SECONDS = 8;
 const KILL_AT_SECONDS = 2;
 
-export default async function redisKillUnderLoad(): Promise<void> {
+export default async function redisKillUnderLoad(): Promise<ScenarioResult> {
   const chaos = await startChaosService();
   try {
     const before = new Set(await enqueue(chaos, QUEUED));
@@ -66,6 +67,8 @@ export default async function redisKillUnderLoad(): Promise<void> {
     }
     const lostBefore = [...before].filter((id) => !claimed.has(id)).length;
     const lostLaunched = launched.filter((id) => !claimed.has(id)).length;
+    const restarted = chaos.service.pid('redis') !== redisBefore;
+    const recovery = recoveredAt ? `${((recoveredAt - killedAt) / 1000).toFixed(2)} s` : 'no outage seen';
     printFigures({
       'jobs queued before the kill': QUEUED,
       'launches accepted (202)': counts.launched,
@@ -73,11 +76,22 @@ export default async function redisKillUnderLoad(): Promise<void> {
       'slowest 503 (ms)': slowest503.toFixed(0),
       'other error answers (5xx or refused)': counts.otherErrors,
       'reads served / failed': `${counts.reads} / ${counts.readErrors}`,
-      'Redis restarted (new pid)': chaos.service.pid('redis') !== redisBefore,
-      'seconds to recover (kill to next 202)': recoveredAt ? ((recoveredAt - killedAt) / 1000).toFixed(2) : 'no outage seen',
+      'Redis restarted (new pid)': restarted,
+      'recovery (kill to next 202)': recovery,
       'jobs queued before the kill, lost': lostBefore,
       'accepted launches not claimable afterwards': lostLaunched,
     });
+    return judge(
+      { lost: lostBefore + lostLaunched, '503 queue_unavailable': counts.unavailable, 'slowest 503': `${slowest503.toFixed(0)} ms`, 'other errors': counts.otherErrors, 'failed reads': counts.readErrors, recovered: recovery },
+      {
+        'Redis was restarted': restarted,
+        'launches recovered by themselves': recoveredAt > 0,
+        'launches answered 202 or 503 queue_unavailable (no 500, no hang)': counts.otherErrors === 0,
+        'reads kept working': counts.readErrors === 0,
+        'no job queued before the kill lost': lostBefore === 0,
+        'every accepted launch claimable': lostLaunched === 0,
+      },
+    );
   } finally {
     await chaos.close();
   }

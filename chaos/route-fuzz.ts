@@ -6,10 +6,11 @@
  */
 import { spawn } from 'node:child_process';
 import { repoRoot } from '../bench/lib/repo-root.js';
+import { judge, type ScenarioResult } from './lib/scenario-result.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 20_000);
 
-export default async function routeFuzz(): Promise<void> {
+export default async function routeFuzz(): Promise<ScenarioResult> {
   const began = Date.now();
   const code = await new Promise<number | null>((done) => {
     const child = spawn(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', 'test/api/route-fuzz.test.ts'], {
@@ -18,5 +19,8 @@ export default async function routeFuzz(): Promise<void> {
     child.on('exit', done);
   });
   console.log(`  route fuzz: ${RUNS} backend and ${Math.ceil(RUNS / 5)} auth requests, ${code === 0 ? 'no server fault, every error in the envelope' : 'FAILED (see above)'}, ${((Date.now() - began) / 1000).toFixed(0)} s`);
-  if (code !== 0) process.exitCode = 1;
+  return judge(
+    { 'backend requests': RUNS, 'auth requests': Math.ceil(RUNS / 5), 'vitest exit': code ?? 'signal' },
+    { 'no server fault, every error in the envelope': code === 0 },
+  );
 }

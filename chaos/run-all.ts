@@ -1,13 +1,15 @@
 /**
  * `npm run chaos [scenario]`: the fault scenarios, each against a real `npm start`
  * (supervisor, managed Redis, auth service, API) on its own ports and temporary DATA_DIR,
- * each printing its figures. Minutes long; `npm test` keeps the fast versions.
+ * each printing its figures and judging them. Ends with one table of every scenario run and
+ * its verdict, and exits 1 when any failed. Minutes long; `npm test` keeps the fast versions.
  */
 import apiKillClaimStorm from './api-kill-claim-storm.js';
 import apiRestartRunningDrivers from './api-restart-running-drivers.js';
 import authKill from './auth-kill.js';
 import diskFull from './disk-full.js';
 import { machineLine } from './lib/chaos-service.js';
+import { resultTable, unfinished, type ScenarioResult } from './lib/scenario-result.js';
 import killNpmStart from './kill-npm-start.js';
 import neverReadingLive from './never-reading-live.js';
 import neverReadingStreams from './never-reading-streams.js';
@@ -18,7 +20,7 @@ import storeDeleted from './store-deleted.js';
 import streamCaps from './stream-caps.js';
 
 const only = process.argv[2];
-const scenarios: Array<[string, () => Promise<void>]> = [
+const scenarios: Array<[string, () => Promise<ScenarioResult>]> = [
   ['api-kill-claim-storm', apiKillClaimStorm],
   ['api-restart-running-drivers', apiRestartRunningDrivers],
   ['redis-kill-under-load', redisKillUnderLoad],
@@ -36,10 +38,21 @@ if (only && !scenarios.some(([name]) => name === only)) {
   console.error(`Unknown scenario "${only}". Use one of: ${scenarios.map(([name]) => name).join(', ')}.`);
   process.exit(2);
 }
+const results: Array<{ name: string; seconds: number; result: ScenarioResult }> = [];
 for (const [name, run] of scenarios) {
   if (only && only !== name) continue;
   console.log(`\n=== ${name} ===\n${machineLine()}`);
   const began = Date.now();
-  await run();
-  console.log(`  (${((Date.now() - began) / 1000).toFixed(0)} s)`);
+  // A scenario that throws fails, saying why, and the others still run.
+  const result = await run().catch((error: unknown) => {
+    console.error(error);
+    return unfinished(error);
+  });
+  const seconds = (Date.now() - began) / 1000;
+  console.log(`  ${result.verdict}${result.reasons.length ? `: ${result.reasons.join('; ')}` : ''} (${seconds.toFixed(0)} s)`);
+  results.push({ name, seconds, result });
 }
+console.log(`\n${machineLine()}\n${resultTable(results)}`);
+const count = (verdict: ScenarioResult['verdict']) => results.filter(({ result }) => result.verdict === verdict).length;
+console.log(`\n${results.length} scenarios: ${count('PASS')} passed, ${count('FAIL')} failed, ${count('SKIP')} skipped`);
+if (count('FAIL')) process.exitCode = 1;

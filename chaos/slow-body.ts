@@ -7,10 +7,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { printFigures, rssMiB, startChaosService } from './lib/chaos-service.js';
 import { rawConnection, serverConnections, type RawConnection } from './lib/raw-client.js';
+import { judge, type ScenarioResult } from './lib/scenario-result.js';
 
 const CLIENTS = 500;
+/** REQUEST_TIMEOUT_SECONDS (60 s) plus Node's check interval, a quarter of it. */
+const CLOSED_WITHIN_MS = 75_000;
 
-export default async function slowBody(): Promise<void> {
+export default async function slowBody(): Promise<ScenarioResult> {
   const chaos = await startChaosService();
   try {
     const port = Number(new URL(chaos.service.url).port);
@@ -48,17 +51,27 @@ export default async function slowBody(): Promise<void> {
       clearInterval(trickle);
     }
     const answered408 = clients.filter((client) => client.status() === 408 && client.received().includes('"code":"request_timeout"')).length;
+    const closed = clients.filter((client) => client.closed).length;
+    const allClosed = allClosedAt ? `${((allClosedAt - began) / 1000).toFixed(1)} s` : 'not all';
     for (const client of clients) client.socket.destroy();
     printFigures({
       'slow-body clients (half stopped, half trickling)': CLIENTS,
       'answered 408 request_timeout in the envelope': answered408,
-      'closed by the server': clients.filter((client) => client.closed).length,
-      'seconds until all were closed': allClosedAt ? ((allClosedAt - began) / 1000).toFixed(1) : 'not all',
+      'closed by the server': closed,
+      'all closed after': allClosed,
       'connections still open, every 15 s': timeline.join(' '),
       '/healthz failures meanwhile': healthFailures,
       'slowest /healthz meanwhile (ms)': slowestHealth.toFixed(0),
       'API RSS before / peak (MiB)': `${baseline.toFixed(0)} / ${peak.toFixed(0)}`,
     });
+    return judge(
+      { '408 in the envelope': `${answered408} of ${CLIENTS}`, closed: `${closed} of ${CLIENTS}`, 'all closed after': allClosed, '/healthz failures': healthFailures },
+      {
+        'every client answered 408 request_timeout in the envelope': answered408 === CLIENTS,
+        [`every client closed within ${CLOSED_WITHIN_MS / 1000} s`]: allClosedAt > 0 && allClosedAt - began <= CLOSED_WITHIN_MS,
+        '/healthz kept answering': healthFailures === 0,
+      },
+    );
   } finally {
     await chaos.close();
   }

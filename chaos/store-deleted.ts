@@ -8,10 +8,11 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { enqueue, printFigures, SERVICE_TOKEN, startChaosService } from './lib/chaos-service.js';
 import { SupervisedService } from './lib/supervised-service.js';
+import { judge, type ScenarioResult } from './lib/scenario-result.js';
 
 const JOBS = 50;
 
-export default async function storeDeleted(): Promise<void> {
+export default async function storeDeleted(): Promise<ScenarioResult> {
   const chaos = await startChaosService();
   const { dataDir } = chaos.service.options;
   const restarted: SupervisedService[] = [];
@@ -40,6 +41,14 @@ export default async function storeDeleted(): Promise<void> {
       'claimable jobs after a start with DISCARD_REDIS_OF_STORE': claimsAfterDiscard,
     });
     if (refusal) console.log(`  refusal: ${refusal.replace(/^.*The service could not start: /, '')}`);
+    return judge(
+      { 'start refused': refusal !== null, 'store named': named ?? 'no', 'claimable after the discard': claimsAfterDiscard },
+      {
+        'the start on the recreated store was refused': refusal !== null,
+        'the refusal named the store to discard': named !== undefined,
+        'no old job claimable after a start with DISCARD_REDIS_OF_STORE': claimsAfterDiscard === 'none (204)',
+      },
+    );
   } finally {
     for (const service of restarted) await service.stop();
     await chaos.close();

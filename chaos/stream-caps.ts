@@ -7,12 +7,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { printFigures, rssMiB, startChaosService } from './lib/chaos-service.js';
 import { rawConnection, type RawConnection } from './lib/raw-client.js';
+import { judge, type ScenarioResult } from './lib/scenario-result.js';
 
 const FROM_ONE = 40;
 const ADDRESSES = 20;
 const PER_ADDRESS = 32;
+const TOTAL = 512;
 
-export default async function streamCaps(): Promise<void> {
+export default async function streamCaps(): Promise<ScenarioResult> {
   const chaos = await startChaosService();
   const clients: RawConnection[] = [];
   try {
@@ -45,14 +47,26 @@ export default async function streamCaps(): Promise<void> {
     const again = await openConsole('127.0.0.1');
     const fromOne = tally(one);
     const fromMany = tally(many);
+    const refusals = fromOne.tooMany + fromOne.full + fromMany.tooMany + fromMany.full;
+    const admitted = fromOne.ok + fromMany.ok;
     printFigures({
       [`consoles from one address (cap ${PER_ADDRESS})`]: `${FROM_ONE}: ${fromOne.ok} admitted, ${fromOne.tooMany} × 429, ${fromOne.full} × 503`,
-      [`consoles from ${ADDRESSES} more addresses (total cap 512)`]: `${many.length}: ${fromMany.ok} admitted, ${fromMany.tooMany} × 429, ${fromMany.full} × 503`,
-      'refusals with Retry-After: 5': `${fromOne.withRetryAfter + fromMany.withRetryAfter} of ${fromOne.tooMany + fromOne.full + fromMany.tooMany + fromMany.full}`,
+      [`consoles from ${ADDRESSES} more addresses (total cap ${TOTAL})`]: `${many.length}: ${fromMany.ok} admitted, ${fromMany.tooMany} × 429, ${fromMany.full} × 503`,
+      'refusals with Retry-After: 5': `${fromOne.withRetryAfter + fromMany.withRetryAfter} of ${refusals}`,
       '/healthz with every admitted stream open': `${health.status} in ${health.ms.toFixed(0)} ms`,
       'API RSS before / with the streams open (MiB)': `${baseline.toFixed(0)} / ${rss.toFixed(0)}`,
       'a new console after one closed': again.status() ?? 'no answer',
     });
+    return judge(
+      { admitted, '429': fromOne.tooMany + fromMany.tooMany, '503': fromOne.full + fromMany.full, '/healthz': `${health.status} in ${health.ms.toFixed(0)} ms`, 'after one closed': again.status() ?? 'no answer' },
+      {
+        [`one address admitted ${PER_ADDRESS}, the rest 429`]: fromOne.ok === PER_ADDRESS && fromOne.tooMany === FROM_ONE - PER_ADDRESS,
+        [`${TOTAL} admitted in all, the rest refused`]: admitted === TOTAL && admitted + refusals === FROM_ONE + many.length,
+        'every refusal with Retry-After': fromOne.withRetryAfter + fromMany.withRetryAfter === refusals,
+        '/healthz answered with every stream open': health.status === 200,
+        'a closed stream gave its place back': again.status() === 200,
+      },
+    );
   } finally {
     for (const client of clients) client.socket.destroy();
     await chaos.close();

@@ -98,7 +98,10 @@ function copyAssets(from, to) {
 }
 
 function run(program, args, ipc = false) {
-  const child = spawn(program, args, { cwd: root, stdio: ipc ? ['inherit', 'inherit', 'inherit', 'ipc'] : 'inherit' });
+  // A service leads a process group of its own: a terminal's Ctrl-C signals the whole
+  // foreground group, and the service would get it twice, from the terminal and forwarded,
+  // the second meaning "exit now". It gets it once, from here.
+  const child = spawn(program, args, { cwd: root, stdio: ipc ? ['inherit', 'inherit', 'inherit', 'ipc'] : 'inherit', detached: ipc });
   // The child handles SIGINT/SIGTERM itself (graceful shutdown); forward what we receive.
   let signalled = false;
   for (const signal of ['SIGINT', 'SIGTERM']) {

@@ -2,7 +2,9 @@
  * `npm start`: the supervisor of the embedded deployment. One process owns the managed
  * redis-server (unless REDIS_URL names one), the bundled auth service (unless AUTH_URL
  * names one) and the API process; restarts whichever dies, with a doubling backoff, logged;
- * and stops them all on SIGTERM/SIGINT. Its children stop by themselves when it disappears
+ * and stops them all on SIGTERM/SIGINT: the API first, Redis last, one SIGTERM each; a second
+ * signal exits at once. The children lead process groups of their own, so a terminal's
+ * Ctrl-C reaches only this process. They stop by themselves when it disappears
  * (the API and auth service watch their IPC channel, redis-server gets PR_SET_PDEATHSIG),
  * and a start that finds what a crashed one left behind (pid files under DATA_DIR/run)
  * stops it before starting anything, so two redis-servers never share a data directory.
@@ -91,7 +93,7 @@ async function superviseRedis(dir: string, supervise: (child: SupervisedChild) =
         name: 'redis',
         // A restart listens where the first start did, so every client reconnects by itself.
         start: async () => {
-          const redis = await startManagedRedis({ dir, ...(address ? { port: address.port } : {}) });
+          const redis = await startManagedRedis({ dir, ownProcessGroup: true, ...(address ? { port: address.port } : {}) });
           address = { url: redis.url, port: redis.port };
           return redis;
         },

@@ -18,6 +18,11 @@ export interface ServiceOptions {
    * first, then the supervisor).
    */
   launch?: 'supervisor' | 'bootstrap' | 'npm-start';
+  /**
+   * Started as a terminal starts a command: leading a process group of its own, so that
+   * `interrupt()` reaches every process in it, as Ctrl-C does.
+   */
+  ownProcessGroup?: boolean;
 }
 
 const LAUNCH_COMMANDS = {
@@ -64,6 +69,7 @@ export class SupervisedService {
         ...this.options.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: this.options.ownProcessGroup ?? false,
     });
     this.child = child;
     this.exitedPromise = new Promise((done) => child.once('exit', (code) => done(code)));
@@ -114,6 +120,12 @@ export class SupervisedService {
       if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}:\n${this.log.slice(-20).join('\n')}`);
       await sleep(50);
     }
+  }
+
+  /** Ctrl-C in the terminal: SIGINT to every process of the group (needs `ownProcessGroup`). */
+  interrupt(): void {
+    if (!this.options.ownProcessGroup) throw new Error('interrupt() signals a process group: start with ownProcessGroup');
+    process.kill(-this.topPid!, 'SIGINT');
   }
 
   /** SIGTERM to the top process; resolves with how long it took to exit (ms). */

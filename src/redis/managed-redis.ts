@@ -28,6 +28,11 @@ export interface ManagedRedisOptions {
   redisServerPath?: string;
   /** TCP port to listen on when the socket path is too long (default: a free one). */
   port?: number;
+  /**
+   * Start the server as the leader of a process group of its own (default false), so a
+   * terminal's Ctrl-C reaches only its owner, which stops it last (the supervisor).
+   */
+  ownProcessGroup?: boolean;
 }
 
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(path));
@@ -68,11 +73,12 @@ export async function startManagedRedis(options: ManagedRedisOptions): Promise<M
     ...(useSocket ? ['--unixsocket', socketPath, '--unixsocketperm', '700'] : []),
   ];
   const server = options.redisServerPath ?? 'redis-server';
+  const detached = options.ownProcessGroup ?? false;
   // setpriv (util-linux) execs redis-server with PR_SET_PDEATHSIG: the kernel sends it SIGTERM
   // when this process dies, however it dies, so a crash never leaves an orphaned server.
   const child = SETPRIV
-    ? spawn(SETPRIV, ['--pdeathsig', 'TERM', '--', server, ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
-    : spawn(server, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    ? spawn(SETPRIV, ['--pdeathsig', 'TERM', '--', server, ...args], { stdio: ['ignore', 'ignore', 'pipe'], detached })
+    : spawn(server, args, { stdio: ['ignore', 'ignore', 'pipe'], detached });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
   const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.once('exit', (code, signal) => done({ code, signal })));

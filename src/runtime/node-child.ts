@@ -30,9 +30,13 @@ interface ProgressMessage {
 /**
  * Forks a Node entry point with an IPC channel and resolves once it reports that it serves.
  * The channel is also how the child notices its parent is gone (`exitWithParent`).
+ *
+ * The child leads a process group of its own, so a terminal's Ctrl-C (SIGINT to the whole
+ * foreground group) reaches only its parent, which stops it in order with one SIGTERM; a
+ * SIGINT of its own followed by that SIGTERM would read as a second Ctrl-C and skip the drain.
  */
 export async function startNodeChild(entry: string, options: NodeChildOptions): Promise<RunningChild & { url: string }> {
-  const child = fork(entry, [], { env: options.env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(entry, [], { env: options.env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], detached: true });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.once('exit', (code, signal) => done({ code, signal })));
   const timeoutMs = options.readyTimeoutMs ?? 30 * SECOND;
   let timer: NodeJS.Timeout | undefined;

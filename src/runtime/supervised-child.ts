@@ -59,7 +59,7 @@ export class SupervisedChild {
 
   /**
    * From now on an exit is expected: nothing restarts. Called on every child before any is
-   * stopped, since a terminal's Ctrl-C reaches them all at once.
+   * stopped, since one may exit on its own meanwhile (a signal sent to it directly).
    */
   halt(): void {
     this.stopping = true;
