@@ -8,6 +8,7 @@ import { jobsTable } from '../../src/db/jobs-table.js';
 import { openDatabase, type Database } from '../../src/db/open-database.js';
 import { copyStore, StoreCopyRefused } from '../../src/db/store-copy/copy-store.js';
 import { storeLocation } from '../../src/db/store-copy/store-location.js';
+import { TableChecksum } from '../../src/db/store-copy/table-checksum.js';
 import { storeMeta } from '../../src/db/store-meta.js';
 import { decodeRunRecord } from '../../src/runs/decode-run-record.js';
 import { runRows } from '../../src/runs/run-rows.js';
@@ -163,5 +164,26 @@ describe('eval-backend store copy, SQLite -> PostgreSQL -> SQLite', () => {
     } finally {
       await pool.end();
     }
+  });
+});
+
+describe('the per-table checksum', () => {
+  const columns = [{ name: 'n', family: 'integer', identity: false }, { name: 'x', family: 'double', identity: false }, { name: 't', family: 'text', identity: false }] as const;
+  const digest = (...rows: unknown[][]) => {
+    const sum = new TableChecksum(columns);
+    for (const row of rows) sum.add(row);
+    return sum.digest;
+  };
+
+  it('reads an integer alike whichever way a driver hands it over, and a row order as no difference', () => {
+    expect(digest([5n, 1.5, 'a'], [LARGE_INTEGER, null, 'b'])).toBe(digest([LARGE_INTEGER, null, 'b'], [5, 1.5, 'a']));
+  });
+
+  it('tells apart the last bit of a double, NULL from empty text, and a row copied twice', () => {
+    const next = new Float64Array([0.1 + 0.2]);
+    new BigInt64Array(next.buffer)[0]! += 1n;
+    expect(digest([1n, 0.1 + 0.2, 'a'])).not.toBe(digest([1n, next[0]!, 'a']));
+    expect(digest([1n, 1, null])).not.toBe(digest([1n, 1, '']));
+    expect(digest([1n, 1, 'a'])).not.toBe(digest([1n, 1, 'a'], [1n, 1, 'a']));
   });
 });

@@ -88,11 +88,20 @@ export async function copyStore(from: StoreLocation, to: StoreLocation, options:
 }
 
 async function openSource(location: StoreLocation): Promise<StoreSide> {
-  return location.engine === 'sqlite' ? sqliteSource(location.file) : postgresSource(location.url, location.label);
+  return opening(location, async () => (location.engine === 'sqlite' ? sqliteSource(location.file) : postgresSource(location.url, location.label)));
 }
 
 async function openTarget(location: StoreLocation): Promise<TargetSide> {
-  return location.engine === 'sqlite' ? sqliteTarget(location.file) : postgresTarget(location.url, location.label);
+  return opening(location, async () => (location.engine === 'sqlite' ? sqliteTarget(location.file) : postgresTarget(location.url, location.label)));
+}
+
+/** A store that cannot be opened (or migrated) is named in the error: the driver's message rarely says which. */
+async function opening<T>(location: StoreLocation, open: () => Promise<T>): Promise<T> {
+  try {
+    return await open();
+  } catch (error) {
+    throw new Error(`${location.label}: ${(error as Error).message}`, { cause: error });
+  }
 }
 
 /**
