@@ -5,6 +5,8 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/cli-io.js';
 import { runCli } from '../../src/cli/main.js';
+import { postgresPool } from '../../src/db/dialect.js';
+import { migratePostgres } from '../../src/db/migrate-postgres.js';
 import { openDatabase } from '../../src/db/open-database.js';
 import { decodeRunRecord } from '../../src/runs/decode-run-record.js';
 import { runRows } from '../../src/runs/run-rows.js';
@@ -62,6 +64,24 @@ describe('eval-backend store copy', () => {
 
     const replaced = await cli(['store', 'copy', '--from', 'store.sqlite', '--to', url, '--replace']);
     expect(replaced.code, replaced.stderr).toBe(0);
+  });
+
+  it('exits 1 and marks the table when what it reads back differs from what it copied', async () => {
+    // A target someone changed outside the migrations: a trigger that rewrites every run record on its way in.
+    const url = await testDatabase();
+    const pool = postgresPool({ connectionString: url });
+    try {
+      await migratePostgres(pool);
+      await pool.query(`CREATE FUNCTION pad_record() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.record := NEW.record || ' '; RETURN NEW; END $$;
+        CREATE TRIGGER pad_record BEFORE INSERT ON runs FOR EACH ROW EXECUTE FUNCTION pad_record();`);
+    } finally {
+      await pool.end();
+    }
+    const copied = await cli(['store', 'copy', '--from', 'store.sqlite', '--to', url]);
+    expect(copied.code).toBe(1);
+    expect(copied.stdout).toMatch(/^runs +1 +[0-9a-f]{16} -> [0-9a-f]{16} +MISMATCH$/m);
+    expect(copied.stdout).toMatch(/^store_meta +\d+ +[0-9a-f]{16} +ok$/m);
+    expect(copied.stderr).toMatch(/1 table\(s\) differ after the copy: runs/);
   });
 
   it('answers 2 with one line when the source is not a store', async () => {
