@@ -23,6 +23,7 @@ export async function storeCopyCommand(options: StoreCopyOptions, io: CliIo): Pr
   try {
     reports = await copyStore(from, to, {
       replace: options.replace ?? false,
+      signal: io.signal,
       onTable: (table, rows) => io.stderr.write(`copied ${table}: ${rows} rows\n`),
     });
   } catch (error) {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobsTable } from '../../src/db/jobs-table.js';
 import { openDatabase, type Database } from '../../src/db/open-database.js';
 import { copyStore, StoreCopyRefused } from '../../src/db/store-copy/copy-store.js';
+import type { TableColumn } from '../../src/db/store-copy/store-side.js';
 import { storeLocation } from '../../src/db/store-copy/store-location.js';
 import { TableChecksum } from '../../src/db/store-copy/table-checksum.js';
 import { storeMeta } from '../../src/db/store-meta.js';
@@ -149,6 +150,24 @@ describe('eval-backend store copy, SQLite -> PostgreSQL -> SQLite', () => {
     expect(sqliteRows('back.sqlite')).toEqual(sqliteRows('source.sqlite'));
   });
 
+  it('leaves the target as it was when the copy stops midway', async () => {
+    const fresh = await testDatabase();
+    const stop = new AbortController();
+    const copying = copyStore(at('source.sqlite'), storeLocation(fresh, dir), { signal: stop.signal, onTable: (table) => table === 'runs' && stop.abort() });
+    await expect(copying).rejects.toThrow(/abort/i);
+    const pool = new pg.Pool({ connectionString: fresh });
+    try {
+      expect((await pool.query('SELECT count(*)::int AS n FROM runs')).rows[0].n).toBe(0);
+      const source = new BetterSqlite3(join(dir, 'source.sqlite'), { readonly: true });
+      const sourceId = source.prepare("SELECT value FROM store_meta WHERE key = 'store_id'").pluck().get();
+      source.close();
+      // The target keeps the id its own migration gave it, not the source's.
+      expect((await pool.query("SELECT value FROM store_meta WHERE key = 'store_id'")).rows[0].value).not.toBe(sourceId);
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('refuses a source another build migrated, and writes nothing', async () => {
     const other = new BetterSqlite3(join(dir, 'other.sqlite'));
     other.exec(`CREATE TABLE schema_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT;
@@ -168,7 +187,11 @@ describe('eval-backend store copy, SQLite -> PostgreSQL -> SQLite', () => {
 });
 
 describe('the per-table checksum', () => {
-  const columns = [{ name: 'n', family: 'integer', identity: false }, { name: 'x', family: 'double', identity: false }, { name: 't', family: 'text', identity: false }] as const;
+  const columns: TableColumn[] = [
+    { name: 'n', type: 'INTEGER', family: 'integer', identity: false },
+    { name: 'x', type: 'REAL', family: 'double', identity: false },
+    { name: 't', type: 'TEXT', family: 'text', identity: false },
+  ];
   const digest = (...rows: unknown[][]) => {
     const sum = new TableChecksum(columns);
     for (const row of rows) sum.add(row);

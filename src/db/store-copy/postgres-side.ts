@@ -19,11 +19,6 @@ const families: Record<string, ColumnFamily> = { bigint: 'integer', integer: 'in
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
-interface PostgresTable extends TableShape {
-  /** Column types as PostgreSQL names them, for the arrays an insert unnests. */
-  types: string[];
-}
-
 class PostgresSide implements StoreSide {
   /** Every statement of this side runs on this one session. */
   protected readonly session: pg.PoolClient;
@@ -38,7 +33,7 @@ class PostgresSide implements StoreSide {
     return (await this.session.query<{ id: number; name: string }>('SELECT id, name FROM schema_migrations ORDER BY id')).rows;
   }
 
-  async tables(): Promise<PostgresTable[]> {
+  async tables(): Promise<TableShape[]> {
     const { rows } = await this.session.query<{ name: string; columns: Array<{ name: string; type: string; identity: boolean }>; key: string[] | null; parents: string[] | null }>(`
       SELECT t.table_name AS name,
              (SELECT json_agg(json_build_object('name', c.column_name, 'type', c.data_type, 'identity', c.is_identity = 'YES') ORDER BY c.ordinal_position)
@@ -55,8 +50,7 @@ class PostgresSide implements StoreSide {
        ORDER BY t.table_name`);
     return rows.map((row) => ({
       name: row.name,
-      columns: row.columns.map((c) => ({ name: c.name, family: families[c.type] ?? 'text', identity: c.identity })),
-      types: row.columns.map((c) => c.type),
+      columns: row.columns.map((c) => ({ name: c.name, type: c.type, family: families[c.type] ?? 'text', identity: c.identity })),
       key: row.key ?? [],
       parents: row.parents ?? [],
     }));
@@ -114,7 +108,6 @@ class PostgresTarget extends PostgresSide implements TargetSide {
   async insert(table: TableShape, rows: Row[]) {
     if (rows.length === 0) return;
     // One statement per batch: each column travels as one array parameter and unnest turns them back into rows.
-    const { types } = table as PostgresTable;
     // String(-0) is "0": the sign of a negative zero travels spelled out.
     const arrays = table.columns.map((column, i) =>
       rows.map((row) => (column.family === 'double' && Object.is(row[i], -0) ? '-0' : row[i])));
@@ -122,7 +115,7 @@ class PostgresTarget extends PostgresSide implements TargetSide {
     const overriding = table.columns.some((c) => c.identity) ? 'OVERRIDING SYSTEM VALUE ' : '';
     await this.session.query(
       `INSERT INTO ${quote(table.name)} (${table.columns.map((c) => quote(c.name)).join(', ')}) ${overriding}` +
-        `SELECT * FROM unnest(${types.map((type, i) => `$${i + 1}::${type}[]`).join(', ')})`,
+        `SELECT * FROM unnest(${table.columns.map((column, i) => `$${i + 1}::${column.type}[]`).join(', ')})`,
       arrays,
     );
   }

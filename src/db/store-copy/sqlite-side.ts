@@ -37,6 +37,7 @@ class SqliteSide implements StoreSide {
         name,
         columns: columns.map((c) => ({
           name: c.name,
+          type: c.type,
           family: family(c.type),
           // An INTEGER PRIMARY KEY is the rowid: SQLite picks max+1 by itself, nothing to reset.
           identity: false,

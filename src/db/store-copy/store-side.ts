@@ -8,6 +8,8 @@ export type ColumnFamily = 'integer' | 'double' | 'text' | 'blob';
 
 export interface TableColumn {
   name: string;
+  /** The column's type as its engine names it (`INTEGER`, `double precision`, ...). */
+  type: string;
   family: ColumnFamily;
   /** An identity (PostgreSQL) or INTEGER PRIMARY KEY (SQLite) column whose counter must pass the copied values. */
   identity: boolean;
