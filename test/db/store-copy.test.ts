@@ -55,7 +55,7 @@ function fillSqliteStore(file: string): void {
     // A value past 2^53 in a bigint column, and the doubles in double columns.
     db.prepare('UPDATE runs SET tokens_total = ? WHERE id = ?').run(LARGE_INTEGER, UNICODE_RUN);
     const sql = (text: string, ...values: unknown[]) => db.prepare(text).run(...values);
-    sql("INSERT INTO run_reviews (run_id, reviewer_id, reviewer, username, writeup, reviewed_at) VALUES (?, 'u1', 'Ada', 'ada', 'fine ✓', '2026-01-01T00:00:00.000Z')", UNICODE_RUN);
+    sql("INSERT INTO run_reviews (run_id, reviewer_id, reviewer, username, writeup, reviewed_at) VALUES (?, 'u1', 'Ada', 'ada', 'fine ✓', '2026-01-01T00:00:00.000Z'), (?, 'u2', 'Bo', 'bo', '', '2026-01-02T00:00:00.000Z')", UNICODE_RUN, UNICODE_RUN);
     sql("INSERT INTO publish_jobs (id, run_id, state, created_ms, updated_at) VALUES ('pub-1', ?, 'succeeded', ?, '2026-01-01T00:00:00.000Z')", UNICODE_RUN, 1_767_225_600_123n);
     sql("INSERT INTO showcase_uploads (job_id, run_id, files, bytes) VALUES ('job-1', 'run-null-cost', 3, ?)", 5_000_000_000n);
     sql("INSERT INTO test_case_versions (slug, version, record_format, store_dir, fingerprint, content_hash, ingested_at) VALUES ('carom', 'v1.1.0', 1, 'carom/v1.1.0', 'f', 'h', '2026-01-01T00:00:00.000Z')");
@@ -105,10 +105,12 @@ describe('eval-backend store copy, SQLite -> PostgreSQL -> SQLite', () => {
   });
 
   it('copies every table to PostgreSQL with equal counts and checksums, and back to SQLite row for row', async () => {
-    const there = await copyStore(at('source.sqlite'), storeLocation(url, dir));
+    // One row per batch: every table of two rows or more is read on by its key (composite keys,
+    // SQLite rowid and PostgreSQL ctid for the tables without one), not only by its first page.
+    const there = await copyStore(at('source.sqlite'), storeLocation(url, dir), { batchRows: 1 });
     expect(there.filter((r) => !r.ok)).toEqual([]);
     expect(there.find((r) => r.table === 'runs')).toMatchObject({ sourceRows: 3, targetRows: 3 });
-    expect(there.find((r) => r.table === 'run_provider_slices')!.targetRows).toBeGreaterThan(0);
+    for (const table of ['run_provider_slices', 'run_reviews', 'jobs']) expect(there.find((r) => r.table === table)!.targetRows).toBeGreaterThan(1);
 
     const pool = new pg.Pool({ connectionString: url });
     try {
@@ -122,7 +124,7 @@ describe('eval-backend store copy, SQLite -> PostgreSQL -> SQLite', () => {
       await pool.end();
     }
 
-    const back = await copyStore(storeLocation(url, dir), at('back.sqlite'));
+    const back = await copyStore(storeLocation(url, dir), at('back.sqlite'), { batchRows: 1 });
     expect(back.filter((r) => !r.ok)).toEqual([]);
     expect(back.map((r) => r.sourceChecksum)).toEqual(there.map((r) => r.sourceChecksum));
     expect(sqliteRows('back.sqlite')).toEqual(sqliteRows('source.sqlite'));

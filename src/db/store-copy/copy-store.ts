@@ -33,6 +33,8 @@ export interface CopyOptions {
   /** Empty a target that already holds rows instead of refusing it. */
   replace?: boolean;
   batchRows?: number;
+  /** Aborting it stops the copy between batches and rolls the target back. */
+  signal?: AbortSignal;
   /** Called after each table is written, for progress lines. */
   onTable?: (table: string, rows: number) => void;
 }
@@ -54,31 +56,31 @@ export async function copyStore(from: StoreLocation, to: StoreLocation, options:
     const tables = copyOrder(await source.tables());
     const target = await openTarget(to);
     try {
-      await checkSameTables(tables, await target.tables(), source, target);
-      const targetTables = new Map((await target.tables()).map((table) => [table.name, table]));
+      // The target's own tables (its column types and families) with their columns in the source's order, so rows line up.
+      const targetTables = alignTables(tables, await target.tables(), source, target);
       const sums = new Map<string, TableChecksum>();
       await target.begin();
       try {
         await refuseFilledTarget(target, tables, options.replace ?? false);
-        await target.clear(tables);
+        await target.clear(targetTables);
         for (const table of tables) {
+          const into = targetTables.find((t) => t.name === table.name)!;
           const sum = new TableChecksum(table.columns);
-          // The target's own shape: its column types (for PostgreSQL's arrays) in the source's column order.
-          const into = inColumnOrder(targetTables.get(table.name)!, table);
           for await (const rows of source.batches(table, batchRows)) {
+            options.signal?.throwIfAborted();
             for (const row of rows) sum.add(row);
             await target.insert(into, rows);
           }
           sums.set(table.name, sum);
           options.onTable?.(table.name, sum.rows);
         }
-        await target.resetIdentities([...targetTables.values()]);
+        await target.resetIdentities(targetTables);
         await target.commit();
       } catch (error) {
         await target.rollback();
         throw error;
       }
-      return await verify(target, tables, sums, batchRows);
+      return await verify(target, targetTables, sums, batchRows);
     } finally {
       await target.close();
     }
@@ -125,14 +127,23 @@ async function checkSourceMigrations(source: StoreSide): Promise<void> {
   );
 }
 
-async function checkSameTables(tables: TableShape[], targetTables: TableShape[], source: StoreSide, target: StoreSide): Promise<void> {
-  const shape = (list: TableShape[]) => new Map(list.map((t) => [t.name, t.columns.map((c) => c.name).sort().join(',')]));
-  const want = shape(tables);
-  const have = shape(targetTables);
-  const differ = [...new Set([...want.keys(), ...have.keys()])].filter((name) => want.get(name) !== have.get(name)).sort();
+/**
+ * The target's tables in the source's order, each with its columns in the source's order.
+ * After migrating, both must hold the same tables with the same columns (the schema test
+ * keeps the two engines' migrations so); a target changed by hand is refused.
+ */
+function alignTables(tables: TableShape[], targetTables: TableShape[], source: StoreSide, target: StoreSide): TableShape[] {
+  const columnsOf = (table: TableShape | undefined) => table?.columns.map((c) => c.name).sort().join(',');
+  const byName = new Map(targetTables.map((t) => [t.name, t]));
+  const names = [...new Set([...tables.map((t) => t.name), ...byName.keys()])];
+  const differ = names.filter((name) => columnsOf(tables.find((t) => t.name === name)) !== columnsOf(byName.get(name))).sort();
   if (differ.length > 0) {
-    throw new StoreCopyRefused(`The tables of ${source.label} and ${target.label} differ after migrating (${differ.join(', ')}); the target was changed outside the migrations.`);
+    throw new StoreCopyRefused(`The tables of ${source.label} and ${target.label} differ after migrating (${differ.join(', ')}); one was changed outside the migrations.`);
   }
+  return tables.map((table) => {
+    const own = byName.get(table.name)!;
+    return { ...own, columns: table.columns.map((column) => own.columns.find((c) => c.name === column.name)!) };
+  });
 }
 
 async function refuseFilledTarget(target: TargetSide, tables: TableShape[], replace: boolean): Promise<void> {
@@ -170,22 +181,12 @@ export function copyOrder(tables: TableShape[]): TableShape[] {
   return ordered;
 }
 
-/** The target's table with its columns in the source's order, so a source row lines up with it. */
-function inColumnOrder(target: TableShape, source: TableShape): TableShape {
-  const at = source.columns.map((column) => target.columns.findIndex((c) => c.name === column.name));
-  const reordered = { ...target, columns: at.map((i) => target.columns[i]!) };
-  const types = (target as TableShape & { types?: string[] }).types;
-  return types ? Object.assign(reordered, { types: at.map((i) => types[i]!) }) : reordered;
-}
-
 async function verify(target: TargetSide, tables: TableShape[], sums: Map<string, TableChecksum>, batchRows: number): Promise<TableReport[]> {
   const reports: TableReport[] = [];
-  const targetTables = new Map((await target.tables()).map((table) => [table.name, table]));
   for (const table of tables) {
     const source = sums.get(table.name)!;
-    const shape = targetTables.get(table.name)!;
-    const copied = new TableChecksum(shape.columns);
-    for await (const rows of target.batches(shape, batchRows)) for (const row of rows) copied.add(row);
+    const copied = new TableChecksum(table.columns);
+    for await (const rows of target.batches(table, batchRows)) for (const row of rows) copied.add(row);
     reports.push({
       table: table.name,
       sourceRows: source.rows,
