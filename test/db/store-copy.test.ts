@@ -147,6 +147,7 @@ describe('eval-backend store copy, SQLite -> PostgreSQL -> SQLite', () => {
     const refused = copyStore(at('source.sqlite'), at('back.sqlite'));
     await expect(refused).rejects.toThrow(StoreCopyRefused);
     await expect(refused).rejects.toThrow(/already holds rows: .*runs \(3\).*--replace/);
+    await expect(copyStore(at('source.sqlite'), at('./source.sqlite'), { replace: true })).rejects.toThrow(/name the same store/);
     const replaced = await copyStore(at('source.sqlite'), at('back.sqlite'), { replace: true });
     expect(replaced.every((r) => r.ok)).toBe(true);
     expect(sqliteRows('back.sqlite')).toEqual(sqliteRows('source.sqlite'));

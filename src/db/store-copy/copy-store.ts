@@ -15,7 +15,7 @@ export const COPY_BATCH_ROWS = 1000;
  */
 const SEEDED_BY_MIGRATIONS = new Set(['schema_migrations', 'store_meta']);
 
-/** A copy the command refuses before writing anything, with why and what to do. */
+/** A copy the command refuses before copying any row, with why and what to do. */
 export class StoreCopyRefused extends Error {
   override readonly name = 'StoreCopyRefused';
 }
@@ -177,7 +177,7 @@ export function copyOrder(tables: TableShape[]): TableShape[] {
     placed.add(table.name);
     ordered.push(table);
   };
-  for (const table of [...tables].sort((a, b) => a.name.localeCompare(b.name))) place(table);
+  for (const table of [...tables].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) place(table);
   return ordered;
 }
 
