@@ -38,9 +38,9 @@ afterAll(async () => {
 
 const at = (file: string) => storeLocation(join(dir, file), dir);
 
-function storeRun(db: Database, record: Record<string, unknown>, jobId: string | null = null) {
+function storeRun(db: Database, record: Record<string, unknown>, jobId: string | null = null, text = JSON.stringify(record)) {
   const decoded = decodeRunRecord(record);
-  runRows(db).store({ id: record.id as string, jobId, record: JSON.stringify(record), recordFormat: 1, decodeError: null, events: '[]', lifted: decoded.lifted });
+  runRows(db).store({ id: record.id as string, jobId, record: text, recordFormat: 1, decodeError: null, events: '[]', lifted: decoded.lifted });
 }
 
 /** One row or more in every table, through the store modules where they write it, by SQL where no module is at hand. */
@@ -51,8 +51,9 @@ function fillSqliteStore(file: string): void {
     const [seq] = jobsTable(db).insert([jobRow('job-1', { request: '{"note":"ωmega — 日本語"}' }), jobRow('job-2')]);
     expect(seq).toBe(1);
     const run = runRecord({ id: UNICODE_RUN, model: 'vendor/模型', cost: DOUBLES[0]!, runTimeSeconds: DOUBLES[1]! });
-    // The record as the harness sent it: odd spacing and a key order of its own survive the copy.
-    storeRun(db, { ...run, note: 'emoji 🧪 and a NUL-free \u2028 line separator' });
+    // The record as the harness sent it: its own spacing, key order and non-ASCII text survive the copy.
+    const unicode = { note: 'emoji 🧪, a \u2028 line separator', ...run };
+    storeRun(db, unicode, null, JSON.stringify(unicode, null, 3).replace(/\n/g, '\r\n'));
     storeRun(db, runRecord({ id: 'run-null-cost', cost: null }), 'job-1');
     storeRun(db, ggRunRecord({ id: 'run-gg', model: 'vendor/gg', summary: { executionMode: 'tool_calling', providerStats: [slice('Together', 'vendor/gg', { errors: { rate_limit: 2 } }), slice(null, null)], toolCalls: 3 } }));
     // A value past 2^53 in a bigint column, and the doubles in double columns.
