@@ -11,6 +11,7 @@ import benchProbeWall from './probe-wall.js';
 import benchRenderThroughput from './render-throughput.js';
 import benchRunsListing from './runs-listing.js';
 import benchStatsProviders from './stats-providers.js';
+import benchStoreCopy from './store-copy.js';
 
 const only = process.argv[2];
 const benches: Array<[string, () => Promise<unknown>]> = [
@@ -26,6 +27,7 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ['probe-classify', benchProbeClassify],
   ['probe-wall', benchProbeWall],
   ['stats-providers', benchStatsProviders],
+  ['store-copy', benchStoreCopy],
 ];
 
 for (const [name, run] of benches) {

@@ -13,7 +13,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const urlOption = () =>
     new Option('--url <url>', 'base URL of the service').env('EVAL_BACKEND_URL').default(DEFAULT_URL);
   const program = new Command('eval-backend')
-    .description('Command line of the evaluation backend: ingest a catalog from CI, watch the consoles\' stream, read the deployment\'s status, add accounts.')
+    .description('Command line of the evaluation backend: ingest a catalog from CI, watch the consoles\' stream, read the deployment\'s status, add accounts, copy a store between SQLite and PostgreSQL.')
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
     .showHelpAfterError();
@@ -60,6 +60,23 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       // Loaded here: it opens SQLite through the auth service's modules, which no other command needs.
       const { addAccountCommand } = await import('./accounts-command.js');
       code = await addAccountCommand(username, options, io);
+    });
+
+  program
+    .command('store')
+    .description('Operate on the store itself (the service stopped).')
+    .command('copy')
+    .description(
+      'Copy a whole store between SQLite and PostgreSQL, then check every table\'s row count and checksum; exit 1 on a mismatch. ' +
+        'Stop the service (API and workers) first: rows written during the copy are not copied.',
+    )
+    .requiredOption('--from <store>', 'the store to copy: a SQLite file path or a postgres:// URL (read only; must be migrated by this build)')
+    .requiredOption('--to <store>', 'where to copy it: a SQLite file path or a postgres:// URL (created or migrated first)')
+    .option('--replace', 'empty a target that already holds rows (refused otherwise)')
+    .action(async (options: { from: string; to: string; replace?: boolean }) => {
+      // Loaded here: it opens both engines' drivers, which no other command needs.
+      const { storeCopyCommand } = await import('./store-copy-command.js');
+      code = await storeCopyCommand(options, io);
     });
 
   try {
