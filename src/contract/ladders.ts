@@ -1,8 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { RATINGS } from './vocabulary.js';
 import { Nullable } from './common.js';
 import { BufferTarget, CellOut, CombinationIn, CombinationOut } from './coverage.js';
 import { NullableInteger } from './jobs.js';
+import { RATINGS } from './vocabulary.js';
 
 /** Most rungs one ladder may hold. */
 export const MAX_RUNGS = 50;
