@@ -20,7 +20,9 @@ async function exitTimes(pids: Pids, timeoutMs: number): Promise<Pids> {
   const gone: Partial<Pids> = {};
   await until(
     () => {
-      for (const name of ['supervisor', 'redis', 'auth', 'api'] as const) if (gone[name] === undefined && !processAlive(pids[name])) gone[name] = performance.now();
+      // One time for the whole pass: processes first seen gone together are gone at once.
+      const now = performance.now();
+      for (const name of ['supervisor', 'redis', 'auth', 'api'] as const) if (gone[name] === undefined && !processAlive(pids[name])) gone[name] = now;
       return Object.keys(gone).length === 4;
     },
     timeoutMs,
