@@ -111,8 +111,8 @@ function run(program, args, ipc = false) {
     });
   }
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
-  // A Ctrl-C reaches npm too, which then exits: the child is stopping already, and a second
-  // signal would make it exit at once.
+  // A Ctrl-C reaches npm too, which may exit before the service has stopped: the child is
+  // stopping already, and a second signal would make it exit at once, so send none.
   if (ipc) {
     stopWithStarter(() => {
       if (signalled) return;
