@@ -11,7 +11,7 @@ import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
  * examples/catalog.
  */
 const SKIP_REASON = 'runs only with ../shared/fixtures/catalog beside the checkout';
-if (!hasSharedFixture) console.log(`Skipping the shared fixture catalog tests: they ${SKIP_REASON} (no ${FIXTURE}).`);
+if (!hasSharedFixture) console.log(`Skipping the shared fixture catalog tests: this suite ${SKIP_REASON} (no ${FIXTURE}).`);
 
 const VERSIONS = [
   { kind: 'game-jam', slug: 'grace-period', version: 'v1.0.0', relDir: 'game-jams/grace-period/v1.0.0' },
