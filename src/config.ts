@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { USERNAME_MAX_LENGTH, USERNAME_PATTERN } from './auth/schemas.js';
+import { BACKGROUND_QUEUES } from './queue/queue-keys.js';
 
 /**
  * The service's configuration: one schema over the environment, read once at boot.
@@ -66,6 +67,8 @@ export interface Config {
   runtimeGraceMs: number;
   /** Run the background queue workers (every queue in BACKGROUND_PROCESSORS) inside the API process. */
   runWorkers: boolean;
+  /** WORKER_QUEUES: the background queues this process runs workers for, with RUN_WORKERS and in `npm run worker` (default: all). */
+  workerQueues: readonly BackgroundQueue[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Origins whose pages may call this service and the auth service from a browser (`*`: any). */
   corsOrigins: CorsOrigins;
@@ -87,10 +90,13 @@ export type CorsOrigins = '*' | string[];
 
 export type Registration = 'open' | 'closed';
 
+export type BackgroundQueue = (typeof BACKGROUND_QUEUES)[keyof typeof BACKGROUND_QUEUES];
+
 export type Env = Record<string, string | undefined>;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const MIB = 1024 * 1024;
+const BACKGROUND_QUEUE_NAMES: readonly BackgroundQueue[] = Object.values(BACKGROUND_QUEUES);
 const USERNAME = new RegExp(USERNAME_PATTERN);
 
 export class ConfigError extends Error {
@@ -145,6 +151,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     dispatchLeaseMs: read.number('DISPATCH_LEASE_SECONDS', 300, { min: 0, max: 7 * 24 * 3600 }) * 1000,
     runtimeGraceMs: read.number('RUNTIME_GRACE_SECONDS', 600, { min: 0, max: 7 * 24 * 3600 }) * 1000,
     runWorkers: read.boolean('RUN_WORKERS', true),
+    workerQueues: read.subset('WORKER_QUEUES', BACKGROUND_QUEUE_NAMES),
     logLevel: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
     corsOrigins: read.origins('CORS_ORIGINS'),
     metricsPort: read.optionalNumber('METRICS_PORT', { min: 1, max: 65535 }),
@@ -243,6 +250,21 @@ class EnvReader {
       return this.fail(name, value, `comma-separated usernames of letters, digits, _ . - (${bad === undefined ? 'none given' : `${JSON.stringify(bad)} is not one`})`, new Set());
     }
     return new Set(names.map((username) => username.toLowerCase()));
+  }
+
+  /** A comma-separated list of names from `allowed`, each once; unset: all of them. */
+  subset<T extends string>(name: string, allowed: readonly T[]): readonly T[] {
+    const value = this.raw(name);
+    if (value === undefined) return allowed;
+    const names = value.split(',').map((item) => item.trim());
+    const unknown = names.find((item) => item !== '' && !(allowed as readonly string[]).includes(item));
+    const twice = names.find((item, index) => names.indexOf(item) !== index);
+    const problem = names.includes('') ? 'an empty item'
+      : unknown !== undefined ? `${JSON.stringify(unknown)} is not one`
+      : twice !== undefined ? `${JSON.stringify(twice)} is listed twice`
+      : null;
+    if (problem !== null) return this.fail(name, value, `comma-separated names from ${allowed.join(', ')}, each once (${problem})`, allowed);
+    return names as T[];
   }
 
   /** `*` (the default) or a comma-separated list of origins such as `https://console.example`. */

@@ -44,6 +44,16 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads WORKER_QUEUES as a list of background queue names, all by default, refusing unknown, empty and repeated items by name', () => {
+    expect(loadConfig({}).workerQueues).toEqual(['ingest', 'publish', 'probes', 'snapshot', 'billed-rates', 'stale-jobs']);
+    expect(loadConfig({ WORKER_QUEUES: ' publish , stale-jobs' }).workerQueues).toEqual(['publish', 'stale-jobs']);
+    for (const [bad, problem] of [['ingest,render', '"render" is not one'], ['ingest,,publish', 'an empty item'], ['ingest,', 'an empty item'], ['publish,ingest,publish', '"publish" is listed twice']]) {
+      expect(() => loadConfig({ WORKER_QUEUES: bad }), bad).toThrow(expect.objectContaining({
+        problems: [`WORKER_QUEUES=${JSON.stringify(bad)} is not valid: expected comma-separated names from ingest, publish, probes, snapshot, billed-rates, stale-jobs, each once (${problem}).`],
+      }));
+    }
+  });
+
   it('reads and normalises values', () => {
     const config = loadConfig({ PORT: '9000', REDIS_URL: 'redis+unix:///tmp/r.sock', ALLOW_EXPERIMENTAL: 'yes', AUTH_URL: 'http://auth:1/', AUTH_TOKEN_LIFETIME_HOURS: '1.5' }, '/x');
     expect(config.port).toBe(9000);
