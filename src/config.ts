@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { USERNAME_MAX_LENGTH, USERNAME_PATTERN } from './auth/schemas.js';
-import { BACKGROUND_QUEUES } from './queue/queue-keys.js';
+import { BACKGROUND_QUEUES, type BackgroundQueue } from './queue/queue-keys.js';
 
 /**
  * The service's configuration: one schema over the environment, read once at boot.
@@ -89,8 +89,6 @@ export interface Config {
 export type CorsOrigins = '*' | string[];
 
 export type Registration = 'open' | 'closed';
-
-export type BackgroundQueue = (typeof BACKGROUND_QUEUES)[keyof typeof BACKGROUND_QUEUES];
 
 export type Env = Record<string, string | undefined>;
 

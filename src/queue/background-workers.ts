@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import { backgroundJobDuration, backgroundJobs } from '../metrics/process-metrics.js';
 import type { Database } from '../db/open-database.js';
 import { bullConnection } from '../redis/managed-redis.js';
+import type { BackgroundQueue } from './queue-keys.js';
 import { reportOutages, settlesWithin } from '../redis/redis-connections.js';
 import { SECOND } from '../time.js';
 
@@ -29,7 +30,7 @@ export interface WorkerContext {
 /** One background queue's processor, built per process from the context. */
 export interface BackgroundProcessor {
   /** Queue name, from BACKGROUND_QUEUES in queue-keys.ts. */
-  queue: string;
+  queue: BackgroundQueue;
   start(context: WorkerContext): {
     processor: Processor;
     /** Called first on shutdown, before the worker waits for its active jobs: ends long jobs early. */
@@ -47,16 +48,19 @@ export interface BackgroundProcessor {
 }
 
 export interface BackgroundWorkers {
-  queues: string[];
+  /** The queues this process runs workers for: those of `processors` that WORKER_QUEUES lists. */
+  queues: BackgroundQueue[];
   close(): Promise<void>;
 }
 
 /**
- * Starts one BullMQ Worker per processor under the deployment's prefix. Every process that
- * calls this (the API process with RUN_WORKERS, each `npm run worker`) competes for the same
- * queues' jobs through BullMQ. Workers block on Redis, so each opens its own connections,
- * which wait out a Redis outage and resume by themselves; each outage is logged once.
- * Closing waits at most `graceMs` for running jobs.
+ * Starts one BullMQ Worker per processor whose queue WORKER_QUEUES (`config.workerQueues`)
+ * lists, under the deployment's prefix; the other queues' jobs wait for a process that
+ * lists them. Every process that calls this (the API process with RUN_WORKERS, each
+ * `npm run worker`) competes through BullMQ for the jobs of the queues it lists. Workers
+ * block on Redis, so each opens its own connections, which wait out a Redis outage and
+ * resume by themselves; each outage is logged once. Closing waits at most `graceMs` for
+ * running jobs.
  */
 export async function startBackgroundWorkers(
   processors: readonly BackgroundProcessor[],
@@ -64,8 +68,9 @@ export async function startBackgroundWorkers(
   graceMs = WORKER_CLOSE_GRACE_MS,
 ): Promise<BackgroundWorkers> {
   const connection = bullConnection(context.config.redisUrl);
+  const running = processors.filter((entry) => context.config.workerQueues.includes(entry.queue));
   const started: Array<{ worker: Worker; stop?: () => void; close?: () => Promise<void> }> = [];
-  for (const entry of processors) {
+  for (const entry of running) {
     // Set before this process takes a job, so no process can start one past the bound.
     if (entry.globalConcurrency !== undefined) await setGlobalConcurrency(entry.queue, entry.globalConcurrency, connection, context.config.redisPrefix);
     const { processor, stop, close, onFailed } = entry.start({ ...context, connection });
@@ -90,7 +95,7 @@ export async function startBackgroundWorkers(
   }
   await Promise.all(started.map(({ worker }) => worker.waitUntilReady()));
   return {
-    queues: processors.map((entry) => entry.queue),
+    queues: running.map((entry) => entry.queue),
     async close() {
       // Running jobs that can stop early are asked to (probes); the rest get the grace period.
       for (const { stop } of started) stop?.();

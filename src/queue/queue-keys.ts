@@ -17,6 +17,8 @@ export const BACKGROUND_QUEUES = {
   staleJobs: 'stale-jobs',
 } as const;
 
+export type BackgroundQueue = (typeof BACKGROUND_QUEUES)[keyof typeof BACKGROUND_QUEUES];
+
 export interface RunQueueKeys {
   /** BullMQ's key prefix for this queue's job hashes: `<prefix>:runs:` + job id. */
   bullJobPrefix: string;

@@ -3,12 +3,17 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
+import { Redis } from 'ioredis';
 import { expect, inject, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/open-database.js';
-import { startBackgroundWorkers, type BackgroundProcessor, type WorkerLog } from '../../src/queue/background-workers.js';
-import { bullConnection } from '../../src/redis/managed-redis.js';
+import { startBackgroundWorkers, type BackgroundProcessor, type BackgroundWorkers, type WorkerLog } from '../../src/queue/background-workers.js';
+import { openDeploymentQueues } from '../../src/queue/deployment-queues.js';
+import { BACKGROUND_QUEUES } from '../../src/queue/queue-keys.js';
+import { bullConnection, redisOptionsFromUrl } from '../../src/redis/managed-redis.js';
 
+/** A background queue the processors below stand in for; the prefix is fresh per test. */
+const QUEUE = BACKGROUND_QUEUES.publish;
 const quiet: WorkerLog = { info() {}, warn() {}, error() {} };
 
 function setup() {
@@ -16,7 +21,7 @@ function setup() {
   const prefix = `tw${randomUUID().slice(0, 8)}`;
   const config = { ...loadConfig({ REDIS_URL: redisUrl, REDIS_PREFIX: prefix, LOG_LEVEL: 'silent' }), redisUrl };
   const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'evb-bw-')), 'backend.sqlite'));
-  const queue = new Queue('probe-test', { connection: bullConnection(redisUrl), prefix });
+  const queue = new Queue(QUEUE, { connection: bullConnection(redisUrl), prefix });
   return { redisUrl, prefix, config, db, queue };
 }
 
@@ -29,7 +34,7 @@ it('runs every processor against the shared Redis, competing for jobs across pro
   let bothStarted!: () => void;
   const both = new Promise<void>((done) => (bothStarted = done));
   const processor = (name: string): BackgroundProcessor => ({
-    queue: 'probe-test',
+    queue: QUEUE,
     concurrency: 2,
     start: (context) => {
       expect(context.db).toBe(db);
@@ -47,7 +52,7 @@ it('runs every processor against the shared Redis, competing for jobs across pro
   // Two processes' worth of workers on the same queue, as the API process and `npm run worker` are.
   const first = await startBackgroundWorkers([processor('api')], { config, db, log: quiet });
   const second = await startBackgroundWorkers([processor('worker')], { config, db, log: quiet });
-  const events = new QueueEvents('probe-test', { connection: bullConnection(redisUrl), prefix });
+  const events = new QueueEvents(QUEUE, { connection: bullConnection(redisUrl), prefix });
   await events.waitUntilReady();
   try {
     const jobs = await queue.addBulk(Array.from({ length: 20 }, (_, i) => ({ name: 'x', data: { i } })));
@@ -56,7 +61,7 @@ it('runs every processor against the shared Redis, competing for jobs across pro
     await Promise.all(jobs.map((job) => job.waitUntilFinished(events, 10_000)));
     expect(seen.map(([, id]) => id).sort()).toEqual(jobs.map((job) => job.id!).sort());
     expect(new Set(seen.map(([who]) => who))).toEqual(new Set(['api', 'worker']));
-    expect(first.queues).toEqual(['probe-test']);
+    expect(first.queues).toEqual([QUEUE]);
   } finally {
     await Promise.all([first.close(), second.close(), queue.close(), events.close()]);
     db.close();
@@ -70,7 +75,7 @@ it('closes within its grace period while a job is still running, and says so', a
   const running = new Promise<void>((done) => (started = done));
   const warnings: string[] = [];
   const workers = await startBackgroundWorkers(
-    [{ queue: 'probe-test', start: () => ({ processor: () => (started(), new Promise(() => {})) }) }],
+    [{ queue: QUEUE, start: () => ({ processor: () => (started(), new Promise(() => {})) }) }],
     { config, db, log: { ...quiet, warn: (_object, message) => void warnings.push(message) } },
     300,
   );
@@ -83,6 +88,41 @@ it('closes within its grace period while a job is still running, and says so', a
     expect(warnings).toContain('background jobs still running at close; leaving them to be retried elsewhere');
   } finally {
     await queue.close();
+    db.close();
+  }
+});
+
+it('runs only the queues WORKER_QUEUES lists: an ingest job waits for a set that lists ingest, and the status shows no other set on it', async () => {
+  const { redisUrl, prefix, db } = setup();
+  const configFor = (queues: string) => ({ ...loadConfig({ REDIS_URL: redisUrl, REDIS_PREFIX: prefix, LOG_LEVEL: 'silent', WORKER_QUEUES: queues }), redisUrl });
+  const ran: Array<[string, string]> = [];
+  const processors = (set: string): BackgroundProcessor[] =>
+    [BACKGROUND_QUEUES.ingest, BACKGROUND_QUEUES.publish].map((queue) => ({ queue, start: () => ({ processor: async () => void ran.push([set, queue]) }) }));
+  const connection = bullConnection(redisUrl);
+  const ingest = new Queue(BACKGROUND_QUEUES.ingest, { connection, prefix });
+  const publish = new Queue(BACKGROUND_QUEUES.publish, { connection, prefix });
+  const ingestEvents = new QueueEvents(BACKGROUND_QUEUES.ingest, { connection, prefix });
+  const publishEvents = new QueueEvents(BACKGROUND_QUEUES.publish, { connection, prefix });
+  const redis = new Redis(redisOptionsFromUrl(redisUrl));
+  const deployment = openDeploymentQueues(redis, prefix);
+  const workingOn = async () => new Set((await deployment.workers()).map((worker) => worker.queue));
+  await Promise.all([ingestEvents.waitUntilReady(), publishEvents.waitUntilReady()]);
+  const publishOnly = await startBackgroundWorkers(processors('publish only'), { config: configFor('publish'), db, log: quiet });
+  let both: BackgroundWorkers | undefined;
+  try {
+    expect(publishOnly.queues).toEqual(['publish']);
+    expect(await workingOn()).toEqual(new Set(['publish']));
+    const scan = await ingest.add('scan', {});
+    await (await publish.add('publish', {})).waitUntilFinished(publishEvents, 10_000);
+    expect(await scan.getState()).toBe('waiting');
+
+    both = await startBackgroundWorkers(processors('ingest and publish'), { config: configFor('ingest,publish'), db, log: quiet });
+    await scan.waitUntilFinished(ingestEvents, 10_000);
+    expect(ran.filter(([, queue]) => queue === BACKGROUND_QUEUES.ingest)).toEqual([['ingest and publish', 'ingest']]);
+    expect(await workingOn()).toEqual(new Set(['ingest', 'publish']));
+  } finally {
+    await Promise.all([publishOnly.close(), both?.close(), ingest.close(), publish.close(), ingestEvents.close(), publishEvents.close(), deployment.close()]);
+    redis.disconnect();
     db.close();
   }
 });
