@@ -65,7 +65,7 @@ export interface Config {
   dispatchLeaseMs: number;
   /** A starting or running job is failed this long past its maxRuntimeSeconds (ms; RUNTIME_GRACE_SECONDS, default 600 s). */
   runtimeGraceMs: number;
-  /** Run the background queue workers (every queue in BACKGROUND_PROCESSORS) inside the API process. */
+  /** Run the background queue workers (those `workerQueues` lists) inside the API process. */
   runWorkers: boolean;
   /** WORKER_QUEUES: the background queues this process runs workers for, with RUN_WORKERS and in `npm run worker` (default: all). */
   workerQueues: readonly BackgroundQueue[];

@@ -1,6 +1,6 @@
 /**
- * `npm run worker`: a process that runs the background queue workers (every queue in
- * BACKGROUND_PROCESSORS) beside the API. It serves no HTTP. It shares the API's machine and
+ * `npm run worker`: a process that runs the background queue workers (the queues of
+ * BACKGROUND_PROCESSORS that WORKER_QUEUES lists, all by default) beside the API. It serves no HTTP. It shares the API's machine and
  * DATA_DIR (the store is SQLite on that disk), and its Redis: REDIS_URL, or the managed
  * redis-server's socket under DATA_DIR/redis.
  */

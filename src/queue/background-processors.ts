@@ -8,7 +8,7 @@ import type { BackgroundProcessor } from './background-workers.js';
 
 /**
  * Every background queue processor, in one list that the API process (RUN_WORKERS) and
- * `npm run worker` both start, so the two can never host different sets.
+ * `npm run worker` both start, each for the queues its WORKER_QUEUES lists.
  *
  * Run jobs are not here: dispatchers claim them over HTTP (`POST /jobs/next`); only the
  * sweep that fails the ones whose driver went quiet is.
