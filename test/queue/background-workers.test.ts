@@ -11,6 +11,7 @@ import { startBackgroundWorkers, type BackgroundProcessor, type BackgroundWorker
 import { openDeploymentQueues } from '../../src/queue/deployment-queues.js';
 import { BACKGROUND_QUEUES } from '../../src/queue/queue-keys.js';
 import { bullConnection, redisOptionsFromUrl } from '../../src/redis/managed-redis.js';
+import { startTestBackend } from '../helpers/test-backend.js';
 
 /** A background queue the processors below stand in for; the prefix is fresh per test. */
 const QUEUE = BACKGROUND_QUEUES.publish;
@@ -124,5 +125,17 @@ it('runs only the queues WORKER_QUEUES lists: an ingest job waits for a set that
     await Promise.all([publishOnly.close(), both?.close(), ingest.close(), publish.close(), ingestEvents.close(), publishEvents.close(), deployment.close()]);
     redis.disconnect();
     db.close();
+  }
+});
+
+it('runs in the API process (RUN_WORKERS) only the queues its WORKER_QUEUES lists, as GET /status shows', async () => {
+  const backend = await startTestBackend({ WORKER_QUEUES: 'publish,snapshot' });
+  try {
+    const response = await backend.app.inject('/status');
+    expect(response.statusCode).toBe(200);
+    const workers: Array<{ queue: string }> = response.json().workers;
+    expect(new Set(workers.map((worker) => worker.queue))).toEqual(new Set(['publish', 'snapshot']));
+  } finally {
+    await backend.close();
   }
 });
