@@ -38,12 +38,14 @@ export interface AuthenticateOptions {
   operators?: ReadonlySet<string>;
 }
 
+/** No OPERATOR_ACCOUNTS: every account is an operator. One set for every request, not one each. */
+const EVERY_ACCOUNT: ReadonlySet<string> = new Set();
 
 /**
  * Checks the caller against the route's requirement: synchronously where it can (the service
  * token, on every claim), a promise where a lookup is needed (job tokens, accounts).
  */
-function authorize(request: FastifyRequest, requirement: AuthRequirement, { verifier, serviceToken, jobTokenHash, operators = new Set() }: AuthenticateOptions): void | Promise<void> {
+function authorize(request: FastifyRequest, requirement: AuthRequirement, { verifier, serviceToken, jobTokenHash, operators = EVERY_ACCOUNT }: AuthenticateOptions): void | Promise<void> {
   const token = bearerToken(request);
   if (!token) throw unauthorized('This endpoint needs an Authorization: Bearer <token> header.');
   if (requirement === 'service') {
