@@ -10,9 +10,9 @@ export interface LaunchModels {
 /** The routing prefix provider-routed harnesses put before a routing provider's model id. */
 const ROUTER_PREFIX = 'openrouter/';
 /** The provider a provider-routed harness reaches its model through when the launch names none. */
-export const DEFAULT_PROVIDER = 'openrouter';
+const DEFAULT_PROVIDER = 'openrouter';
 /** Harnesses that reach their model through a provider (and record the routed id on their runs). */
-export const PROVIDER_ROUTED_HARNESSES: readonly string[] = ['opencode', 'kilo'];
+const PROVIDER_ROUTED_HARNESSES: readonly string[] = ['opencode', 'kilo'];
 
 /**
  * The model id a run is launched with and records: a provider-routed harness routed through

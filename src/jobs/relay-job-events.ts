@@ -25,7 +25,7 @@ export async function relayJobEvents(ctx: JobsContext, id: string, events: unkno
 export const LIVE_EVENT_MAX_BYTES = 256 * 1024;
 
 /** The event type of a preview a driver relays while a run works: for live followers only. */
-export const PREVIEW_EVENT_TYPE = 'asset_preview';
+const PREVIEW_EVENT_TYPE = 'asset_preview';
 
 /**
  * The relayed event lines stored with a run's record: all but previews, which, as in the

@@ -4,9 +4,6 @@ import { badRequest } from '../errors.js';
 import { LISTED_COLUMNS, type ListedRow } from './run-rows.js';
 import { AUTO_GRADED_TEST_TYPES, FAILURE_TIERS } from './run-states.js';
 
-export { LIST_STATES, SORTS, type ListState, type Sort };
-
-
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;
 

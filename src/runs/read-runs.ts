@@ -1,5 +1,6 @@
 import { badRequest, notFound } from '../errors.js';
-import { DEFAULT_LIMIT, MAX_LIMIT, type ListFilters, type ListState, type RunListing } from './list-runs.js';
+import type { ListState } from '../contract/vocabulary.js';
+import { DEFAULT_LIMIT, MAX_LIMIT, type ListFilters, type RunListing } from './list-runs.js';
 import type { RunGrades } from './run-grades.js';
 import type { RunRows } from './run-rows.js';
 import { runDetail, summaryCardJson, type RunDetail } from './run-views.js';
