@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { migratePostgres } from '../migrate-postgres.js';
-import type { ColumnFamily, Row, StoreSide, TableShape, TargetSide } from './store-side.js';
+import { quote, type ColumnFamily, type Row, type StoreSide, type TableShape, type TargetSide } from './store-side.js';
 
 const INT8_OID = 20;
 
@@ -16,8 +16,6 @@ function copyPool(url: string): pg.Pool {
 }
 
 const families: Record<string, ColumnFamily> = { bigint: 'integer', integer: 'integer', smallint: 'integer', 'double precision': 'double', text: 'text', bytea: 'blob' };
-
-const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 class PostgresSide implements StoreSide {
   /** Every statement of this side runs on this one session. */

@@ -1,6 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { openDatabase, type Database } from '../open-database.js';
-import type { ColumnFamily, Row, StoreSide, TableShape, TargetSide } from './store-side.js';
+import { quote, type ColumnFamily, type Row, type StoreSide, type TableShape, type TargetSide } from './store-side.js';
 
 /** SQLite's declared types as the schema uses them; anything else by SQLite's own affinity rules. */
 function family(declared: string): ColumnFamily {
@@ -10,8 +10,6 @@ function family(declared: string): ColumnFamily {
   if (type === '' || type.includes('BLOB')) return 'blob';
   return 'double';
 }
-
-const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 class SqliteSide implements StoreSide {
   constructor(readonly label: string, protected readonly db: Database) {
