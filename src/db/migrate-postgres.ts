@@ -16,7 +16,7 @@ const MIGRATION_WAIT = 5 * MINUTE;
  * The advisory lock key every build migrates under. Advisory locks are per database, so
  * stores in other databases of one cluster never wait for each other. ('evbm' in ASCII.)
  */
-export const MIGRATION_LOCK_KEY = 0x6576626d;
+const MIGRATION_LOCK_KEY = 0x6576626d;
 
 /**
  * Applies every migration in `migrationsDir` the database has not applied yet, each in its

@@ -4,7 +4,7 @@ import { storeMeta } from '../db/store-meta.js';
 import { runQueueKeys, storeIdKey } from '../queue/queue-keys.js';
 
 /** What a refusal names, and DISCARD_REDIS_OF_STORE accepts, for jobs in Redis without a store id. */
-export const UNKNOWN_STORE = 'none';
+const UNKNOWN_STORE = 'none';
 
 export class StoreIdentityError extends Error {
   constructor(message: string) {

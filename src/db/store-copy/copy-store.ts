@@ -7,7 +7,7 @@ import { sameStore, type StoreLocation } from './store-location.js';
 import { TableChecksum } from './table-checksum.js';
 
 /** Rows read and written per statement: large enough to amortise a round trip, small enough to stay far below memory limits. */
-export const COPY_BATCH_ROWS = 1000;
+const COPY_BATCH_ROWS = 1000;
 
 /**
  * Tables a freshly migrated target already fills (the applied migrations, the new store's
@@ -160,7 +160,7 @@ async function refuseFilledTarget(target: TargetSide, tables: TableShape[], repl
 }
 
 /** Parents before children, so every foreign key finds its row; ties by name, so the order is the same every run. */
-export function copyOrder(tables: TableShape[]): TableShape[] {
+function copyOrder(tables: TableShape[]): TableShape[] {
   const byName = new Map(tables.map((t) => [t.name, t]));
   const ordered: TableShape[] = [];
   const placed = new Set<string>();

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { migratePostgres } from '../migrate-postgres.js';
-import type { ColumnFamily, Row, StoreSide, TableShape, TargetSide } from './store-side.js';
+import { quote, type ColumnFamily, type Row, type StoreSide, type TableShape, type TargetSide } from './store-side.js';
 
 const INT8_OID = 20;
 
@@ -16,8 +16,6 @@ function copyPool(url: string): pg.Pool {
 }
 
 const families: Record<string, ColumnFamily> = { bigint: 'integer', integer: 'integer', smallint: 'integer', 'double precision': 'double', text: 'text', bytea: 'blob' };
-
-const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 class PostgresSide implements StoreSide {
   /** Every statement of this side runs on this one session. */
@@ -60,15 +58,15 @@ class PostgresSide implements StoreSide {
     const columns = table.columns.map((c) => quote(c.name)).join(', ');
     // A table without a primary key is read by ctid (a TID range scan), stable while nothing writes.
     // Keys compare in byte order, as SQLite's do: the schema's text is COLLATE "C" already.
-    const keyed = table.key.length === 0;
-    const key = keyed ? ['ctid'] : table.key.map((name) => {
+    const byAddress = table.key.length === 0;
+    const key = byAddress ? ['ctid'] : table.key.map((name) => {
       const column = table.columns.find((c) => c.name === name)!;
       return column.family === 'text' ? `${quote(name)} COLLATE "C"` : quote(name);
     });
-    const select = `SELECT ${keyed ? 'ctid::text, ' : ''}${columns} FROM ${quote(table.name)}`;
+    const select = `SELECT ${byAddress ? 'ctid::text, ' : ''}${columns} FROM ${quote(table.name)}`;
     const order = `ORDER BY ${key.join(', ')} LIMIT ${size}`;
-    const keyAt = keyed ? [0] : table.key.map((name) => table.columns.findIndex((c) => c.name === name));
-    const placeholders = keyed ? '$1::tid' : key.map((_, i) => `$${i + 1}`).join(', ');
+    const keyAt = byAddress ? [0] : table.key.map((name) => table.columns.findIndex((c) => c.name === name));
+    const placeholders = byAddress ? '$1::tid' : key.map((_, i) => `$${i + 1}`).join(', ');
     let after: unknown[] | null = null;
     for (;;) {
       const text: string = after === null ? `${select} ${order}` : `${select} WHERE (${key.join(', ')}) > (${placeholders}) ${order}`;
@@ -76,7 +74,7 @@ class PostgresSide implements StoreSide {
       if (rows.length === 0) return;
       const last: Row = rows[rows.length - 1]!;
       after = keyAt.map((i) => last[i]);
-      yield keyed ? rows.map((row) => row.slice(1)) : rows;
+      yield byAddress ? rows.map((row) => row.slice(1)) : rows;
       if (rows.length < size) return;
     }
   }

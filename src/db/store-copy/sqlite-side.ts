@@ -1,6 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { openDatabase, type Database } from '../open-database.js';
-import type { ColumnFamily, Row, StoreSide, TableShape, TargetSide } from './store-side.js';
+import { quote, type ColumnFamily, type Row, type StoreSide, type TableShape, type TargetSide } from './store-side.js';
 
 /** SQLite's declared types as the schema uses them; anything else by SQLite's own affinity rules. */
 function family(declared: string): ColumnFamily {
@@ -10,8 +10,6 @@ function family(declared: string): ColumnFamily {
   if (type === '' || type.includes('BLOB')) return 'blob';
   return 'double';
 }
-
-const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 class SqliteSide implements StoreSide {
   constructor(readonly label: string, protected readonly db: Database) {
@@ -52,19 +50,19 @@ class SqliteSide implements StoreSide {
     const columns = table.columns.map((c) => quote(c.name)).join(', ');
     // A table without a primary key is read by rowid, which SQLite keeps stable while nothing writes.
     const key = table.key.length > 0 ? table.key.map(quote) : ['rowid'];
-    const keyed = table.key.length === 0;
-    const select = `SELECT ${keyed ? 'rowid, ' : ''}${columns} FROM ${quote(table.name)}`;
+    const byAddress = table.key.length === 0;
+    const select = `SELECT ${byAddress ? 'rowid, ' : ''}${columns} FROM ${quote(table.name)}`;
     const order = `ORDER BY ${key.join(', ')} LIMIT ${size}`;
     const first = this.db.prepare(`${select} ${order}`).raw(true);
     const next = this.db.prepare(`${select} WHERE (${key.join(', ')}) > (${key.map(() => '?').join(', ')}) ${order}`).raw(true);
-    const keyAt = keyed ? [0] : table.key.map((name) => table.columns.findIndex((c) => c.name === name));
+    const keyAt = byAddress ? [0] : table.key.map((name) => table.columns.findIndex((c) => c.name === name));
     let after: unknown[] | null = null;
     for (;;) {
       const rows = (after === null ? first.all() : next.all(...after)) as Row[];
       if (rows.length === 0) return;
       const last = rows[rows.length - 1]!;
       after = keyAt.map((i) => last[i]);
-      yield keyed ? rows.map((row) => row.slice(1)) : rows;
+      yield byAddress ? rows.map((row) => row.slice(1)) : rows;
       if (rows.length < size) return;
     }
   }

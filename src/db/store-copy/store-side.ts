@@ -52,3 +52,6 @@ export interface TargetSide extends StoreSide {
   commit(): Promise<void>;
   rollback(): Promise<void>;
 }
+
+/** A table or column name quoted for SQL, the same on both engines. */
+export const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
