@@ -78,10 +78,13 @@ export const occupancyOf = (review: OwnedCell[]): number =>
 
 export const remainingOf = (cell: CoverageCell, counts: CellCounts) => Math.max(0, cell.desired - counts.completed - counts.inFlight);
 
+/** The 404 for an owner that is gone, naming it by `noun` and its id. */
+const ownerGone = (origin: string, noun: string) => notFound(`No ${noun} ${origin.slice(origin.indexOf(':') + 1)}.`);
+
 /** The owner's schedule as stored; 404 naming `noun` when it is gone. */
 export function scheduleOf(ctx: OwnerContext, origin: string, noun: string): OwnerSchedule {
   const schedule = ctx.schedules.get(origin);
-  if (!schedule) throw notFound(`No ${noun} ${origin.slice(origin.indexOf(':') + 1)}.`);
+  if (!schedule) throw ownerGone(origin, noun);
   return schedule;
 }
 
@@ -114,7 +117,7 @@ export function mergeSchedule<Axis extends string>(base: OwnerSchedule<Axis>, bo
 
 /** `POST …/pause`: flips `paused` alone; cancels nothing, launches nothing. */
 export function pauseOwner(ctx: OwnerContext, origin: string, noun: string, paused: boolean): OwnerSchedule {
-  if (!ctx.schedules.setPaused(origin, paused)) throw notFound(`No ${noun} ${origin.slice(origin.indexOf(':') + 1)}.`);
+  if (!ctx.schedules.setPaused(origin, paused)) throw ownerGone(origin, noun);
   return scheduleOf(ctx, origin, noun);
 }
 
