@@ -116,9 +116,8 @@ export function mergeSchedule<Axis extends string>(base: OwnerSchedule<Axis>, bo
 }
 
 /** `POST …/pause`: flips `paused` alone; cancels nothing, launches nothing. */
-export function pauseOwner(ctx: OwnerContext, origin: string, noun: string, paused: boolean): OwnerSchedule {
+export function pauseOwner(ctx: OwnerContext, origin: string, noun: string, paused: boolean): void {
   if (!ctx.schedules.setPaused(origin, paused)) throw ownerGone(origin, noun);
-  return scheduleOf(ctx, origin, noun);
 }
 
 type CellAnswer = ReturnType<typeof cellRef> & { rungId?: string };
