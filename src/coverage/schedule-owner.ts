@@ -211,8 +211,9 @@ export async function topUpOwner(ctx: OwnerContext, owner: ScheduleOwner, noun: 
   });
   if (paused()) return skip('paused');
   const attempt = await ctx.locks.withLock(owner.origin, async (lock) => {
-    if (paused()) return skip('paused');
-    const target = targetOf(ctx, owner.accountId, scheduleOf(ctx, owner.origin, noun));
+    const schedule = scheduleOf(ctx, owner.origin, noun);
+    if (schedule.paused) return skip('paused');
+    const target = targetOf(ctx, owner.accountId, schedule);
     const prepared = await prepareTopUp(ctx.jobs, owner.accountId, owner.origin, target, await owner.measure(), () => !paused(), ctx.counter.harnessLoad());
     if (!prepared) return skip('paused');
     const launches = prepared.chosen.flatMap((item) => item.launches);
