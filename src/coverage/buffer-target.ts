@@ -6,8 +6,6 @@
 import { MAX_BUFFER_RUNS } from '../contract/vocabulary.js';
 import { badRequest } from '../errors.js';
 
-export { MAX_BUFFER_RUNS };
-
 export type BufferTarget = { kind: 'bounded'; runs: number } | { kind: 'unbounded' };
 
 /**
@@ -15,7 +13,6 @@ export type BufferTarget = { kind: 'bounded'; runs: number } | { kind: 'unbounde
  * (roughly two cells at five runs a cell): small enough that the first reviews still steer.
  */
 export const DEFAULT_BUFFER_TARGET: BufferTarget = { kind: 'bounded', runs: 10 };
-
 
 /** Checks a written target (`field` names it in the 400) and returns its canonical form. */
 export function bufferTargetOf(value: { kind: string; runs?: number }, field: string): BufferTarget {

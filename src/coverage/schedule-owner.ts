@@ -78,10 +78,13 @@ export const occupancyOf = (review: OwnedCell[]): number =>
 
 export const remainingOf = (cell: CoverageCell, counts: CellCounts) => Math.max(0, cell.desired - counts.completed - counts.inFlight);
 
+/** The 404 for an owner that is gone, naming it by `noun` and its id. */
+const ownerGone = (origin: string, noun: string) => notFound(`No ${noun} ${origin.slice(origin.indexOf(':') + 1)}.`);
+
 /** The owner's schedule as stored; 404 naming `noun` when it is gone. */
 export function scheduleOf(ctx: OwnerContext, origin: string, noun: string): OwnerSchedule {
   const schedule = ctx.schedules.get(origin);
-  if (!schedule) throw notFound(`No ${noun} ${origin.slice(origin.indexOf(':') + 1)}.`);
+  if (!schedule) throw ownerGone(origin, noun);
   return schedule;
 }
 
@@ -113,9 +116,8 @@ export function mergeSchedule<Axis extends string>(base: OwnerSchedule<Axis>, bo
 }
 
 /** `POST …/pause`: flips `paused` alone; cancels nothing, launches nothing. */
-export function pauseOwner(ctx: OwnerContext, origin: string, noun: string, paused: boolean): OwnerSchedule {
-  if (!ctx.schedules.setPaused(origin, paused)) throw notFound(`No ${noun} ${origin.slice(origin.indexOf(':') + 1)}.`);
-  return scheduleOf(ctx, origin, noun);
+export function pauseOwner(ctx: OwnerContext, origin: string, noun: string, paused: boolean): void {
+  if (!ctx.schedules.setPaused(origin, paused)) throw ownerGone(origin, noun);
 }
 
 type CellAnswer = ReturnType<typeof cellRef> & { rungId?: string };
@@ -209,8 +211,9 @@ export async function topUpOwner(ctx: OwnerContext, owner: ScheduleOwner, noun: 
   });
   if (paused()) return skip('paused');
   const attempt = await ctx.locks.withLock(owner.origin, async (lock) => {
-    if (paused()) return skip('paused');
-    const target = targetOf(ctx, owner.accountId, scheduleOf(ctx, owner.origin, noun));
+    const schedule = scheduleOf(ctx, owner.origin, noun);
+    if (schedule.paused) return skip('paused');
+    const target = targetOf(ctx, owner.accountId, schedule);
     const prepared = await prepareTopUp(ctx.jobs, owner.accountId, owner.origin, target, await owner.measure(), () => !paused(), ctx.counter.harnessLoad());
     if (!prepared) return skip('paused');
     const launches = prepared.chosen.flatMap((item) => item.launches);

@@ -53,7 +53,7 @@ export function ladderCells(ladder: Ladder, climbers: Climber[]): CoverageCell[]
 }
 
 /** The rungs a climber has reached: up to and including the one it stands on, or all of them once it topped out. */
-export const reachedRungs = (measured: MeasuredClimber): ClimberRung[] =>
+const reachedRungs = (measured: MeasuredClimber): ClimberRung[] =>
   measured.standing.current === null ? measured.rungs : measured.rungs.slice(0, measured.standing.current + 1);
 
 function verdictsOf(stored: StoredVerdict[]) {
@@ -130,7 +130,7 @@ export const ownedCell = (rung: ClimberRung, unlaunchable: string | null): Owned
  * climber's before anyone's next; `combination`: climber by climber): what the buffer and
  * the queue cover. A cell two rungs name is one cell; `uniqueCells` keeps its first.
  */
-export function reachedCells(climbers: MeasuredClimber[], outerAxis: Ladder['outerAxis']): ClimberRung[] {
+function reachedCells(climbers: MeasuredClimber[], outerAxis: Ladder['outerAxis']): ClimberRung[] {
   const reached = climbers.flatMap(reachedRungs);
   return outerAxis === 'rung' ? reached.sort((a, b) => a.position - b.position) : reached;
 }
