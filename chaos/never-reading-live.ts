@@ -3,10 +3,10 @@
  * API's memory stays bounded (a page per follower, not the backlog) and the server cuts
  * each one off once it has not drained for 30 s.
  */
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { printFigures, rssMiB, SERVICE_TOKEN, startChaosService, enqueue } from './lib/chaos-service.js';
-import { serverConnections } from './lib/raw-client.js';
+import { rawConnection, serverConnections } from './lib/raw-client.js';
 import { judge, type ScenarioResult } from './lib/scenario-result.js';
 
 const CLIENTS = 20;
@@ -29,10 +29,7 @@ export default async function neverReadingLive(): Promise<ScenarioResult> {
     const port = Number(new URL(chaos.service.url).port);
     const sockets: Socket[] = [];
     for (let i = 0; i < CLIENTS; i++) {
-      const socket = connect({ host: '127.0.0.1', port });
-      socket.on('error', () => {});
-      await new Promise((ready) => socket.once('connect', ready));
-      socket.pause();
+      const { socket } = await rawConnection(port, { paused: true });
       socket.write(`GET /jobs/${jobId}/live HTTP/1.1\r\nhost: localhost\r\n\r\n`);
       sockets.push(socket);
     }

@@ -26,7 +26,9 @@ export async function buildDegradedApp(
   const answered = new Set(['/healthz', '/readyz']);
   app.addHook('onRequest', async (request) => {
     // Health and the cross-origin preflights answer; everything else waits for the store.
-    if (request.method !== 'OPTIONS' && !answered.has(request.url.split('?')[0]!)) throw storageFull(refused().error, refused().detail);
+    if (request.method === 'OPTIONS' || answered.has(request.url.split('?')[0]!)) return;
+    const { error, detail } = refused();
+    throw storageFull(error, detail);
   });
   app.get('/healthz', async () => ({ status: 'ok', version: CONTRACT_VERSION, storeReady: false }));
   app.get('/readyz', async (_request, reply) =>

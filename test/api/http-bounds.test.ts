@@ -1,6 +1,6 @@
-import { once } from 'node:events';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawConnection } from '../../chaos/lib/raw-client.js';
 import { jobsTable } from '../../src/db/jobs-table.js';
 import { jobRow } from '../helpers/temp-store.js';
 import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
@@ -32,16 +32,11 @@ async function open({ localAddress = '127.0.0.1', paused = false } = {}): Promis
   const accepted: Socket[] = [];
   const onConnection = (socket: Socket) => accepted.push(socket);
   backend.app.server.on('connection', onConnection);
-  const client = connect({ host: '127.0.0.1', port, localAddress });
-  client.on('error', () => {});
-  await once(client, 'connect');
+  const { socket: client, received } = await rawConnection(port, { localAddress, paused });
   let server: Socket | undefined;
   await until(() => (server = accepted.find((socket) => socket.remotePort === client.localPort)) !== undefined, 5000, 'the server to accept');
   backend.app.server.off('connection', onConnection);
-  let received = '';
-  if (paused) client.pause();
-  else client.on('data', (chunk: Buffer) => (received += chunk.toString()));
-  return { client, server: server!, received: () => received };
+  return { client, server: server!, received };
 }
 
 /** The status, headers and (when it has a length) body of the first answer on `connection`. */

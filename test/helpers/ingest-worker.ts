@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { bodyLines } from '../../src/cli/service-client.js';
 import type { TestBackend } from './test-backend.js';
 
 const WORKER_SCRIPT = join(import.meta.dirname, '..', '..', 'dist', 'src', 'worker.js');
@@ -25,17 +26,7 @@ export async function startWorkerProcess(backend: TestBackend, catalog: string):
   throw new Error(`the worker exited before it ran: ${out}`);
 }
 
-/** Reads NDJSON lines from a response as they arrive. */
+/** Reads NDJSON lines from a response as they arrive (heartbeats, the blank lines, skipped). */
 export async function* ndjsonLines(response: Response): AsyncGenerator<{ event: string; message?: string }> {
-  let buffered = '';
-  const decoder = new TextDecoder();
-  for await (const chunk of response.body!) {
-    buffered += decoder.decode(chunk, { stream: true });
-    let newline: number;
-    while ((newline = buffered.indexOf('\n')) !== -1) {
-      const line = buffered.slice(0, newline);
-      buffered = buffered.slice(newline + 1);
-      if (line.trim()) yield JSON.parse(line);
-    }
-  }
+  for await (const line of bodyLines(response)) if (line.trim()) yield JSON.parse(line);
 }
