@@ -1,14 +1,17 @@
 import { Kysely, PostgresDialect, sql, SqliteDialect, type Expression, type RawBuilder } from 'kysely';
 import pg from 'pg';
 import type { Database } from './open-database.js';
+import type { StoreSchema } from './store-schema.js';
 
 /**
  * The two engines behind one store layer (issue 32): Kysely over the better-sqlite3 handle
  * (the default) or over a `pg` pool. Everything one engine spells differently sits here, each
  * with why; store modules write the rest once with the query builder.
  *
- * First step of the move: nothing in the service calls this module yet, only its tests do.
- * The query modules still prepare their SQLite statements directly.
+ * Store modules take a `BackendStore` and answer promises; a module not moved yet still
+ * prepares its SQLite statements on the raw handle (`app.db`), which is the same connection.
+ * On SQLite, a transaction whose body awaits only store queries runs to its end within one
+ * turn of the event loop, so raw statements of other requests never land inside it.
  */
 export type Engine = 'sqlite' | 'postgres';
 
@@ -17,6 +20,9 @@ export interface Store<DB> {
   engine: Engine;
   db: Kysely<DB>;
 }
+
+/** The backend's store: its tables as the migrations create them (`store-schema.ts`). */
+export type BackendStore = Store<StoreSchema>;
 
 /**
  * Kysely over an open, migrated better-sqlite3 handle. `db.destroy()` closes the handle:

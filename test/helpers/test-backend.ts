@@ -6,12 +6,15 @@ import type { FastifyInstance } from 'fastify';
 import { inject } from 'vitest';
 import { buildApp, type AppOptions } from '../../src/api/app.js';
 import { loadConfig, type Env, type ServiceConfig } from '../../src/config.js';
+import type { BackendStore } from '../../src/db/dialect.js';
 import { openDatabase, type Database } from '../../src/db/open-database.js';
 import { startTestAuth, type TestAuth } from './test-auth.js';
 
 export interface TestBackend {
   app: FastifyInstance;
   db: Database;
+  /** The app's store layer (`app.store`). */
+  store: BackendStore;
   auth: TestAuth;
   config: ServiceConfig;
   dataDir: string;
@@ -46,6 +49,7 @@ export async function startTestBackend(env: Env = {}, options: Pick<AppOptions, 
   return {
     app,
     db,
+    store: app.store,
     auth,
     config,
     dataDir,

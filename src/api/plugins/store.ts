@@ -2,12 +2,17 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { storeReadiness, type StoreReadiness } from '../../catalog/store-readiness.js';
 import type { ServiceConfig } from '../../config.js';
+import { sqliteStore, type BackendStore } from '../../db/dialect.js';
 import type { Database } from '../../db/open-database.js';
+import type { StoreSchema } from '../../db/store-schema.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     config: ServiceConfig;
+    /** The raw SQLite handle, for store modules not yet moved to `store`. */
     db: Database;
+    /** The store layer (Kysely); on SQLite it runs over `db`'s connection. */
+    store: BackendStore;
     readiness: StoreReadiness;
   }
 }
@@ -21,6 +26,8 @@ export interface StoreOptions {
 async function store(app: FastifyInstance, { config, db }: StoreOptions) {
   app.decorate('config', config);
   app.decorate('db', db);
+  // Not destroyed on close: destroying closes the handle, which the caller owns.
+  app.decorate('store', sqliteStore<StoreSchema>(db));
   app.decorate('readiness', storeReadiness(db));
 }
 
