@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildAuthApp } from '../src/auth/app.js';
 import { AUTH_MIGRATIONS } from '../src/auth/server.js';
-import { CELL_COUNT_SQL, cellsParam, SORTED_QUEUE_SQL } from '../src/coverage/cell-counts.js';
+import { cellCountStatements, cellsParam, originInFlightStatement, sortedQueueStatement } from '../src/coverage/cell-counts.js';
 import { planCells, planMatrix } from '../src/coverage/plan-matrix.js';
 import { planQueue } from '../src/coverage/plan-schedule-actions.js';
 import { openDatabase } from '../src/db/open-database.js';
@@ -25,6 +25,7 @@ import { startBenchBackend } from './lib/bench-backend.js';
 import { benchRedis } from './lib/bench-redis.js';
 import { keepAliveClient } from './lib/keep-alive-client.js';
 import { machineLine } from './lib/machine.js';
+import { rawStatement } from './lib/raw-statement.js';
 import { longestStall, ms, printTable, summarize, type LatencySummary } from './lib/stats.js';
 import { syntheticRunRecord } from './lib/synthetic-run.js';
 
@@ -104,13 +105,11 @@ export default async function benchCoverage(): Promise<void> {
 
     // The matrix: 1,000 cells over the 100,000 runs.
     const matrixPlan = await create({ name: 'matrix', runsPerCell: 100, combos, cases: pins(0, CASES) });
-    const plan = app.coverage.plans.get(account.id, matrixPlan.id)!;
-    const cells = planCells(app.coverage, account.id, plan);
-    const statements = [db.prepare(CELL_COUNT_SQL.runs), db.prepare(CELL_COUNT_SQL.jobs), db.prepare(CELL_COUNT_SQL.originInFlight).pluck()];
-    for (const [label, sql] of [['runs', CELL_COUNT_SQL.runs], ['jobs', CELL_COUNT_SQL.jobs]] as const) {
-      const steps = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ cells: cellsParam(cells), ...(label === 'runs' ? { reviewer: account.id } : {}) }) as Array<{ detail: string }>;
-      console.log(`  ${label} counts: ${steps.map((step) => step.detail).join(' | ')}`);
-    }
+    const plan = (await app.coverage.plans.get(account.id, matrixPlan.id))!;
+    const cells = await planCells(app.coverage, account.id, plan);
+    const counts = cellCountStatements(app.store.engine, { cells: cellsParam(cells), reviewer: account.id });
+    const statements = [counts.runs, counts.jobs, originInFlightStatement(app.store.engine, `plan:${matrixPlan.id}`)].map((query) => rawStatement(db, app.store, query));
+    for (const [label, statement] of [['runs', statements[0]!], ['jobs', statements[1]!]] as const) console.log(`  ${label} counts: ${statement.plan()}`);
     const matrixUrl = `/coverage-plans/${matrixPlan.id}/coverage`;
     const check = JSON.parse((await client.send('GET', matrixUrl, undefined, headers)).body) as { cellsTotal: number; runsUnreviewed: number; cells: Array<{ completed: number }> };
     const completed = db.prepare(`SELECT COUNT(*) FROM runs WHERE state = 'completed'`).pluck().get() as number;
@@ -121,10 +120,7 @@ export default async function benchCoverage(): Promise<void> {
     }
     const [matrixHttp, matrixRaw] = await timePaired(MATRIX_ITERATIONS, 5, { run: () => client.send('GET', matrixUrl, undefined, headers) }, {
       run: async () => {
-        const param = cellsParam(cells);
-        statements[0]!.all({ cells: param, reviewer: account.id });
-        statements[1]!.all({ cells: param });
-        statements[2]!.get(`plan:${matrixPlan.id}`);
+        for (const statement of statements) statement.all();
       },
     });
 
@@ -136,9 +132,9 @@ export default async function benchCoverage(): Promise<void> {
 
     // The review queue's first page, against the one sorted statement over every cell it replaced.
     const queueUrl = `/coverage-plans/${matrixPlan.id}/queue`;
-    const sortedQueue = db.prepare(SORTED_QUEUE_SQL);
+    const sortedQueue = rawStatement(db, app.store, sortedQueueStatement(app.store.engine, { cells: cellsParam(cells), reviewer: account.id }, 51));
     const [queueHttp, queueSorted] = await timePaired(MATRIX_ITERATIONS, 5, { run: () => client.send('GET', queueUrl, undefined, headers) }, {
-      run: async () => sortedQueue.all({ cells: cellsParam(cells), reviewer: account.id, limit: 51 }),
+      run: async () => sortedQueue.all(),
     });
     const queueHolds: number[] = [];
     for (let i = 0; i < 5; i++) queueHolds.push(await longestStall(async () => planQueue(app.coverage, account.id, matrixPlan.id)));

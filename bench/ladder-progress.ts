@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { CELL_COUNT_SQL, cellsParam } from '../src/coverage/cell-counts.js';
-import { GATE_EVIDENCE_SQL } from '../src/ladders/gate-evidence.js';
+import { cellCountStatements, cellsParam, originInFlightStatement } from '../src/coverage/cell-counts.js';
+import { gateEvidenceStatement } from '../src/ladders/gate-evidence.js';
 import { ladderClimbers } from '../src/ladders/ladder-climbers.js';
 import { ladderOrigin } from '../src/ladders/ladder-context.js';
 import { ladderProgress } from '../src/ladders/ladder-progress.js';
@@ -12,6 +12,7 @@ import { ratingRank } from '../src/runs/run-states.js';
 import { startBenchBackend } from './lib/bench-backend.js';
 import { benchRedis } from './lib/bench-redis.js';
 import { machineLine } from './lib/machine.js';
+import { rawStatement } from './lib/raw-statement.js';
 import { longestStall, ms, printTable, summarize, timePaired, type LatencySummary } from './lib/stats.js';
 import { syntheticRunRecord } from './lib/synthetic-run.js';
 
@@ -71,50 +72,51 @@ export default async function benchLadderProgress(): Promise<void> {
 
     const ctx = app.ladders;
     const combos = HARNESSES.flatMap((harness, h) => Array.from({ length: MODELS }, (_, m) => ({ harness, model: `vendor/model-${m}`, h }))).sort((a, b) => a.h - b.h);
-    const { id } = createLadder(ctx, ACCOUNT, {
+    const { id } = await createLadder(ctx, ACCOUNT, {
       name: 'bench', runsPerCell: RUNS_PER_CELL,
       combos: combos.map(({ harness, model }) => ({ harness, model })),
       rungs: Array.from({ length: RUNGS }, (_, r) => ({ slug: `rung-${r}`, version: 'v1.0.0', variant: 'base' })),
     });
-    const ladder = ctx.ladders.get(ACCOUNT, id)!;
+    const ladder = (await ctx.ladders.get(ACCOUNT, id))!;
     const board = await ladderProgress(ctx, ACCOUNT, ladder);
     const statuses = board.climbers.reduce<Record<string, number>>((count, c) => ({ ...count, [c.status]: (count[c.status] ?? 0) + 1 }), {});
     console.log(`board: ${board.climbers.length} climbers x ${board.rungs.length} rungs; ${JSON.stringify(statuses)}; runsUnreviewed ${board.runsUnreviewed}`);
 
-    const plan = db.prepare(`EXPLAIN QUERY PLAN ${GATE_EVIDENCE_SQL}`).all({ cells: '[]', reviewer: ACCOUNT, floor: 1, unloadedBroken: 1 }) as Array<{ detail: string }>;
-    console.log(`gate evidence plan: ${plan.map((step) => step.detail).join(' | ')}`);
-
     // The statements the board runs, prepared once, with the parameters it passes.
-    const cells = cellsParam(ladderCells(ladder, ladderClimbers(ctx, ladder)));
+    const cells = cellsParam(ladderCells(ladder, await ladderClimbers(ctx, ladder)));
+    const { engine } = app.store;
+    const counts = cellCountStatements(engine, { cells, reviewer: ACCOUNT });
+    const evidenceArgs = { cells, reviewer: ACCOUNT, floor: ratingRank('scuffed'), unloadedBroken: 1 } as const;
     const statements = {
-      runs: db.prepare(CELL_COUNT_SQL.runs),
-      jobs: db.prepare(CELL_COUNT_SQL.jobs),
-      origin: db.prepare(CELL_COUNT_SQL.originInFlight).pluck(),
-      evidence: db.prepare(GATE_EVIDENCE_SQL),
+      runs: rawStatement(db, app.store, counts.runs),
+      jobs: rawStatement(db, app.store, counts.jobs),
+      origin: rawStatement(db, app.store, originInFlightStatement(engine, ladderOrigin(id))),
+      evidence: rawStatement(db, app.store, gateEvidenceStatement(engine, evidenceArgs)),
       ladder: db.prepare('SELECT * FROM ladders WHERE id = ? AND account_id = ?'),
       rungs: db.prepare('SELECT * FROM ladder_rungs WHERE ladder_id = ? ORDER BY position'),
       steering: db.prepare('SELECT * FROM ladder_climbers WHERE ladder_id = ?'),
       verdicts: db.prepare('SELECT * FROM ladder_verdicts WHERE ladder_id = ?'),
     };
+    console.log(`gate evidence plan: ${statements.evidence.plan()}`);
     const raw = async () => {
       statements.ladder.get(id, ACCOUNT);
       statements.rungs.all(id);
       statements.steering.all(id);
       statements.verdicts.all(id);
-      statements.runs.all({ cells, reviewer: ACCOUNT });
-      statements.jobs.all({ cells });
-      statements.evidence.all({ cells, reviewer: ACCOUNT, floor: ratingRank('scuffed'), unloadedBroken: 1 });
-      statements.origin.get(ladderOrigin(id));
+      statements.runs.all();
+      statements.jobs.all();
+      statements.evidence.all();
+      statements.origin.all();
     };
-    const progress = async () => ladderProgress(ctx, ACCOUNT, ctx.ladders.get(ACCOUNT, id)!);
+    const progress = async () => ladderProgress(ctx, ACCOUNT, (await ctx.ladders.get(ACCOUNT, id))!);
     const serialized = async () => JSON.stringify(await progress());
 
     // Where the raw time goes, statement by statement.
     const single = (run: () => unknown) => async () => void run();
     const parts = [
-      ['cell counts: runs', single(() => statements.runs.all({ cells, reviewer: ACCOUNT }))],
-      ['gate evidence', single(() => statements.evidence.all({ cells, reviewer: ACCOUNT, floor: ratingRank('scuffed'), unloadedBroken: 1 }))],
-      ['cell counts: jobs', single(() => statements.jobs.all({ cells }))],
+      ['cell counts: runs', single(() => statements.runs.all())],
+      ['gate evidence', single(() => statements.evidence.all())],
+      ['cell counts: jobs', single(() => statements.jobs.all())],
     ] as const;
     for (const [name, run] of parts) {
       const [time] = await timePaired(10, 2, run, async () => {});

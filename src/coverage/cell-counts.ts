@@ -15,9 +15,9 @@
  * same configuration and models share the cell. Provider does not split cells otherwise:
  * runs do not record it.
  */
-import { harnessConfigTable } from '../db/harness-config-table.js';
+import { sql, type RawBuilder } from 'kysely';
+import { indexedBy, jsonArrayRows, type BackendStore, type Engine } from '../db/dialect.js';
 import { inFlight } from '../db/jobs-table.js';
-import type { Database } from '../db/open-database.js';
 import { AUTO_GRADED_TEST_TYPES } from '../runs/run-states.js';
 import type { CoverageCell } from './coverage-cells.js';
 
@@ -32,12 +32,12 @@ export interface CellCounts {
 }
 
 /** The machine-graded test types as an SQL list, for `NOT IN (...)`. */
-export const AUTO_GRADED = AUTO_GRADED_TEST_TYPES.map((type) => `'${type}'`).join(', ');
+export const AUTO_GRADED = sql.raw(AUTO_GRADED_TEST_TYPES.map((type) => `'${type}'`).join(', '));
 /** A run's gg configuration row id: its job's, else the record's (`saved:` stripped). */
-export const RUN_GG = `COALESCE((SELECT j.gg_config_id FROM jobs AS j WHERE j.id = r.job_id),
+const RUN_GG = sql<string | null>`COALESCE((SELECT j.gg_config_id FROM jobs AS j WHERE j.id = r.job_id),
   CASE WHEN r.gg_config_id LIKE 'saved:%' THEN substr(r.gg_config_id, 7) ELSE r.gg_config_id END)`;
 /** The bound models of a run `r`: its job's, else its record's (null when neither says). */
-const RUN_GG_MODELS = 'COALESCE((SELECT j.gg_models FROM jobs AS j WHERE j.id = r.job_id), r.gg_models)';
+const RUN_GG_MODELS = sql<string | null>`COALESCE((SELECT j.gg_models FROM jobs AS j WHERE j.id = r.job_id), r.gg_models)`;
 /**
  * A cell's fields, in the order `cellsParam` writes them: `model` and `alt` are the two ids its
  * runs may record (the same one twice unless routed), `gg` its gg configuration row id and
@@ -45,38 +45,58 @@ const RUN_GG_MODELS = 'COALESCE((SELECT j.gg_models FROM jobs AS j WHERE j.id = 
  */
 const CELL_FIELDS = ['slug', 'version', 'variant', 'engine', 'harness', 'model', 'gg', 'alt', 'ggModels'] as const;
 type CellField = (typeof CELL_FIELDS)[number];
-/** A completed run `r` in the cell whose fields `field` gives as SQL expressions. */
-export const completedInCell = (field: (name: CellField) => string) =>
-  `r.test_case_slug = ${field('slug')} AND r.test_case_version = ${field('version')} AND r.variant = ${field('variant')}
+/** The SQL that reads a cell's field (as text, null for any). */
+export type CellFields = (name: CellField) => RawBuilder<string | null>;
+/** A completed run `r` in the cell whose fields `field` gives. */
+export const completedInCell = (field: CellFields) =>
+  sql<boolean>`r.test_case_slug = ${field('slug')} AND r.test_case_version = ${field('version')} AND r.variant = ${field('variant')}
    AND r.engine = ${field('engine')} AND r.harness = ${field('harness')} AND r.model_id IN (${field('model')}, ${field('alt')})
    AND r.state = 'completed' AND r.decode_error IS NULL AND (${field('gg')} IS NULL OR ${RUN_GG} = ${field('gg')})
    AND (${field('ggModels')} IS NULL OR ${RUN_GG_MODELS} = ${field('ggModels')})`;
-// CROSS JOIN keeps the cells as the outer loop (SQLite has no statistics for json_each), so
-// each cell is one index range, whatever the number of runs and jobs.
-/** A field of the `json_each(@cells) AS c` row being joined. */
-export const cellsParamField = (name: CellField) => `c.value ->> ${CELL_FIELDS.indexOf(name)}`;
-const RUN_MATCH = `FROM json_each(@cells) AS c
-  CROSS JOIN runs AS r INDEXED BY runs_cell
-  ON ${completedInCell(cellsParamField)}`;
-const UNREVIEWED = `COALESCE(r.test_type, '') NOT IN (${AUTO_GRADED})
-  AND NOT EXISTS (SELECT 1 FROM run_reviews AS v WHERE v.run_id = r.id AND v.reviewer_id = @reviewer)`;
+/** The cells, as `cellsParam` encodes them, as rows `c` (`key` the cell's index): the outer loop of the per-cell queries. */
+export const cellRows = (engine: Engine, cells: string) => sql`${jsonArrayRows(engine, sql`${cells}`)} AS c`;
+/** A field of the cell row `c` being joined. */
+export const cellRowField: CellFields = (name) => sql<string | null>`c.value ->> ${sql.lit(CELL_FIELDS.indexOf(name))}`;
+// CROSS JOIN keeps the cells as the outer loop on SQLite (it has no statistics for json_each),
+// so each cell is one index range, whatever the number of runs and jobs; the match sits in WHERE
+// because PostgreSQL's CROSS JOIN takes no ON.
+const unreviewed = (reviewer: string) => sql<boolean>`COALESCE(r.test_type, '') NOT IN (${AUTO_GRADED})
+  AND NOT EXISTS (SELECT 1 FROM run_reviews AS v WHERE v.run_id = r.id AND v.reviewer_id = ${reviewer})`;
+/** 1 when the condition holds, else 0: what `SUM` counts on both engines (PostgreSQL cannot sum booleans). */
+export const oneIf = (condition: RawBuilder<boolean>) => sql<number>`CASE WHEN ${condition} THEN 1 ELSE 0 END`;
 
-/** The SQL the counts run, exported so the benchmark can time them raw. */
-export const CELL_COUNT_SQL = {
-  runs: `SELECT c.key AS cell, COUNT(*) AS completed, SUM(${UNREVIEWED}) AS unreviewed ${RUN_MATCH} GROUP BY c.key`,
-  jobs: `SELECT c.key AS cell, COUNT(*) AS inFlight, SUM(j.state = 'pending') AS pending
-    FROM json_each(@cells) AS c
-    CROSS JOIN jobs AS j INDEXED BY jobs_in_flight_cell
-      ON j.test_case_slug = c.value ->> 0 AND j.test_case_version = c.value ->> 1 AND j.variant = c.value ->> 2
-     AND j.harness_slug = c.value ->> 4 AND j.model_id IN (c.value ->> 5, c.value ->> 7)
-    WHERE ${inFlight('j')} AND COALESCE(j.engine, 'none') = c.value ->> 3
-      AND (c.value ->> 6 IS NULL OR j.gg_config_id = c.value ->> 6)
-      AND (c.value ->> 8 IS NULL OR j.gg_models = c.value ->> 8)
+/** The cells as `cellsParam` encodes them, and the requesting account. */
+export interface CellCountArgs {
+  cells: string;
+  reviewer: string;
+}
+
+/** What the two count queries answer: a row per cell with any match, by its index. */
+export interface CellCountRows {
+  runs: Array<{ cell: number; completed: number; unreviewed: number }>;
+  jobs: Array<{ cell: number; inFlight: number; pending: number }>;
+}
+
+/** The statements the counts run, exported so the benchmark can time them raw. */
+export const cellCountStatements = (engine: Engine, { cells, reviewer }: CellCountArgs) => ({
+  runs: sql<CellCountRows['runs'][number]>`SELECT c.key AS cell, COUNT(*) AS completed, SUM(${oneIf(unreviewed(reviewer))}) AS unreviewed
+    FROM ${cellRows(engine, cells)} CROSS JOIN runs AS r ${indexedBy(engine, 'runs_cell')}
+    WHERE ${completedInCell(cellRowField)} GROUP BY c.key`,
+  jobs: sql<CellCountRows['jobs'][number]>`SELECT c.key AS cell, COUNT(*) AS "inFlight", SUM(${oneIf(sql`j.state = 'pending'`)}) AS pending
+    FROM ${cellRows(engine, cells)} CROSS JOIN jobs AS j ${indexedBy(engine, 'jobs_in_flight_cell')}
+    WHERE j.test_case_slug = ${cellRowField('slug')} AND j.test_case_version = ${cellRowField('version')} AND j.variant = ${cellRowField('variant')}
+      AND j.harness_slug = ${cellRowField('harness')} AND j.model_id IN (${cellRowField('model')}, ${cellRowField('alt')})
+      AND ${sql.raw(inFlight('j'))} AND COALESCE(j.engine, 'none') = ${cellRowField('engine')}
+      AND (${cellRowField('gg')} IS NULL OR j.gg_config_id = ${cellRowField('gg')})
+      AND (${cellRowField('ggModels')} IS NULL OR j.gg_models = ${cellRowField('ggModels')})
     GROUP BY c.key`,
-  originInFlight: `SELECT COUNT(*) FROM jobs INDEXED BY jobs_origin_in_flight WHERE origin = ? AND ${inFlight()}`,
-};
+});
 
-/** The cells as the queries' `@cells` parameter: one array per cell, in order. */
+/** The jobs in flight of one origin, exported so the benchmark can time it raw. */
+export const originInFlightStatement = (engine: Engine, origin: string) =>
+  sql<{ n: number }>`SELECT COUNT(*) AS n FROM jobs ${indexedBy(engine, 'jobs_origin_in_flight')} WHERE origin = ${origin} AND ${sql.raw(inFlight())}`;
+
+/** The cells as the queries' cells parameter: one array per cell, in order. */
 export const cellsParam = (cells: CoverageCell[]): string =>
   JSON.stringify(cells.map(({ pin, combination: c }) =>
     [pin.slug, pin.version, pin.variant, pin.engine, c.harness, c.runModels[0], c.ggConfigRowId, c.runModels[1], c.ggModels]));
@@ -112,51 +132,37 @@ export interface RunCellIdentity {
  * cell to keep the first few (190 ms for 1,000 cells over 100,000 runs). `unreviewedRuns`
  * reads cell by cell instead; the benchmark times it against this.
  */
-export const SORTED_QUEUE_SQL = `SELECT r.id ${RUN_MATCH} AND ${UNREVIEWED} ORDER BY c.key, r.finished_at, r.id LIMIT @limit`;
+export const sortedQueueStatement = (engine: Engine, { cells, reviewer }: CellCountArgs, limit: number) =>
+  sql<{ id: string }>`SELECT r.id FROM ${cellRows(engine, cells)} CROSS JOIN runs AS r ${indexedBy(engine, 'runs_cell')}
+    WHERE ${completedInCell(cellRowField)} AND ${unreviewed(reviewer)} ORDER BY c.key, r.finished_at NULLS FIRST, r.id LIMIT ${limit}`;
 
-/** The cells as `cellsParam` encodes them, and the requesting account. */
-export interface CellCountArgs {
-  cells: string;
-  reviewer: string;
+/** The count queries over `store` (the statistics thread runs them, src/workers/read-stats.ts). */
+export function cellCountQueries(store: BackendStore): (args: CellCountArgs) => Promise<CellCountRows> {
+  return async (args) => {
+    const statements = cellCountStatements(store.engine, args);
+    const [runs, jobs] = await Promise.all([statements.runs.execute(store.db), statements.jobs.execute(store.db)]);
+    return { runs: runs.rows, jobs: jobs.rows };
+  };
 }
 
-/** What the two count queries answer: a row per cell with any match, by its index. */
-export interface CellCountRows {
-  runs: Array<{ cell: number; completed: number; unreviewed: number }>;
-  jobs: Array<{ cell: number; inFlight: number; pending: number }>;
-}
-
-/** The count queries over `db` (the statistics thread runs them, src/workers/read-stats.ts). */
-export function cellCountQueries(db: Database): (args: CellCountArgs) => CellCountRows {
-  const runs = db.prepare<CellCountArgs, CellCountRows['runs'][number]>(CELL_COUNT_SQL.runs);
-  const jobs = db.prepare<{ cells: string }, CellCountRows['jobs'][number]>(CELL_COUNT_SQL.jobs);
-  return (args) => ({ runs: runs.all(args), jobs: jobs.all({ cells: args.cells }) });
-}
+/** A parameter as text (null for any): PostgreSQL cannot type a bare parameter that is only tested for NULL. */
+const textParam = (value: string | null) => sql<string | null>`CAST(${value} AS text)`;
 
 /**
  * Cell counting for plans and ladders. The per-cell counts read every run of every cell (55 ms
  * for a 1,000-cell matrix over 100,000 runs), so `readRows` runs them off the event loop (the
  * app passes the statistics thread's read); the rest are index lookups, run here.
  */
-export function cellCounts(db: Database, readRows: (args: CellCountArgs) => Promise<CellCountRows>) {
-  const originInFlight = db.prepare<[string], number>(CELL_COUNT_SQL.originInFlight).pluck();
-  const originInFlightIds = db.prepare<[string], string>(`SELECT id FROM jobs INDEXED BY jobs_origin_in_flight WHERE origin = ? AND ${inFlight()} ORDER BY seq`).pluck();
+export function cellCounts(store: BackendStore, readRows: (args: CellCountArgs) => Promise<CellCountRows>) {
+  const { engine, db } = store;
   // One cell's, oldest first: the index holds a cell's runs in that order, so the read stops at the limit.
-  const cellQueue = db.prepare<Record<CellField | 'reviewer', string | null> & { limit: number; skipUnloaded: 0 | 1 }, QueuedRun>(
-    `SELECT r.id AS runId, r.test_case_slug AS slug, r.test_case_version AS version, r.variant, r.engine, r.harness, r.model_id AS model,
-       r.finished_at AS finishedAt
-     FROM runs AS r INDEXED BY runs_cell
-     WHERE ${completedInCell((name) => `@${name}`)} AND ${UNREVIEWED} AND NOT (@skipUnloaded = 1 AND r.validation_loaded = 0)
-     ORDER BY r.finished_at, r.id LIMIT @limit`,
-  );
-  const identity = db.prepare<[string], Omit<RunCellIdentity, 'completed'> & { completed: number }>(
-    `SELECT r.test_case_slug AS slug, r.test_case_version AS version, r.variant, r.engine, r.harness, r.model_id AS model,
-       ${RUN_GG} AS ggConfigRowId, ${RUN_GG_MODELS} AS ggModels, r.state = 'completed' AND r.decode_error IS NULL AS completed
-     FROM runs AS r WHERE r.id = ?`,
-  );
-
-  const harnessCaps = harnessConfigTable(db);
-  const harnessInFlight = db.prepare<[string], number>(`SELECT COUNT(*) FROM jobs INDEXED BY jobs_in_flight WHERE ${inFlight()} AND harness_slug = ?`).pluck();
+  const cellQueue = (fields: Record<CellField, string | null>, reviewer: string, limit: number, skipUnloaded: boolean) =>
+    sql<QueuedRun>`SELECT r.id AS "runId", r.test_case_slug AS slug, r.test_case_version AS version, r.variant, r.engine, r.harness,
+       r.model_id AS model, r.finished_at AS "finishedAt"
+     FROM runs AS r ${indexedBy(engine, 'runs_cell')}
+     WHERE ${completedInCell((name) => textParam(fields[name]))} AND ${unreviewed(reviewer)}
+       ${skipUnloaded ? sql`AND r.validation_loaded <> 0` : sql``}
+     ORDER BY r.finished_at NULLS FIRST, r.id LIMIT ${limit}`;
 
   return {
     /** Counts per cell, aligned with `cells`; `reviewerId` is the requesting account. */
@@ -176,33 +182,42 @@ export function cellCounts(db: Database, readRows: (args: CellCountArgs) => Prom
       }
       return counts;
     },
-    /** Every capped harness's load, whatever launched its jobs: the cap is global. */
-    harnessLoad(): HarnessLoad {
-      return new Map([...harnessCaps.caps()].map(([slug, cap]) => [slug, { cap, inFlight: harnessInFlight.get(slug) ?? 0 }]));
+    /** Every capped harness's load, whatever launched its jobs: the cap is global. One statement. */
+    async harnessLoad(): Promise<HarnessLoad> {
+      const { rows } = await sql<{ slug: string; cap: number; inFlight: number }>`SELECT h.slug, h.max_parallelism AS cap,
+          (SELECT COUNT(*) FROM jobs ${indexedBy(engine, 'jobs_in_flight')} WHERE ${sql.raw(inFlight())} AND jobs.harness_slug = h.slug) AS "inFlight"
+        FROM harness_config AS h WHERE h.max_parallelism IS NOT NULL`.execute(db);
+      return new Map(rows.map((row) => [row.slug, { cap: row.cap, inFlight: row.inFlight }]));
     },
     /** Non-terminal jobs launched with this origin (`plan:<id>`, `ladder:<id>`). */
-    inFlightOfOrigin: (origin: string): number => originInFlight.get(origin) ?? 0,
-    inFlightIdsOfOrigin: (origin: string): string[] => originInFlightIds.all(origin),
+    inFlightOfOrigin: async (origin: string): Promise<number> => (await originInFlightStatement(engine, origin).execute(db)).rows[0]?.n ?? 0,
+    inFlightIdsOfOrigin: async (origin: string): Promise<string[]> =>
+      (await sql<{ id: string }>`SELECT id FROM jobs ${indexedBy(engine, 'jobs_origin_in_flight')} WHERE origin = ${origin} AND ${sql.raw(inFlight())} ORDER BY seq`
+        .execute(db)).rows.map((row) => row.id),
     /**
      * Completed runs of the cells the reviewer has not reviewed, cell by cell in the given
      * order (`cell` is the index), oldest first within a cell; one more than `limit` tells the
      * caller it was capped. `skipUnloaded` leaves out runs whose build never loaded.
      */
-    unreviewedRuns(cells: CoverageCell[], reviewerId: string, limit: number, skipUnloaded = false): Array<{ cell: number; run: QueuedRun }> {
+    async unreviewedRuns(cells: CoverageCell[], reviewerId: string, limit: number, skipUnloaded = false): Promise<Array<{ cell: number; run: QueuedRun }>> {
       const rows: Array<{ cell: number; run: QueuedRun }> = [];
       for (const [index, { pin, combination: c }] of cells.entries()) {
         if (rows.length >= limit) break;
-        rows.push(...cellQueue.all({
+        const fields = {
           slug: pin.slug, version: pin.version, variant: pin.variant, engine: pin.engine, harness: c.harness,
           model: c.runModels[0], alt: c.runModels[1], gg: c.ggConfigRowId, ggModels: c.ggModels,
-          reviewer: reviewerId, limit: limit - rows.length, skipUnloaded: skipUnloaded ? 1 : 0,
-        }).map((run) => ({ cell: index, run })));
+        };
+        const { rows: runs } = await cellQueue(fields, reviewerId, limit - rows.length, skipUnloaded).execute(db);
+        rows.push(...runs.map((run) => ({ cell: index, run })));
       }
       return rows;
     },
     /** Null for an unknown run. */
-    runIdentity(runId: string): RunCellIdentity | null {
-      const row = identity.get(runId);
+    async runIdentity(runId: string): Promise<RunCellIdentity | null> {
+      const { rows: [row] } = await sql<Omit<RunCellIdentity, 'completed'> & { completed: number }>`
+        SELECT r.test_case_slug AS slug, r.test_case_version AS version, r.variant, r.engine, r.harness, r.model_id AS model,
+          ${RUN_GG} AS "ggConfigRowId", ${RUN_GG_MODELS} AS "ggModels", ${oneIf(sql`r.state = 'completed' AND r.decode_error IS NULL`)} AS completed
+        FROM runs AS r WHERE r.id = ${runId}`.execute(db);
       return row ? { ...row, completed: row.completed === 1 } : null;
     },
   };

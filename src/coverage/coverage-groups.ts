@@ -27,20 +27,20 @@ export function groupView(ctx: CoverageContext, accountId: string, group: Covera
 
 const missing = (id: string) => notFound(`No coverage group ${id}.`);
 
-export const listGroups = (ctx: CoverageContext, accountId: string) =>
-  ctx.groups.list(accountId).map((group) => groupView(ctx, accountId, group));
+export const listGroups = async (ctx: CoverageContext, accountId: string) =>
+  (await ctx.groups.list(accountId)).map((group) => groupView(ctx, accountId, group));
 
-export const createGroup = (ctx: CoverageContext, accountId: string, body: GroupBodyT) =>
-  groupView(ctx, accountId, ctx.groups.create(accountId, groupWrite(ctx, accountId, body)));
+export const createGroup = async (ctx: CoverageContext, accountId: string, body: GroupBodyT) =>
+  groupView(ctx, accountId, await ctx.groups.create(accountId, groupWrite(ctx, accountId, body)));
 
-export function updateGroup(ctx: CoverageContext, accountId: string, id: string, body: GroupBodyT) {
-  if (!ctx.groups.get(accountId, id)) throw missing(id);
-  const group = ctx.groups.update(accountId, id, groupWrite(ctx, accountId, body));
+export async function updateGroup(ctx: CoverageContext, accountId: string, id: string, body: GroupBodyT) {
+  if (!(await ctx.groups.get(accountId, id))) throw missing(id);
+  const group = await ctx.groups.update(accountId, id, groupWrite(ctx, accountId, body));
   if (!group) throw missing(id);
   return groupView(ctx, accountId, group);
 }
 
 /** Plans referencing the group keep the id and ignore it from now on. */
-export function deleteGroup(ctx: CoverageContext, accountId: string, id: string): void {
-  if (!ctx.groups.delete(accountId, id)) throw missing(id);
+export async function deleteGroup(ctx: CoverageContext, accountId: string, id: string): Promise<void> {
+  if (!(await ctx.groups.delete(accountId, id))) throw missing(id);
 }

@@ -12,22 +12,23 @@ export const MAX_RUNS_PER_CELL = 100;
 
 export { planOrigin };
 
-export function requirePlan(ctx: CoverageContext, accountId: string, id: string): CoveragePlan {
-  const plan = ctx.plans.get(accountId, id);
+export async function requirePlan(ctx: CoverageContext, accountId: string, id: string): Promise<CoveragePlan> {
+  const plan = await ctx.plans.get(accountId, id);
   if (!plan) throw notFound(`No coverage plan ${id}.`);
   return plan;
 }
 
 /** Referenced group ids must not name a group of the other kind; ids of no group are kept (they read as dangling). */
-export function checkGroupIds(ctx: CoverageContext, accountId: string, ids: string[], kind: 'combo' | 'case', field: string): string[] {
+export async function checkGroupIds(ctx: CoverageContext, accountId: string, ids: string[], kind: 'combo' | 'case', field: string): Promise<string[]> {
+  const groups = await ctx.groups.byIds(accountId, ids);
   ids.forEach((id, index) => {
-    const group = ctx.groups.get(accountId, id);
+    const group = groups.get(id);
     if (group && group.kind !== kind) throw badRequest(`${field}[${index}] "${id}" names a ${group.kind} group; ${field} takes ${kind} groups.`);
   });
   return [...new Set(ids)];
 }
 
-function declarationOf(ctx: CoverageContext, accountId: string, body: PlanBodyT): PlanDeclaration {
+async function declarationOf(ctx: CoverageContext, accountId: string, body: PlanBodyT): Promise<PlanDeclaration> {
   if (!Number.isInteger(body.runsPerCell) || body.runsPerCell < MIN_RUNS_PER_CELL || body.runsPerCell > MAX_RUNS_PER_CELL) {
     throw badRequest(`body.runsPerCell must be between ${MIN_RUNS_PER_CELL} and ${MAX_RUNS_PER_CELL} (got ${body.runsPerCell}).`);
   }
@@ -35,8 +36,8 @@ function declarationOf(ctx: CoverageContext, accountId: string, body: PlanBodyT)
   return {
     name: body.name,
     runsPerCell: body.runsPerCell,
-    comboGroupIds: checkGroupIds(ctx, accountId, body.comboGroupIds ?? [], 'combo', 'body.comboGroupIds'),
-    caseGroupIds: checkGroupIds(ctx, accountId, body.caseGroupIds ?? [], 'case', 'body.caseGroupIds'),
+    comboGroupIds: await checkGroupIds(ctx, accountId, body.comboGroupIds ?? [], 'combo', 'body.comboGroupIds'),
+    caseGroupIds: await checkGroupIds(ctx, accountId, body.caseGroupIds ?? [], 'case', 'body.caseGroupIds'),
     combos: checkCombinations(body.combos ?? [], 'body.combos', (rowId) => configs(rowId) !== null),
     cases: checkPins(body.cases ?? [], 'body.cases'),
   };
@@ -49,45 +50,45 @@ export function planView(ctx: CoverageContext, accountId: string, plan: Coverage
   return { ...declaration, combos: plan.combos.map((combo) => combinationView(resolveCombination(combo, configs))), ...schedule };
 }
 
-export const listPlans = (ctx: CoverageContext, accountId: string) =>
-  ctx.plans.list(accountId).map((plan) => planView(ctx, accountId, plan));
+export const listPlans = async (ctx: CoverageContext, accountId: string) =>
+  (await ctx.plans.list(accountId)).map((plan) => planView(ctx, accountId, plan));
 
-export function createPlan(ctx: CoverageContext, accountId: string, body: PlanBodyT) {
-  const declaration = declarationOf(ctx, accountId, body);
+export async function createPlan(ctx: CoverageContext, accountId: string, body: PlanBodyT) {
+  const declaration = await declarationOf(ctx, accountId, body);
   const schedule = mergeSchedule(DEFAULT_SCHEDULE, body.schedule ?? {}, 'body.schedule');
-  return planView(ctx, accountId, ctx.plans.create(accountId, declaration, schedule));
+  return planView(ctx, accountId, await ctx.plans.create(accountId, declaration, schedule));
 }
 
 /** A PUT without `schedule` leaves the schedule alone. */
-export function updatePlan(ctx: CoverageContext, accountId: string, id: string, body: PlanBodyT) {
-  const current = requirePlan(ctx, accountId, id);
-  const declaration = declarationOf(ctx, accountId, body);
+export async function updatePlan(ctx: CoverageContext, accountId: string, id: string, body: PlanBodyT) {
+  const current = await requirePlan(ctx, accountId, id);
+  const declaration = await declarationOf(ctx, accountId, body);
   const schedule = body.schedule ? mergeSchedule(current.schedule, body.schedule, 'body.schedule') : null;
-  const plan = ctx.plans.update(accountId, id, declaration, schedule);
+  const plan = await ctx.plans.update(accountId, id, declaration, schedule);
   if (!plan) throw notFound(`No coverage plan ${id}.`);
   return planView(ctx, accountId, plan);
 }
 
-export function deletePlan(ctx: CoverageContext, accountId: string, id: string): void {
-  if (!ctx.plans.delete(accountId, id)) throw notFound(`No coverage plan ${id}.`);
+export async function deletePlan(ctx: CoverageContext, accountId: string, id: string): Promise<void> {
+  if (!(await ctx.plans.delete(accountId, id))) throw notFound(`No coverage plan ${id}.`);
 }
 
-export const getSchedule = (ctx: CoverageContext, accountId: string, id: string) => requirePlan(ctx, accountId, id).schedule;
+export const getSchedule = async (ctx: CoverageContext, accountId: string, id: string) => (await requirePlan(ctx, accountId, id)).schedule;
 
-export function putSchedule(ctx: CoverageContext, accountId: string, id: string, body: ScheduleBodyT): CoverageSchedule {
-  const schedule = mergeSchedule(requirePlan(ctx, accountId, id).schedule, body, 'body');
-  ctx.schedules.put(planOrigin(id), accountId, schedule);
-  return requirePlan(ctx, accountId, id).schedule;
+export async function putSchedule(ctx: CoverageContext, accountId: string, id: string, body: ScheduleBodyT): Promise<CoverageSchedule> {
+  const schedule = mergeSchedule((await requirePlan(ctx, accountId, id)).schedule, body, 'body');
+  await ctx.schedules.put(planOrigin(id), accountId, schedule);
+  return (await requirePlan(ctx, accountId, id)).schedule;
 }
 
 /** `GET /coverage-settings`: the account's choice, else the compiled-in default; a read writes nothing. */
-export function getSettings(ctx: CoverageContext, accountId: string) {
-  const chosen = ctx.settings.bufferTarget(accountId);
+export async function getSettings(ctx: CoverageContext, accountId: string) {
+  const chosen = await ctx.settings.bufferTarget(accountId);
   return { bufferTarget: chosen ?? DEFAULT_BUFFER_TARGET, isDefault: chosen === null };
 }
 
-export function putSettings(ctx: CoverageContext, accountId: string, bufferTarget: { kind: string; runs?: number }) {
+export async function putSettings(ctx: CoverageContext, accountId: string, bufferTarget: { kind: string; runs?: number }) {
   const target = bufferTargetOf(bufferTarget, 'body.bufferTarget');
-  ctx.settings.setBufferTarget(accountId, target);
+  await ctx.settings.setBufferTarget(accountId, target);
   return { bufferTarget: target, isDefault: false };
 }

@@ -6,7 +6,7 @@
  */
 import { badRequest } from '../errors.js';
 
-export type OwnsOrigin = (accountId: string, id: string) => boolean;
+export type OwnsOrigin = (accountId: string, id: string) => Promise<boolean>;
 
 const ORIGIN = /^([a-z]+):(.+)$/;
 
@@ -19,7 +19,7 @@ export class OriginOwners {
   }
 
   /** The origin to record: null when none was given; throws the 400 naming `field` otherwise. */
-  check(accountId: string, origin: string | undefined | null, field = 'querystring.origin'): string | null {
+  async check(accountId: string, origin: string | undefined | null, field = 'querystring.origin'): Promise<string | null> {
     if (origin === undefined || origin === null) return null;
     const match = ORIGIN.exec(origin);
     const owner = match ? this.owners.get(match[1]!) : undefined;
@@ -27,7 +27,7 @@ export class OriginOwners {
       const kinds = [...this.owners.keys()].map((kind) => `${kind}:<id>`).join(' or ');
       throw badRequest(`${field} "${origin}" is not of the form ${kinds}.`);
     }
-    if (!owner.owns(accountId, match[2]!)) throw badRequest(`${field} "${origin}" names no ${owner.noun} of this account.`);
+    if (!(await owner.owns(accountId, match[2]!))) throw badRequest(`${field} "${origin}" names no ${owner.noun} of this account.`);
     return origin;
   }
 }

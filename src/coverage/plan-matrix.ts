@@ -8,10 +8,11 @@ import { occupancyOf, remainingOf, targetOf, uniqueCells, type OwnedCell } from 
  * A plan's cells in emission order: its case groups' pins then its own, crossed with its
  * combo groups' members then its own, nested on `outerAxis`. Dangling group ids are ignored.
  */
-export function planCells(ctx: CoverageContext, accountId: string, plan: CoveragePlan): CoverageCell[] {
+export async function planCells(ctx: CoverageContext, accountId: string, plan: CoveragePlan): Promise<CoverageCell[]> {
+  const stored = await ctx.groups.byIds(accountId, [...plan.caseGroupIds, ...plan.comboGroupIds]);
   const groups = (ids: string[], kind: 'case' | 'combo') =>
     ids.flatMap((id) => {
-      const group = ctx.groups.get(accountId, id);
+      const group = stored.get(id);
       return group && group.kind === kind ? [group] : [];
     });
   const configs = ggConfigLookup(ctx.jobs, accountId);
@@ -24,7 +25,7 @@ export function planCells(ctx: CoverageContext, accountId: string, plan: Coverag
 
 /** Every cell of the plan counted for the requester, with its newest ingested version: what a top-up feeds and the buffer covers. */
 export async function measurePlan(ctx: CoverageContext, accountId: string, plan: CoveragePlan) {
-  const cells = planCells(ctx, accountId, plan);
+  const cells = await planCells(ctx, accountId, plan);
   const counts = await ctx.counter.count(cells, accountId);
   const check = ctx.launchability();
   const feed = cells.map((cell, i): OwnedCell & { latestVersion: string } => ({
@@ -34,7 +35,7 @@ export async function measurePlan(ctx: CoverageContext, accountId: string, plan:
 }
 
 /** The roll-ups the matrix and the summary share. */
-function rollups(ctx: CoverageContext, accountId: string, plan: CoveragePlan, measured: Awaited<ReturnType<typeof measurePlan>>) {
+async function rollups(ctx: CoverageContext, accountId: string, plan: CoveragePlan, measured: Awaited<ReturnType<typeof measurePlan>>) {
   let cellsSatisfied = 0;
   let runsMissing = 0;
   let runsPending = 0;
@@ -54,7 +55,7 @@ function rollups(ctx: CoverageContext, accountId: string, plan: CoveragePlan, me
     runsPending,
     runsUnreviewed,
     runsOutstanding: occupancyOf(measured.review),
-    bufferTarget: targetOf(ctx, accountId, plan.schedule),
+    bufferTarget: await targetOf(ctx, accountId, plan.schedule),
   };
 }
 
@@ -74,7 +75,7 @@ export async function planMatrix(ctx: CoverageContext, accountId: string, plan: 
     stale: latestVersion !== '' && latestVersion !== cell.pin.version,
     unlaunchable,
   }));
-  return { cells, ...rollups(ctx, accountId, plan, measured) };
+  return { cells, ...(await rollups(ctx, accountId, plan, measured)) };
 }
 
 /**
@@ -83,8 +84,8 @@ export async function planMatrix(ctx: CoverageContext, accountId: string, plan: 
  */
 export async function planSummary(ctx: CoverageContext, accountId: string) {
   const plans = [];
-  for (const plan of ctx.plans.list(accountId)) {
-    const roll = rollups(ctx, accountId, plan, await measurePlan(ctx, accountId, plan));
+  for (const plan of await ctx.plans.list(accountId)) {
+    const roll = await rollups(ctx, accountId, plan, await measurePlan(ctx, accountId, plan));
     plans.push({
       id: plan.id,
       name: plan.name,

@@ -11,41 +11,41 @@ const NOUN = 'coverage plan';
 const planOwner = (ctx: CoverageContext, accountId: string, id: string): ScheduleOwner => ({
   accountId,
   origin: planOrigin(id),
-  measure: () => measurePlan(ctx, accountId, requirePlan(ctx, accountId, id)),
+  measure: async () => measurePlan(ctx, accountId, await requirePlan(ctx, accountId, id)),
 });
 
 /** `POST /coverage-plans/{id}/topup`. */
 export async function topUpPlan(ctx: CoverageContext, accountId: string, id: string): Promise<TopUpResult> {
-  requirePlan(ctx, accountId, id);
+  await requirePlan(ctx, accountId, id);
   return topUpOwner(ctx, planOwner(ctx, accountId, id), NOUN);
 }
 
 /** After a review: every plan of the reviewer with `autoTopUp` whose cells hold the run tops up. */
 export async function autoTopUpAfterReview(ctx: CoverageContext, account: Account, runId: string): Promise<void> {
-  const run = ctx.counter.runIdentity(runId);
+  const run = await ctx.counter.runIdentity(runId);
   if (!run) return;
-  for (const plan of ctx.plans.list(account.id)) {
+  for (const plan of await ctx.plans.list(account.id)) {
     if (!plan.schedule.autoTopUp || plan.schedule.paused) continue;
-    if (!planCells(ctx, account.id, plan).some((cell) => runInCell(run, cell))) continue;
+    if (!(await planCells(ctx, account.id, plan)).some((cell) => runInCell(run, cell))) continue;
     await topUpPlan(ctx, account.id, plan.id);
   }
 }
 
 /** `POST /coverage-plans/{id}/pause`: flips `paused`, cancels nothing. */
-export function pausePlan(ctx: CoverageContext, accountId: string, id: string, paused: boolean) {
-  requirePlan(ctx, accountId, id);
-  pauseOwner(ctx, planOrigin(id), NOUN, paused);
-  return requirePlan(ctx, accountId, id).schedule;
+export async function pausePlan(ctx: CoverageContext, accountId: string, id: string, paused: boolean) {
+  await requirePlan(ctx, accountId, id);
+  await pauseOwner(ctx, planOrigin(id), NOUN, paused);
+  return (await requirePlan(ctx, accountId, id)).schedule;
 }
 
 /** `halt` and `halt-all`: pause first, then cancel the plan's own jobs (a top-up in progress stops at its next step). */
 export async function haltPlan(ctx: CoverageContext, account: Account, id: string, scope: HaltScope) {
-  requirePlan(ctx, account.id, id);
+  await requirePlan(ctx, account.id, id);
   return haltOwner(ctx, planOrigin(id), NOUN, scope, account.username);
 }
 
 /** `GET /coverage-plans/{id}/queue`: the requester's unreviewed completed runs in plan order. */
-export function planQueue(ctx: CoverageContext, accountId: string, id: string, limit?: number) {
-  const cells = planCells(ctx, accountId, requirePlan(ctx, accountId, id));
+export async function planQueue(ctx: CoverageContext, accountId: string, id: string, limit?: number) {
+  const cells = await planCells(ctx, accountId, await requirePlan(ctx, accountId, id));
   return ownerQueue(ctx, cells.map((cell) => ({ cell })), accountId, limit);
 }

@@ -82,15 +82,15 @@ export const remainingOf = (cell: CoverageCell, counts: CellCounts) => Math.max(
 const ownerGone = (origin: string, noun: string) => notFound(`No ${noun} ${origin.slice(origin.indexOf(':') + 1)}.`);
 
 /** The owner's schedule as stored; 404 naming `noun` when it is gone. */
-export function scheduleOf(ctx: OwnerContext, origin: string, noun: string): OwnerSchedule {
-  const schedule = ctx.schedules.get(origin);
+export async function scheduleOf(ctx: OwnerContext, origin: string, noun: string): Promise<OwnerSchedule> {
+  const schedule = await ctx.schedules.get(origin);
   if (!schedule) throw ownerGone(origin, noun);
   return schedule;
 }
 
 /** The target in force: the owner's override, else the account's setting, else the default. */
-export const targetOf = (ctx: OwnerContext, accountId: string, schedule: OwnerSchedule): BufferTarget =>
-  targetInForce(schedule.bufferTarget, ctx.settings.bufferTarget(accountId));
+export const targetOf = async (ctx: OwnerContext, accountId: string, schedule: OwnerSchedule): Promise<BufferTarget> =>
+  targetInForce(schedule.bufferTarget, schedule.bufferTarget === null ? await ctx.settings.bufferTarget(accountId) : null);
 
 /** A schedule as written: the tagged target, a bare bound (a ladder's shorthand), or null. */
 export interface ScheduleWrite<Axis extends string> {
@@ -116,8 +116,8 @@ export function mergeSchedule<Axis extends string>(base: OwnerSchedule<Axis>, bo
 }
 
 /** `POST …/pause`: flips `paused` alone; cancels nothing, launches nothing. */
-export function pauseOwner(ctx: OwnerContext, origin: string, noun: string, paused: boolean): void {
-  if (!ctx.schedules.setPaused(origin, paused)) throw ownerGone(origin, noun);
+export async function pauseOwner(ctx: OwnerContext, origin: string, noun: string, paused: boolean): Promise<void> {
+  if (!(await ctx.schedules.setPaused(origin, paused))) throw ownerGone(origin, noun);
 }
 
 type CellAnswer = ReturnType<typeof cellRef> & { rungId?: string };
@@ -156,7 +156,7 @@ function launchBody({ pin, combination }: CoverageCell): LaunchBodyT {
  * walk, and the answer is null. `harnesses` is the capped harnesses' load (none: no caps).
  */
 export async function prepareTopUp(
-  ctx: JobsContext, accountId: string, origin: string, target: BufferTarget, measured: MeasuredOwner, stillFed: () => boolean,
+  ctx: JobsContext, accountId: string, origin: string, target: BufferTarget, measured: MeasuredOwner, stillFed: () => Promise<boolean>,
   harnesses: HarnessLoad = new Map(),
 ) {
   const outstanding = occupancyOf(measured.review);
@@ -179,7 +179,7 @@ export async function prepareTopUp(
       const harness = load.get(owned.cell.combination.harness);
       if (slotsOnly && harness !== undefined && harness.inFlight >= harness.cap) continue;
       tried.add(owned);
-      if (!stillFed()) return null;
+      if (!(await stillFed())) return null;
       const body = launchBody(owned.cell);
       const launches: PreparedLaunch[] = [];
       try {
@@ -205,22 +205,24 @@ export async function prepareTopUp(
  * so a pause or a halt that landed meanwhile is honoured and the shortfall recomputed.
  */
 export async function topUpOwner(ctx: OwnerContext, owner: ScheduleOwner, noun: string): Promise<TopUpResult> {
-  const paused = () => scheduleOf(ctx, owner.origin, noun).paused;
-  const skip = (skipped: 'busy' | 'paused'): TopUpResult => ({
-    bufferTarget: targetOf(ctx, owner.accountId, scheduleOf(ctx, owner.origin, noun)), enqueued: 0, cells: [], unlaunchable: [], skipped,
+  const paused = async () => (await scheduleOf(ctx, owner.origin, noun)).paused;
+  const skip = async (skipped: 'busy' | 'paused'): Promise<TopUpResult> => ({
+    bufferTarget: await targetOf(ctx, owner.accountId, await scheduleOf(ctx, owner.origin, noun)), enqueued: 0, cells: [], unlaunchable: [], skipped,
   });
-  if (paused()) return skip('paused');
+  if (await paused()) return skip('paused');
   const attempt = await ctx.locks.withLock(owner.origin, async (lock) => {
-    const schedule = scheduleOf(ctx, owner.origin, noun);
+    const schedule = await scheduleOf(ctx, owner.origin, noun);
     if (schedule.paused) return skip('paused');
-    const target = targetOf(ctx, owner.accountId, schedule);
-    const prepared = await prepareTopUp(ctx.jobs, owner.accountId, owner.origin, target, await owner.measure(), () => !paused(), ctx.counter.harnessLoad());
+    const target = await targetOf(ctx, owner.accountId, schedule);
+    const prepared = await prepareTopUp(
+      ctx.jobs, owner.accountId, owner.origin, target, await owner.measure(), async () => !(await paused()), await ctx.counter.harnessLoad(),
+    );
     if (!prepared) return skip('paused');
     const launches = prepared.chosen.flatMap((item) => item.launches);
     if (launches.length > 0) await lock.confirm();
     // Read right before the commit, with no wait between it and the insert: a halt that paused
     // the owner by now finds nothing new; one that pauses later waits for this lock and sweeps.
-    if (launches.length > 0 && paused()) return skip('paused');
+    if (launches.length > 0 && (await paused())) return skip('paused');
     const ids = await enqueuePrepared(ctx.jobs, launches, owner.origin);
     let next = 0;
     const cells = prepared.chosen.map(({ owned, launches: own }) => ({ ...answerOf(owned), runs: own.length, jobIds: ids.slice(next, (next += own.length)) }));
@@ -234,7 +236,7 @@ export type HaltScope = 'waiting' | 'all';
 
 /** Cancels the non-terminal jobs launched for one owner, in bounded steps, recorded and announced like every cancel. */
 async function cancelOrigin(ctx: OwnerContext, origin: string, scope: HaltScope, detail: string): Promise<number> {
-  const ids = ctx.counter.inFlightIdsOfOrigin(origin);
+  const ids = await ctx.counter.inFlightIdsOfOrigin(origin);
   let canceled = 0;
   for (let i = 0; i < ids.length; i += SWEEP_STEP) {
     const result = await ctx.jobs.queue.cancel(scope === 'all' ? 'any' : 'waiting', detail, { ids: ids.slice(i, i + SWEEP_STEP) });
@@ -255,7 +257,7 @@ const HALT_LOCK_WAIT_MS = 35 * SECOND;
  * other origin are never touched.
  */
 export async function haltOwner(ctx: OwnerContext, origin: string, noun: string, scope: HaltScope, by: string) {
-  pauseOwner(ctx, origin, noun, true);
+  await pauseOwner(ctx, origin, noun, true);
   const detail = `Canceled by ${by} (${scope === 'all' ? 'halt-all' : 'halt'} of ${origin}).`;
   const halt = () => cancelOrigin(ctx, origin, scope, detail);
   let canceled = 0;
@@ -276,9 +278,11 @@ export async function haltOwner(ctx: OwnerContext, origin: string, noun: string,
  * `limit`, with `truncated` when more wait. `skipUnloaded` leaves out unloaded builds a
  * ladder's gate already rated broken.
  */
-export function ownerQueue(ctx: OwnerContext, review: Array<Pick<OwnedCell, 'cell' | 'rungId'>>, reviewerId: string, limit = MAX_QUEUE_RUNS, skipUnloaded = false) {
+export async function ownerQueue(
+  ctx: OwnerContext, review: Array<Pick<OwnedCell, 'cell' | 'rungId'>>, reviewerId: string, limit = MAX_QUEUE_RUNS, skipUnloaded = false,
+) {
   const cells = uniqueCells(review);
-  const rows = ctx.counter.unreviewedRuns(cells.map((owned) => owned.cell), reviewerId, limit + 1, skipUnloaded);
+  const rows = await ctx.counter.unreviewedRuns(cells.map((owned) => owned.cell), reviewerId, limit + 1, skipUnloaded);
   const runs = rows.slice(0, limit).map(({ cell, run }) => {
     const owned = cells[cell]!;
     return {

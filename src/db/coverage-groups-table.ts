@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PinnedCaseT } from '../contract/coverage.js';
 import type { StoredCombination } from '../coverage/combinations.js';
-import type { Database } from './open-database.js';
+import type { BackendStore } from './dialect.js';
 
 export type GroupKind = 'combo' | 'case';
 
@@ -19,48 +19,51 @@ export type GroupWrite = Omit<CoverageGroup, 'id' | 'updatedAt'>;
 interface Row {
   id: string;
   name: string;
-  kind: GroupKind;
+  kind: string;
   combos: string;
   cases: string;
   updatedAt: string;
 }
 
-const fromRow = (row: Row): CoverageGroup => ({ ...row, combos: JSON.parse(row.combos), cases: JSON.parse(row.cases) });
+const fromRow = (row: Row): CoverageGroup =>
+  ({ ...row, kind: row.kind as GroupKind, combos: JSON.parse(row.combos), cases: JSON.parse(row.cases) });
+
+const columns = (group: GroupWrite) => ({ name: group.name, kind: group.kind, combos: JSON.stringify(group.combos), cases: JSON.stringify(group.cases) });
 
 /** Coverage groups; every query is scoped to the owning account. */
-export function coverageGroupsTable(db: Database) {
-  const select = 'SELECT id, name, kind, combos, cases, updated_at AS updatedAt FROM coverage_groups';
-  const list = db.prepare<[string], Row>(`${select} WHERE account_id = ? ORDER BY created_at, id`);
-  const one = db.prepare<[string, string], Row>(`${select} WHERE id = ? AND account_id = ?`);
-  const insert = db.prepare(
-    `INSERT INTO coverage_groups (id, account_id, name, kind, combos, cases, created_at, updated_at)
-     VALUES (@id, @accountId, @name, @kind, @combos, @cases, @now, @now)`,
-  );
-  const update = db.prepare(
-    `UPDATE coverage_groups SET name = @name, kind = @kind, combos = @combos, cases = @cases, updated_at = @now
-     WHERE id = @id AND account_id = @accountId`,
-  );
-  const remove = db.prepare<[string, string]>('DELETE FROM coverage_groups WHERE id = ? AND account_id = ?');
-  const columns = (group: GroupWrite) => ({ name: group.name, kind: group.kind, combos: JSON.stringify(group.combos), cases: JSON.stringify(group.cases) });
+export function coverageGroupsTable(store: BackendStore) {
+  const select = () => store.db.selectFrom('coverage_groups').select(['id', 'name', 'kind', 'combos', 'cases', 'updated_at as updatedAt']);
 
   return {
-    list: (accountId: string) => list.all(accountId).map(fromRow),
-    get(accountId: string, id: string): CoverageGroup | null {
-      const row = one.get(id, accountId);
+    list: async (accountId: string): Promise<CoverageGroup[]> =>
+      (await select().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute()).map(fromRow),
+    async get(accountId: string, id: string): Promise<CoverageGroup | null> {
+      const row = await select().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
       return row ? fromRow(row) : null;
     },
-    create(accountId: string, group: GroupWrite): CoverageGroup {
+    async create(accountId: string, group: GroupWrite): Promise<CoverageGroup> {
       const id = randomUUID();
       const now = new Date().toISOString();
-      insert.run({ id, accountId, now, ...columns(group) });
+      await store.db.insertInto('coverage_groups').values({ id, account_id: accountId, ...columns(group), created_at: now, updated_at: now }).execute();
       return { id, ...group, updatedAt: now };
     },
-    /** Null when the account holds no such group. */
-    update(accountId: string, id: string, group: GroupWrite): CoverageGroup | null {
-      const now = new Date().toISOString();
-      return update.run({ id, accountId, now, ...columns(group) }).changes === 0 ? null : { id, ...group, updatedAt: now };
+    /** The account's groups among `ids`, by id, in one statement (ids of no group are absent). */
+    async byIds(accountId: string, ids: readonly string[]): Promise<Map<string, CoverageGroup>> {
+      if (ids.length === 0) return new Map();
+      const rows = await select().where('account_id', '=', accountId).where('id', 'in', [...new Set(ids)]).execute();
+      return new Map(rows.map((row) => [row.id, fromRow(row)]));
     },
-    delete: (accountId: string, id: string): boolean => remove.run(id, accountId).changes > 0,
+    /** Null when the account holds no such group. */
+    async update(accountId: string, id: string, group: GroupWrite): Promise<CoverageGroup | null> {
+      const now = new Date().toISOString();
+      const result = await store.db.updateTable('coverage_groups').set({ ...columns(group), updated_at: now })
+        .where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+      return result.numUpdatedRows === 0n ? null : { id, ...group, updatedAt: now };
+    },
+    async delete(accountId: string, id: string): Promise<boolean> {
+      const result = await store.db.deleteFrom('coverage_groups').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
   };
 }
 

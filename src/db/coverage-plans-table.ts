@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
 import type { PinnedCaseT } from '../contract/coverage.js';
 import type { StoredCombination } from '../coverage/combinations.js';
-import { coverageSchedulesTable, SCHEDULE_COLUMNS, scheduleFromRow, type OwnerSchedule } from './coverage-schedules-table.js';
-import type { Database } from './open-database.js';
+import { coverageSchedulesTable, ownerOf, SCHEDULE_COLUMNS, scheduleFromRow, type OwnerSchedule } from './coverage-schedules-table.js';
+import { writeTransaction, type BackendStore } from './dialect.js';
+import type { StoreSchema } from './store-schema.js';
 
 export type OuterAxis = 'case' | 'combination';
 
@@ -37,7 +39,7 @@ interface Row {
   caseGroupIds: string;
   combos: string;
   cases: string;
-  outerAxis: OuterAxis;
+  outerAxis: string;
   paused: number;
   autoTopUp: number;
   bufferKind: string | null;
@@ -59,53 +61,55 @@ const fromRow = (row: Row): CoveragePlan => ({
 
 const declarationColumns = (plan: PlanDeclaration) => ({
   name: plan.name,
-  runsPerCell: plan.runsPerCell,
-  comboGroupIds: JSON.stringify(plan.comboGroupIds),
-  caseGroupIds: JSON.stringify(plan.caseGroupIds),
+  runs_per_cell: plan.runsPerCell,
+  combo_group_ids: JSON.stringify(plan.comboGroupIds),
+  case_group_ids: JSON.stringify(plan.caseGroupIds),
   combos: JSON.stringify(plan.combos),
   cases: JSON.stringify(plan.cases),
 });
 
 /** Coverage plans with their schedules; every query is scoped to the owning account. */
-export function coveragePlansTable(db: Database) {
-  const schedules = coverageSchedulesTable(db);
-  const select = `SELECT p.id, p.name, p.runs_per_cell AS runsPerCell, p.combo_group_ids AS comboGroupIds, p.case_group_ids AS caseGroupIds,
-    p.combos, p.cases, ${SCHEDULE_COLUMNS}, p.updated_at AS updatedAt
-    FROM coverage_plans AS p JOIN coverage_schedules AS s ON s.owner = 'plan:' || p.id`;
-  const list = db.prepare<[string], Row>(`${select} WHERE p.account_id = ? ORDER BY p.created_at, p.id`);
-  const one = db.prepare<[string, string], Row>(`${select} WHERE p.id = ? AND p.account_id = ?`);
-  const exists = db.prepare<[string, string], number>('SELECT EXISTS (SELECT 1 FROM coverage_plans WHERE id = ? AND account_id = ?)').pluck();
-  const insert = db.prepare(
-    `INSERT INTO coverage_plans (id, account_id, name, runs_per_cell, combo_group_ids, case_group_ids, combos, cases, created_at, updated_at)
-     VALUES (@id, @accountId, @name, @runsPerCell, @comboGroupIds, @caseGroupIds, @combos, @cases, @now, @now)`,
-  );
-  const updateDeclaration = db.prepare(
-    `UPDATE coverage_plans SET name = @name, runs_per_cell = @runsPerCell, combo_group_ids = @comboGroupIds,
-       case_group_ids = @caseGroupIds, combos = @combos, cases = @cases, updated_at = @now WHERE id = @id AND account_id = @accountId`,
-  );
-  const remove = db.prepare<[string, string]>('DELETE FROM coverage_plans WHERE id = ? AND account_id = ?');
-  const get = (accountId: string, id: string): CoveragePlan | null => {
-    const row = one.get(id, accountId);
+export function coveragePlansTable(store: BackendStore) {
+  const schedules = coverageSchedulesTable(store);
+  const select = (db: Kysely<StoreSchema>) => db.selectFrom('coverage_plans as p')
+    .innerJoin('coverage_schedules as s', (join) => join.on('s.owner', '=', ownerOf('plan', 'p.id')))
+    .select([
+      'p.id', 'p.name', 'p.runs_per_cell as runsPerCell', 'p.combo_group_ids as comboGroupIds', 'p.case_group_ids as caseGroupIds',
+      'p.combos', 'p.cases', ...SCHEDULE_COLUMNS, 'p.updated_at as updatedAt',
+    ]);
+  const get = async (accountId: string, id: string, db = store.db): Promise<CoveragePlan | null> => {
+    const row = await select(db).where('p.id', '=', id).where('p.account_id', '=', accountId).executeTakeFirst();
     return row ? fromRow(row) : null;
   };
 
   return {
-    list: (accountId: string) => list.all(accountId).map(fromRow),
-    get,
-    exists: (accountId: string, id: string) => exists.get(id, accountId) === 1,
-    create: db.transaction((accountId: string, declaration: PlanDeclaration, schedule: CoverageSchedule): CoveragePlan => {
-      const id = randomUUID();
-      insert.run({ id, accountId, now: new Date().toISOString(), ...declarationColumns(declaration) });
-      schedules.put(planOrigin(id), accountId, schedule);
-      return get(accountId, id)!;
-    }),
+    list: async (accountId: string): Promise<CoveragePlan[]> =>
+      (await select(store.db).where('p.account_id', '=', accountId).orderBy('p.created_at').orderBy('p.id').execute()).map(fromRow),
+    get: (accountId: string, id: string) => get(accountId, id),
+    async exists(accountId: string, id: string): Promise<boolean> {
+      return (await store.db.selectFrom('coverage_plans').select('id').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst()) !== undefined;
+    },
+    create: (accountId: string, declaration: PlanDeclaration, schedule: CoverageSchedule): Promise<CoveragePlan> =>
+      writeTransaction(store, async (trx) => {
+        const id = randomUUID();
+        const now = new Date().toISOString();
+        await trx.insertInto('coverage_plans').values({ id, account_id: accountId, ...declarationColumns(declaration), created_at: now, updated_at: now }).execute();
+        await schedules.put(planOrigin(id), accountId, schedule, trx);
+        return (await get(accountId, id, trx))!;
+      }),
     /** Writes the declaration, and the schedule when given, in one transaction; null when the account holds no such plan. */
-    update: db.transaction((accountId: string, id: string, declaration: PlanDeclaration, schedule: CoverageSchedule | null): CoveragePlan | null => {
-      if (updateDeclaration.run({ id, accountId, now: new Date().toISOString(), ...declarationColumns(declaration) }).changes === 0) return null;
-      if (schedule) schedules.put(planOrigin(id), accountId, schedule);
-      return get(accountId, id);
-    }),
-    delete: (accountId: string, id: string): boolean => remove.run(id, accountId).changes > 0,
+    update: (accountId: string, id: string, declaration: PlanDeclaration, schedule: CoverageSchedule | null): Promise<CoveragePlan | null> =>
+      writeTransaction(store, async (trx) => {
+        const result = await trx.updateTable('coverage_plans').set({ ...declarationColumns(declaration), updated_at: new Date().toISOString() })
+          .where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+        if (result.numUpdatedRows === 0n) return null;
+        if (schedule) await schedules.put(planOrigin(id), accountId, schedule, trx);
+        return get(accountId, id, trx);
+      }),
+    async delete(accountId: string, id: string): Promise<boolean> {
+      const result = await store.db.deleteFrom('coverage_plans').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
   };
 }
 

@@ -1,5 +1,6 @@
+import { sql, type RawBuilder } from 'kysely';
 import { bufferTargetColumns, bufferTargetFromColumns, type BufferTarget } from '../coverage/buffer-target.js';
-import type { Database } from './open-database.js';
+import type { BackendStore } from './dialect.js';
 
 /**
  * How a schedule owner (a coverage plan, a ladder) is fed; one shape for both, the axis
@@ -22,8 +23,11 @@ interface Row {
   bufferRuns: number | null;
 }
 
-/** The SQL that reads a schedule as `OwnerSchedule` columns from `coverage_schedules AS s`, for owners' own selects to join. */
-export const SCHEDULE_COLUMNS = 's.outer_axis AS outerAxis, s.paused, s.auto_top_up AS autoTopUp, s.buffer_kind AS bufferKind, s.buffer_runs AS bufferRuns';
+/** A schedule's columns as `OwnerSchedule` row fields from `coverage_schedules AS s`, for owners' own selects to join. */
+export const SCHEDULE_COLUMNS = ['s.outer_axis as outerAxis', 's.paused', 's.auto_top_up as autoTopUp', 's.buffer_kind as bufferKind', 's.buffer_runs as bufferRuns'] as const;
+
+/** The origin (`plan:<id>`) of the owner whose id column is `idColumn`: what `coverage_schedules.owner` joins on. */
+export const ownerOf = (kind: 'plan' | 'ladder', idColumn: string): RawBuilder<string> => sql<string>`${sql.lit(`${kind}:`)} || ${sql.ref(idColumn)}`;
 
 export const scheduleFromRow = <Axis extends string>(row: Row): OwnerSchedule<Axis> => ({
   outerAxis: row.outerAxis as Axis,
@@ -36,31 +40,39 @@ export const scheduleFromRow = <Axis extends string>(row: Row): OwnerSchedule<Ax
  * `coverage_schedules`: every owner's schedule, keyed by its origin (`plan:<id>`,
  * `ladder:<id>`). A row goes when its owner does (migration 0088's triggers).
  */
-export function coverageSchedulesTable(db: Database) {
-  const one = db.prepare<[string], Row>(`SELECT ${SCHEDULE_COLUMNS} FROM coverage_schedules AS s WHERE s.owner = ?`);
-  const upsert = db.prepare(
-    `INSERT INTO coverage_schedules (owner, account_id, outer_axis, paused, auto_top_up, buffer_kind, buffer_runs, updated_at)
-     VALUES (@owner, @accountId, @outerAxis, @paused, @autoTopUp, @bufferKind, @bufferRuns, @now)
-     ON CONFLICT (owner) DO UPDATE SET outer_axis = excluded.outer_axis, paused = excluded.paused, auto_top_up = excluded.auto_top_up,
-       buffer_kind = excluded.buffer_kind, buffer_runs = excluded.buffer_runs, updated_at = excluded.updated_at
-     WHERE coverage_schedules.account_id = excluded.account_id`,
-  );
-  const pause = db.prepare<[number, string, string]>('UPDATE coverage_schedules SET paused = ?, updated_at = ? WHERE owner = ?');
+export function coverageSchedulesTable(store: BackendStore) {
   return {
     /** Null when the owner has no schedule (it is gone). */
-    get(owner: string): OwnerSchedule | null {
-      const row = one.get(owner);
+    async get(owner: string): Promise<OwnerSchedule | null> {
+      const row = await store.db.selectFrom('coverage_schedules as s').select(SCHEDULE_COLUMNS).where('s.owner', '=', owner).executeTakeFirst();
       return row ? scheduleFromRow(row) : null;
     },
-    /** Writes the owner's schedule whole (the caller has checked the owner is the account's). */
-    put(owner: string, accountId: string, schedule: OwnerSchedule): void {
-      upsert.run({
-        owner, accountId, outerAxis: schedule.outerAxis, paused: schedule.paused ? 1 : 0, autoTopUp: schedule.autoTopUp ? 1 : 0,
-        ...bufferTargetColumns(schedule.bufferTarget), now: new Date().toISOString(),
-      });
+    /**
+     * Writes the owner's schedule whole (the caller has checked the owner is the account's).
+     * `db` is the transaction when the write belongs to one.
+     */
+    async put(owner: string, accountId: string, schedule: OwnerSchedule, db = store.db): Promise<void> {
+      const { bufferKind, bufferRuns } = bufferTargetColumns(schedule.bufferTarget);
+      const row = {
+        outer_axis: schedule.outerAxis, paused: schedule.paused ? 1 : 0, auto_top_up: schedule.autoTopUp ? 1 : 0,
+        buffer_kind: bufferKind, buffer_runs: bufferRuns, updated_at: new Date().toISOString(),
+      };
+      await db.insertInto('coverage_schedules').values({ owner, account_id: accountId, ...row })
+        .onConflict((conflict) => conflict.column('owner')
+          .doUpdateSet((eb) => ({
+            outer_axis: eb.ref('excluded.outer_axis'), paused: eb.ref('excluded.paused'), auto_top_up: eb.ref('excluded.auto_top_up'),
+            buffer_kind: eb.ref('excluded.buffer_kind'), buffer_runs: eb.ref('excluded.buffer_runs'), updated_at: eb.ref('excluded.updated_at'),
+          }))
+          // Another account's owner of the same origin is never overwritten.
+          .where('coverage_schedules.account_id', '=', accountId))
+        .execute();
     },
     /** Flips `paused` alone, so a halt's pause never rewrites a schedule written meanwhile; false when the owner is gone. */
-    setPaused: (owner: string, paused: boolean): boolean => pause.run(paused ? 1 : 0, new Date().toISOString(), owner).changes > 0,
+    async setPaused(owner: string, paused: boolean): Promise<boolean> {
+      const result = await store.db.updateTable('coverage_schedules').set({ paused: paused ? 1 : 0, updated_at: new Date().toISOString() })
+        .where('owner', '=', owner).executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
   };
 }
 

@@ -1,23 +1,23 @@
 import { bufferTargetColumns, bufferTargetFromColumns, type BufferTarget } from '../coverage/buffer-target.js';
-import type { Database } from './open-database.js';
+import type { BackendStore } from './dialect.js';
 
 /** The account-wide coverage setting; an account that never chose one has no row. */
-export function coverageSettingsTable(db: Database) {
-  const one = db.prepare<[string], { kind: string; runs: number | null }>(
-    'SELECT buffer_kind AS kind, buffer_runs AS runs FROM coverage_settings WHERE account_id = ?',
-  );
-  const upsert = db.prepare(
-    `INSERT INTO coverage_settings (account_id, buffer_kind, buffer_runs, updated_at) VALUES (@accountId, @bufferKind, @bufferRuns, @now)
-     ON CONFLICT (account_id) DO UPDATE SET buffer_kind = excluded.buffer_kind, buffer_runs = excluded.buffer_runs, updated_at = excluded.updated_at`,
-  );
+export function coverageSettingsTable(store: BackendStore) {
   return {
     /** Null when the account never chose a target. */
-    bufferTarget(accountId: string): BufferTarget | null {
-      const row = one.get(accountId);
-      return row ? bufferTargetFromColumns(row.kind, row.runs) : null;
+    async bufferTarget(accountId: string): Promise<BufferTarget | null> {
+      const row = await store.db.selectFrom('coverage_settings').select(['buffer_kind', 'buffer_runs']).where('account_id', '=', accountId).executeTakeFirst();
+      return row ? bufferTargetFromColumns(row.buffer_kind, row.buffer_runs) : null;
     },
-    setBufferTarget: (accountId: string, target: BufferTarget) =>
-      void upsert.run({ accountId, ...bufferTargetColumns(target), now: new Date().toISOString() }),
+    async setBufferTarget(accountId: string, target: BufferTarget): Promise<void> {
+      const { bufferKind, bufferRuns } = bufferTargetColumns(target);
+      await store.db.insertInto('coverage_settings')
+        .values({ account_id: accountId, buffer_kind: bufferKind!, buffer_runs: bufferRuns, updated_at: new Date().toISOString() })
+        .onConflict((conflict) => conflict.column('account_id').doUpdateSet((eb) => ({
+          buffer_kind: eb.ref('excluded.buffer_kind'), buffer_runs: eb.ref('excluded.buffer_runs'), updated_at: eb.ref('excluded.updated_at'),
+        })))
+        .execute();
+    },
   };
 }
 

@@ -148,3 +148,17 @@ export function indexedBy(engine: Engine, index: string): RawBuilder<unknown> {
  * - row order of equal keys: there is no `rowid` on PostgreSQL; order by a column.
  * - text order: every text column is COLLATE "C" on PostgreSQL, byte order like SQLite's.
  */
+
+// --- coverage ---
+
+/**
+ * The elements of a JSON array (text) as a FROM item with columns `key` (the 0-based index)
+ * and `value` (the element, whose members `->>` reads alike on both engines, by integer
+ * index or by key). SQLite's `json_each` answers these columns itself; PostgreSQL's
+ * `jsonb_array_elements` numbers its rows from 1 with ORDINALITY.
+ */
+export function jsonArrayRows(engine: Engine, json: Expression<unknown>): RawBuilder<{ key: number; value: unknown }> {
+  return engine === 'sqlite'
+    ? sql`json_each(${json})`
+    : sql`(SELECT e.ordinality - 1 AS key, e.value FROM jsonb_array_elements(CAST(${json} AS jsonb)) WITH ORDINALITY AS e(value, ordinality))`;
+}

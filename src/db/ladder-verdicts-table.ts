@@ -1,5 +1,5 @@
 import type { LadderOutcome } from '../ladders/climber-standing.js';
-import type { Database } from './open-database.js';
+import { writeTransaction, type BackendStore } from './dialect.js';
 
 /**
  * A verdict stored for one climber on one rung, keyed by the case and version it was decided
@@ -31,37 +31,47 @@ export interface NewVerdict {
 /** What names one stored verdict. */
 export type VerdictKey = Pick<NewVerdict, 'climberKey' | 'rungId' | 'decidedSlug' | 'decidedVersion'>;
 
-/** Recorded gate verdicts and the manual overrides kept beside them. */
-export function ladderVerdictsTable(db: Database) {
-  const list = db.prepare<[string], StoredVerdict>(
-    `SELECT climber_key AS climberKey, rung_id AS rungId, decided_slug AS decidedSlug, decided_version AS decidedVersion,
-       decided_engine AS decidedEngine, outcome, decided_at AS decidedAt, override_outcome AS overrideOutcome, override_at AS overrideAt
-     FROM ladder_verdicts WHERE ladder_id = ? ORDER BY decided_at, rung_id`,
-  );
-  // A verdict once recorded stands: a later top-up never rewrites it (an override is how a reviewer changes it).
-  const insert = db.prepare(
-    `INSERT INTO ladder_verdicts (ladder_id, climber_key, rung_id, decided_slug, decided_version, decided_engine, outcome, decided_at)
-     VALUES (@ladderId, @climberKey, @rungId, @decidedSlug, @decidedVersion, @decidedEngine, @outcome, @now) ON CONFLICT DO NOTHING`,
-  );
-  const override = db.prepare(
-    `UPDATE ladder_verdicts SET override_outcome = @overrideOutcome, override_at = @overrideAt
-     WHERE ladder_id = @ladderId AND climber_key = @climberKey AND rung_id = @rungId AND decided_slug = @decidedSlug AND decided_version = @decidedVersion`,
-  );
-  const recordAll = db.transaction((ladderId: string, verdicts: NewVerdict[], now: string) => {
-    let written = 0;
-    for (const verdict of verdicts) written += insert.run({ ladderId, ...verdict, now }).changes;
-    return written;
-  });
+/** A statement stays well under both engines' bound-parameter limits (8 per verdict). */
+const VERDICTS_PER_INSERT = 2_000;
 
+/** Recorded gate verdicts and the manual overrides kept beside them. */
+export function ladderVerdictsTable(store: BackendStore) {
   return {
-    list: (ladderId: string): StoredVerdict[] => list.all(ladderId),
+    list: async (ladderId: string): Promise<StoredVerdict[]> =>
+      (await store.db.selectFrom('ladder_verdicts')
+        .select([
+          'climber_key as climberKey', 'rung_id as rungId', 'decided_slug as decidedSlug', 'decided_version as decidedVersion',
+          'decided_engine as decidedEngine', 'outcome', 'decided_at as decidedAt', 'override_outcome as overrideOutcome', 'override_at as overrideAt',
+        ])
+        .where('ladder_id', '=', ladderId).orderBy('decided_at').orderBy('rung_id').orderBy('climber_key').orderBy('decided_slug').orderBy('decided_version')
+        .execute()) as StoredVerdict[],
     /** Records live verdicts; one already stored for the same case and version is kept as it was. Answers how many were new. */
-    record: (ladderId: string, verdicts: NewVerdict[]): number => (verdicts.length === 0 ? 0 : recordAll(ladderId, verdicts, new Date().toISOString())),
+    async record(ladderId: string, verdicts: NewVerdict[]): Promise<number> {
+      if (verdicts.length === 0) return 0;
+      const now = new Date().toISOString();
+      const rows = verdicts.map((verdict) => ({
+        ladder_id: ladderId, climber_key: verdict.climberKey, rung_id: verdict.rungId, decided_slug: verdict.decidedSlug,
+        decided_version: verdict.decidedVersion, decided_engine: verdict.decidedEngine, outcome: verdict.outcome, decided_at: now,
+      }));
+      return writeTransaction(store, async (trx) => {
+        let written = 0n;
+        for (let at = 0; at < rows.length; at += VERDICTS_PER_INSERT) {
+          // A verdict once recorded stands: a later top-up never rewrites it (an override is how a reviewer changes it).
+          const result = await trx.insertInto('ladder_verdicts').values(rows.slice(at, at + VERDICTS_PER_INSERT))
+            .onConflict((conflict) => conflict.doNothing()).executeTakeFirst();
+          written += result.numInsertedOrUpdatedRows ?? 0n;
+        }
+        return Number(written);
+      });
+    },
     /** Sets (or with null clears) the override of one stored verdict; false when there is none. */
-    setOverride(ladderId: string, key: VerdictKey, outcome: LadderOutcome | null): boolean {
-      const overrideAt = outcome === null ? null : new Date().toISOString();
-      const { climberKey, rungId, decidedSlug, decidedVersion } = key;
-      return override.run({ ladderId, climberKey, rungId, decidedSlug, decidedVersion, overrideOutcome: outcome, overrideAt }).changes > 0;
+    async setOverride(ladderId: string, key: VerdictKey, outcome: LadderOutcome | null): Promise<boolean> {
+      const result = await store.db.updateTable('ladder_verdicts')
+        .set({ override_outcome: outcome, override_at: outcome === null ? null : new Date().toISOString() })
+        .where('ladder_id', '=', ladderId).where('climber_key', '=', key.climberKey).where('rung_id', '=', key.rungId)
+        .where('decided_slug', '=', key.decidedSlug).where('decided_version', '=', key.decidedVersion)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
     },
   };
 }

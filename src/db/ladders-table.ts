@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
 import type { StoredCombination } from '../coverage/combinations.js';
 import type { Gate } from '../ladders/gate.js';
-import { coverageSchedulesTable, SCHEDULE_COLUMNS, scheduleFromRow, type OwnerSchedule } from './coverage-schedules-table.js';
-import type { Database } from './open-database.js';
+import { coverageSchedulesTable, ownerOf, SCHEDULE_COLUMNS, scheduleFromRow, type OwnerSchedule } from './coverage-schedules-table.js';
+import { writeTransaction, type BackendStore } from './dialect.js';
+import type { StoreSchema } from './store-schema.js';
 
 export type OuterAxis = 'rung' | 'combination';
 
@@ -48,7 +50,7 @@ interface LadderRow {
   gate: string;
   comboGroupIds: string;
   combos: string;
-  outerAxis: OuterAxis;
+  outerAxis: string;
   paused: number;
   autoTopUp: number;
   bufferKind: string | null;
@@ -57,9 +59,6 @@ interface LadderRow {
 }
 
 type RungRow = Rung & { ladderId: string };
-
-const LADDER_SELECT = `SELECT l.id, l.account_id AS accountId, l.name, l.runs_per_cell AS runsPerCell, l.gate, l.combo_group_ids AS comboGroupIds,
-  l.combos, ${SCHEDULE_COLUMNS}, l.updated_at AS updatedAt FROM ladders AS l JOIN coverage_schedules AS s ON s.owner = 'ladder:' || l.id`;
 
 function fromRow(row: LadderRow, rungs: Rung[]): Ladder {
   return {
@@ -76,113 +75,104 @@ function fromRow(row: LadderRow, rungs: Rung[]): Ladder {
   };
 }
 
-const stripLadderId = ({ ladderId: _ladderId, ...rung }: RungRow): Rung => rung;
+const RUNG_COLUMNS = ['r.id', 'r.slug', 'r.version', 'r.variant', 'r.engine', 'r.runs'] as const;
+
+const declarationColumns = (declaration: LadderDeclaration) => ({
+  name: declaration.name,
+  runs_per_cell: declaration.runsPerCell,
+  gate: JSON.stringify(declaration.gate),
+  combo_group_ids: JSON.stringify(declaration.comboGroupIds),
+  combos: JSON.stringify(declaration.combos),
+});
 
 /** Ladders and their rungs; every query is scoped to the owning account. */
-export function laddersTable(db: Database) {
-  const schedules = coverageSchedulesTable(db);
-  const RUNG_COLUMNS = 'id, ladder_id AS ladderId, slug, version, variant, engine, runs';
-  const listRows = db.prepare<[string], LadderRow>(`${LADDER_SELECT} WHERE l.account_id = ? ORDER BY l.created_at, l.id`);
-  const oneRow = db.prepare<[string, string], LadderRow>(`${LADDER_SELECT} WHERE l.id = ? AND l.account_id = ?`);
-  const accountRungs = db.prepare<[string], RungRow>(
-    `SELECT r.id, r.ladder_id AS ladderId, r.slug, r.version, r.variant, r.engine, r.runs
-     FROM ladder_rungs r JOIN ladders l ON l.id = r.ladder_id WHERE l.account_id = ? ORDER BY r.ladder_id, r.position`,
-  );
-  const ladderRungs = db.prepare<[string], RungRow>(`SELECT ${RUNG_COLUMNS} FROM ladder_rungs WHERE ladder_id = ? ORDER BY position`);
-  const insertLadder = db.prepare(
-    `INSERT INTO ladders (id, account_id, name, runs_per_cell, gate, combo_group_ids, combos, created_at, updated_at)
-     VALUES (@id, @accountId, @name, @runsPerCell, @gate, @comboGroupIds, @combos, @now, @now)`,
-  );
-  const updateDeclaration = db.prepare(
-    `UPDATE ladders SET name = @name, runs_per_cell = @runsPerCell, gate = @gate, combo_group_ids = @comboGroupIds, combos = @combos,
-       updated_at = @now WHERE id = @id`,
-  );
-  const touch = db.prepare<[string, string]>('UPDATE ladders SET updated_at = ? WHERE id = ?');
-  const insertRung = db.prepare(
-    'INSERT INTO ladder_rungs (id, ladder_id, position, slug, version, variant, engine, runs) VALUES (@id, @ladderId, @position, @slug, @version, @variant, @engine, @runs)',
-  );
-  const updateRung = db.prepare(
-    'UPDATE ladder_rungs SET position = @position, slug = @slug, version = @version, variant = @variant, engine = @engine, runs = @runs WHERE id = @id AND ladder_id = @ladderId',
-  );
-  const moveRung = db.prepare<[number, string, string]>('UPDATE ladder_rungs SET position = ? WHERE id = ? AND ladder_id = ?');
-  const deleteRung = db.prepare<[string, string]>('DELETE FROM ladder_rungs WHERE id = ? AND ladder_id = ?');
-  const exists = db.prepare<[string, string], number>('SELECT EXISTS (SELECT 1 FROM ladders WHERE id = ? AND account_id = ?)').pluck();
-  const deleteLadder = db.prepare<[string, string]>('DELETE FROM ladders WHERE id = ? AND account_id = ?');
+export function laddersTable(store: BackendStore) {
+  const schedules = coverageSchedulesTable(store);
+  const select = (db: Kysely<StoreSchema>) => db.selectFrom('ladders as l')
+    .innerJoin('coverage_schedules as s', (join) => join.on('s.owner', '=', ownerOf('ladder', 'l.id')))
+    .select([
+      'l.id', 'l.account_id as accountId', 'l.name', 'l.runs_per_cell as runsPerCell', 'l.gate', 'l.combo_group_ids as comboGroupIds',
+      'l.combos', ...SCHEDULE_COLUMNS, 'l.updated_at as updatedAt',
+    ]);
+  const rungsOf = (db: Kysely<StoreSchema>, ladderId: string): Promise<Rung[]> =>
+    db.selectFrom('ladder_rungs as r').select(RUNG_COLUMNS).where('r.ladder_id', '=', ladderId).orderBy('r.position').execute();
+  const owned = async (db: Kysely<StoreSchema>, accountId: string, id: string): Promise<boolean> =>
+    (await db.selectFrom('ladders').select('id').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst()) !== undefined;
 
-  const declarationParams = (id: string, declaration: LadderDeclaration, now: string) => ({
-    id,
-    name: declaration.name,
-    runsPerCell: declaration.runsPerCell,
-    gate: JSON.stringify(declaration.gate),
-    comboGroupIds: JSON.stringify(declaration.comboGroupIds),
-    combos: JSON.stringify(declaration.combos),
-    now,
-  });
-
-  /** Writes the rungs in the given order: kept ids are updated in place, new ones minted, the rest deleted (with their verdicts). */
-  function reconcileRungs(ladderId: string, rungs: RungInput[]): void {
-    const current = new Set(ladderRungs.all(ladderId).map((rung) => rung.id));
-    const kept = new Set(rungs.flatMap((rung) => (rung.id ? [rung.id] : [])));
-    for (const id of current) if (!kept.has(id)) deleteRung.run(id, ladderId);
-    rungs.forEach((rung, position) => {
-      const row = { ...rung, id: rung.id ?? randomUUID(), ladderId, position };
-      if (rung.id && current.has(rung.id)) updateRung.run(row);
-      else insertRung.run(row);
-    });
-  }
-
-  const get = (accountId: string, id: string): Ladder | null => {
-    const row = oneRow.get(id, accountId);
-    return row ? fromRow(row, ladderRungs.all(id).map(stripLadderId)) : null;
+  const get = async (accountId: string, id: string, db = store.db): Promise<Ladder | null> => {
+    const row = await select(db).where('l.id', '=', id).where('l.account_id', '=', accountId).executeTakeFirst();
+    return row ? fromRow(row, await rungsOf(db, id)) : null;
   };
 
-  const create = db.transaction((accountId: string, declaration: LadderDeclaration, rungs: RungInput[], schedule: LadderSchedule): Ladder => {
-    const id = randomUUID();
-    const now = new Date().toISOString();
-    insertLadder.run({ ...declarationParams(id, declaration, now), accountId });
-    schedules.put(ladderOrigin(id), accountId, schedule);
-    reconcileRungs(id, rungs.map(({ id: _ignored, ...rung }) => rung));
-    return get(accountId, id)!;
-  });
-
-  const update = db.transaction(
-    (accountId: string, id: string, declaration: LadderDeclaration, rungs: RungInput[], schedule: LadderSchedule | null): Ladder | null => {
-      if (!oneRow.get(id, accountId)) return null;
-      const now = new Date().toISOString();
-      updateDeclaration.run(declarationParams(id, declaration, now));
-      if (schedule) schedules.put(ladderOrigin(id), accountId, schedule);
-      reconcileRungs(id, rungs);
-      return get(accountId, id);
-    },
-  );
-
-  const reorder = db.transaction((accountId: string, id: string, rungIds: string[]): Ladder | null => {
-    if (!oneRow.get(id, accountId)) return null;
-    rungIds.forEach((rungId, position) => moveRung.run(position, rungId, id));
-    touch.run(new Date().toISOString(), id);
-    return get(accountId, id);
-  });
+  /** Writes the rungs in the given order: kept ids are updated in place, new ones minted, the rest deleted (with their verdicts). */
+  async function reconcileRungs(trx: Kysely<StoreSchema>, ladderId: string, rungs: RungInput[]): Promise<void> {
+    const current = new Set((await rungsOf(trx, ladderId)).map((rung) => rung.id));
+    const kept = rungs.flatMap((rung) => (rung.id && current.has(rung.id) ? [rung.id] : []));
+    let gone = trx.deleteFrom('ladder_rungs').where('ladder_id', '=', ladderId);
+    if (kept.length > 0) gone = gone.where('id', 'not in', kept);
+    await gone.execute();
+    const added = [];
+    for (const [position, { id, slug, version, variant, engine, runs }] of rungs.entries()) {
+      const row = { position, slug, version, variant, engine, runs };
+      if (id && current.has(id)) await trx.updateTable('ladder_rungs').set(row).where('id', '=', id).where('ladder_id', '=', ladderId).execute();
+      else added.push({ ...row, id: id ?? randomUUID(), ladder_id: ladderId });
+    }
+    if (added.length > 0) await trx.insertInto('ladder_rungs').values(added).execute();
+  }
 
   return {
-    list(accountId: string): Ladder[] {
+    /** The account's ladders with their rungs: two statements, whatever the number of ladders. */
+    async list(accountId: string): Promise<Ladder[]> {
+      const [rows, rungRows] = await Promise.all([
+        select(store.db).where('l.account_id', '=', accountId).orderBy('l.created_at').orderBy('l.id').execute(),
+        store.db.selectFrom('ladder_rungs as r').innerJoin('ladders as l', 'l.id', 'r.ladder_id')
+          .select([...RUNG_COLUMNS, 'r.ladder_id as ladderId']).where('l.account_id', '=', accountId)
+          .orderBy('r.ladder_id').orderBy('r.position').execute(),
+      ]);
       const rungs = new Map<string, Rung[]>();
-      for (const row of accountRungs.all(accountId)) {
-        const list = rungs.get(row.ladderId) ?? [];
-        list.push(stripLadderId(row));
-        rungs.set(row.ladderId, list);
+      for (const { ladderId, ...rung } of rungRows) {
+        const list = rungs.get(ladderId) ?? [];
+        list.push(rung);
+        rungs.set(ladderId, list);
       }
-      return listRows.all(accountId).map((row) => fromRow(row, rungs.get(row.id) ?? []));
+      return rows.map((row) => fromRow(row, rungs.get(row.id) ?? []));
     },
-    get,
-    exists: (accountId: string, id: string): boolean => exists.get(id, accountId) === 1,
-    create: (accountId: string, declaration: LadderDeclaration, rungs: RungInput[], schedule: LadderSchedule): Ladder =>
-      create(accountId, declaration, rungs, schedule),
+    get: (accountId: string, id: string) => get(accountId, id),
+    exists: (accountId: string, id: string): Promise<boolean> => owned(store.db, accountId, id),
+    create: (accountId: string, declaration: LadderDeclaration, rungs: RungInput[], schedule: LadderSchedule): Promise<Ladder> =>
+      writeTransaction(store, async (trx) => {
+        const id = randomUUID();
+        const now = new Date().toISOString();
+        await trx.insertInto('ladders').values({ id, account_id: accountId, ...declarationColumns(declaration), created_at: now, updated_at: now }).execute();
+        await schedules.put(ladderOrigin(id), accountId, schedule, trx);
+        await reconcileRungs(trx, id, rungs.map(({ id: _ignored, ...rung }) => rung));
+        return (await get(accountId, id, trx))!;
+      }),
     /** Null when the account holds no such ladder. A null schedule leaves the stored one alone. */
-    update: (accountId: string, id: string, declaration: LadderDeclaration, rungs: RungInput[], schedule: LadderSchedule | null) =>
-      update(accountId, id, declaration, rungs, schedule),
+    update: (accountId: string, id: string, declaration: LadderDeclaration, rungs: RungInput[], schedule: LadderSchedule | null): Promise<Ladder | null> =>
+      writeTransaction(store, async (trx) => {
+        const result = await trx.updateTable('ladders').set({ ...declarationColumns(declaration), updated_at: new Date().toISOString() })
+          .where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+        if (result.numUpdatedRows === 0n) return null;
+        if (schedule) await schedules.put(ladderOrigin(id), accountId, schedule, trx);
+        await reconcileRungs(trx, id, rungs);
+        return get(accountId, id, trx);
+      }),
     /** `rungIds` must already be a permutation of the ladder's rung ids. */
-    reorder: (accountId: string, id: string, rungIds: string[]) => reorder(accountId, id, rungIds),
-    delete: (accountId: string, id: string): boolean => deleteLadder.run(id, accountId).changes > 0,
+    reorder: (accountId: string, id: string, rungIds: string[]): Promise<Ladder | null> =>
+      writeTransaction(store, async (trx) => {
+        const result = await trx.updateTable('ladders').set({ updated_at: new Date().toISOString() })
+          .where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+        if (result.numUpdatedRows === 0n) return null;
+        for (const [position, rungId] of rungIds.entries()) {
+          await trx.updateTable('ladder_rungs').set({ position }).where('id', '=', rungId).where('ladder_id', '=', id).execute();
+        }
+        return get(accountId, id, trx);
+      }),
+    async delete(accountId: string, id: string): Promise<boolean> {
+      const result = await store.db.deleteFrom('ladders').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
   };
 }
 

@@ -5,8 +5,9 @@
  * rating is the requester's own review's, else the validators' (validator-rated runs), and an
  * unloaded build is broken when the gate says so. Other accounts' reviews never count.
  */
-import { AUTO_GRADED, cellsParamField, completedInCell } from '../coverage/cell-counts.js';
-import type { Database } from '../db/open-database.js';
+import { sql } from 'kysely';
+import { AUTO_GRADED, cellRowField, cellRows, completedInCell, oneIf } from '../coverage/cell-counts.js';
+import { indexedBy, type BackendStore, type Engine } from '../db/dialect.js';
 import { ratingRank } from '../runs/run-states.js';
 import type { Gate } from './gate.js';
 
@@ -22,19 +23,6 @@ export interface CellEvidence {
 }
 
 
-/** The rating the gate reads for a run: broken for an unloaded build (when the gate says so), else the requester's review's, else the validators'. */
-const RATING = `CASE WHEN r.validation_loaded = 0 AND @unloadedBroken = 1 THEN 0 ELSE COALESCE(own.rating_rank, r.validator_rating_rank) END`;
-
-/** The query, exported so the benchmark can time it raw. Grouped on the outer loop, so no sort. */
-export const GATE_EVIDENCE_SQL = `SELECT c.key AS cell, COUNT(*) AS completed, COUNT(${RATING}) AS judged,
-    COALESCE(SUM(${RATING} >= @floor), 0) AS passing,
-    SUM(r.validation_loaded = 0 AND @unloadedBroken = 1 AND own.run_id IS NULL AND COALESCE(r.test_type, '') NOT IN (${AUTO_GRADED})) AS unloadedUnreviewed
-  FROM json_each(@cells) AS c
-  -- CROSS JOIN keeps the cells as the outer loop, as coverage's counts do: one index range per cell.
-  CROSS JOIN runs AS r INDEXED BY runs_gate_cell ON ${completedInCell(cellsParamField)}
-  LEFT JOIN run_reviews AS own INDEXED BY run_reviews_gate ON own.run_id = r.id AND own.reviewer_id = @reviewer
-  GROUP BY c.key`;
-
 /** The query's parameters: the cells as `cellsParam` encodes them, the requester, and the gate's floor and unloaded rule. */
 export interface GateEvidenceArgs {
   cells: string;
@@ -45,10 +33,25 @@ export interface GateEvidenceArgs {
 
 export type GateEvidenceRow = CellEvidence & { cell: number };
 
-/** The query over `db` (the statistics thread runs it, src/workers/read-stats.ts). */
-export function gateEvidenceQuery(db: Database): (args: GateEvidenceArgs) => GateEvidenceRow[] {
-  const query = db.prepare<GateEvidenceArgs, GateEvidenceRow>(GATE_EVIDENCE_SQL);
-  return (args) => query.all(args);
+/** The query, exported so the benchmark can time it raw. Grouped on the outer loop, so no sort. */
+export function gateEvidenceStatement(engine: Engine, { cells, reviewer, floor, unloadedBroken }: GateEvidenceArgs) {
+  const broken = sql<boolean>`r.validation_loaded = 0 AND ${unloadedBroken} = 1`;
+  // The rating the gate reads for a run: broken for an unloaded build (when the gate says so), else the requester's review's, else the validators'.
+  const rating = sql<number | null>`CASE WHEN ${broken} THEN 0 ELSE COALESCE(own.rating_rank, r.validator_rating_rank) END`;
+  return sql<GateEvidenceRow>`SELECT c.key AS cell, COUNT(*) AS completed, COUNT(${rating}) AS judged,
+      SUM(${oneIf(sql`${rating} >= ${floor}`)}) AS passing,
+      SUM(${oneIf(sql`${broken} AND own.run_id IS NULL AND COALESCE(r.test_type, '') NOT IN (${AUTO_GRADED})`)}) AS "unloadedUnreviewed"
+    FROM ${cellRows(engine, cells)}
+    -- CROSS JOIN keeps the cells as the outer loop, as coverage's counts do: one index range per cell.
+    CROSS JOIN runs AS r ${indexedBy(engine, 'runs_gate_cell')}
+    LEFT JOIN run_reviews AS own ${indexedBy(engine, 'run_reviews_gate')} ON own.run_id = r.id AND own.reviewer_id = ${reviewer}
+    WHERE ${completedInCell(cellRowField)}
+    GROUP BY c.key`;
+}
+
+/** The query over `store` (the statistics thread runs it, src/workers/read-stats.ts). */
+export function gateEvidenceQuery(store: BackendStore): (args: GateEvidenceArgs) => Promise<GateEvidenceRow[]> {
+  return async (args) => (await gateEvidenceStatement(store.engine, args).execute(store.db)).rows;
 }
 
 /**

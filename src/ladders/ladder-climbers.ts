@@ -17,14 +17,14 @@ export interface Climber {
  * combination once; dangling group ids read as empty). The combination's counting key is the
  * climber key steering and verdicts are stored against.
  */
-export function ladderClimbers(ctx: LadderContext, ladder: Ladder): Climber[] {
+export async function ladderClimbers(ctx: LadderContext, ladder: Ladder): Promise<Climber[]> {
   const configs = ggConfigLookup(ctx.coverage.jobs, ladder.accountId);
+  const [groups, steering] = await Promise.all([ctx.coverage.groups.byIds(ladder.accountId, ladder.comboGroupIds), ctx.climbers.byKey(ladder.id)]);
   const members = ladder.comboGroupIds.flatMap((id) => {
-    const group = ctx.coverage.groups.get(ladder.accountId, id);
+    const group = groups.get(id);
     return group?.kind === 'combo' ? group.combos : [];
   });
   const combinations = uniqueCombinations([...members, ...ladder.combos].map((combo) => resolveCombination(combo, configs)));
-  const steering = ctx.climbers.byKey(ladder.id);
   const climbers = combinations.map((combination) => ({
     combination,
     steering: steering.get(combination.key) ?? { key: combination.key, priority: 0, focused: false, held: false },

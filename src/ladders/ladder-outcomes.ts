@@ -19,11 +19,11 @@ export type OutcomeBody = ClimberNaming & {
  * with no verdict at all is 409.
  */
 export async function overrideOutcome(ctx: LadderContext, accountId: string, id: string, body: OutcomeBody) {
-  const ladder = requireLadder(ctx, accountId, id);
+  const ladder = await requireLadder(ctx, accountId, id);
   const rung = ladder.rungs.find((candidate) => candidate.id === body.rungId);
   if (!rung) throw notFound(`body.rungId "${body.rungId}" is not a rung of ladder ${ladder.id}.`);
   const { rungId: _rungId, outcome, ...naming } = body;
-  const key = climberKeyOf(ctx, ladder, naming);
+  const key = await climberKeyOf(ctx, ladder, naming);
   const pin = { climberKey: key, rungId: rung.id, decidedSlug: rung.slug, decidedVersion: rung.version, decidedEngine: rung.engine };
 
   const climber = (await measureLadder(ctx, accountId, ladder)).climbers.find((candidate) => candidate.climber.combination.key === key)!;
@@ -34,9 +34,9 @@ export async function overrideOutcome(ctx: LadderContext, accountId: string, id:
     if (!live) {
       throw conflict(`Climber "${key}" has no verdict on rung ${rung.id} (${rung.slug} ${rung.version}) yet; an override needs the gate to have decided the rung first.`);
     }
-    ctx.verdicts.record(ladder.id, [{ ...pin, outcome: live }]);
+    await ctx.verdicts.record(ladder.id, [{ ...pin, outcome: live }]);
   }
-  ctx.verdicts.setOverride(ladder.id, pin, outcome ?? null);
-  const stored = ctx.verdicts.list(ladder.id).find((verdict) => verdict.climberKey === key && verdict.rungId === rung.id && decidedOnPin(verdict, rung))!;
+  await ctx.verdicts.setOverride(ladder.id, pin, outcome ?? null);
+  const stored = (await ctx.verdicts.list(ladder.id)).find((verdict) => verdict.climberKey === key && verdict.rungId === rung.id && decidedOnPin(verdict, rung))!;
   return outcomeView(stored, false);
 }

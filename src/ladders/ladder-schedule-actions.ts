@@ -29,14 +29,14 @@ function liveVerdicts(measured: MeasuredLadder): NewVerdict[] {
  * every rung a climber reached, has room (src/coverage/schedule-owner.ts).
  */
 export async function topUpLadder(ctx: LadderContext, accountId: string, id: string): Promise<TopUpResult> {
-  requireLadder(ctx, accountId, id);
+  await requireLadder(ctx, accountId, id);
   return topUpOwner(ctx.coverage, {
     accountId,
     origin: ladderOrigin(id),
     async measure() {
-      const measured = await measureLadder(ctx, accountId, requireLadder(ctx, accountId, id));
+      const measured = await measureLadder(ctx, accountId, await requireLadder(ctx, accountId, id));
       // Writing them down is idempotent (a stored verdict is kept as it was).
-      ctx.verdicts.record(id, liveVerdicts(measured));
+      await ctx.verdicts.record(id, liveVerdicts(measured));
       const check = ctx.coverage.launchability();
       return { feed: launchableCells(measured).map((rung) => ownedCell(rung, check.unlaunchable(rung.cell))), review: measured.review };
     },
@@ -45,25 +45,25 @@ export async function topUpLadder(ctx: LadderContext, accountId: string, id: str
 
 /** After a review: every ladder of the reviewer with `autoTopUp` whose cells hold the run tops up. */
 export async function autoTopUpLadders(ctx: LadderContext, account: Account, runId: string): Promise<void> {
-  const run = ctx.coverage.counter.runIdentity(runId);
+  const run = await ctx.coverage.counter.runIdentity(runId);
   if (!run) return;
-  for (const ladder of ctx.ladders.list(account.id)) {
+  for (const ladder of await ctx.ladders.list(account.id)) {
     if (!ladder.autoTopUp || ladder.paused) continue;
-    if (!ladderCells(ladder, ladderClimbers(ctx, ladder)).some((cell) => runInCell(run, cell))) continue;
+    if (!ladderCells(ladder, await ladderClimbers(ctx, ladder)).some((cell) => runInCell(run, cell))) continue;
     await topUpLadder(ctx, account.id, ladder.id);
   }
 }
 
 /** `POST /ladders/{id}/pause`: the enable switch. Cancels nothing and launches nothing: an enabling caller follows with a top-up. */
-export function pauseLadder(ctx: LadderContext, accountId: string, id: string, paused: boolean) {
-  requireLadder(ctx, accountId, id);
-  pauseOwner(ctx.coverage, ladderOrigin(id), NOUN, paused);
-  return scheduleView(requireLadder(ctx, accountId, id));
+export async function pauseLadder(ctx: LadderContext, accountId: string, id: string, paused: boolean) {
+  await requireLadder(ctx, accountId, id);
+  await pauseOwner(ctx.coverage, ladderOrigin(id), NOUN, paused);
+  return scheduleView(await requireLadder(ctx, accountId, id));
 }
 
 /** `halt` and `halt-all`: pause first, then cancel the ladder's own jobs (a top-up in progress stops at its next step). */
 export async function haltLadder(ctx: LadderContext, account: Account, id: string, scope: HaltScope) {
-  requireLadder(ctx, account.id, id);
+  await requireLadder(ctx, account.id, id);
   return haltOwner(ctx.coverage, ladderOrigin(id), NOUN, scope, account.username);
 }
 

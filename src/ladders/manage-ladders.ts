@@ -11,8 +11,8 @@ import { ladderOrigin } from '../db/ladders-table.js';
 import { checkPermutation, initialSchedule, readDeclaration } from './ladder-declaration.js';
 
 /** The account's ladder, or 404 (another account's id included: never 403). */
-export function requireLadder(ctx: LadderContext, accountId: string, id: string): Ladder {
-  const ladder = ctx.ladders.get(accountId, id);
+export async function requireLadder(ctx: LadderContext, accountId: string, id: string): Promise<Ladder> {
+  const ladder = await ctx.ladders.get(accountId, id);
   if (!ladder) throw notFound(`No ladder ${id}.`);
   return ladder;
 }
@@ -35,33 +35,33 @@ export function ladderView(ctx: LadderContext, ladder: Ladder) {
   };
 }
 
-export const listLadders = (ctx: LadderContext, accountId: string) => ctx.ladders.list(accountId).map((ladder) => ladderView(ctx, ladder));
+export const listLadders = async (ctx: LadderContext, accountId: string) => (await ctx.ladders.list(accountId)).map((ladder) => ladderView(ctx, ladder));
 
-export function createLadder(ctx: LadderContext, accountId: string, body: LadderBodyT) {
-  const { declaration, rungs } = readDeclaration(ctx, accountId, body, null);
-  return ladderView(ctx, ctx.ladders.create(accountId, declaration, rungs, initialSchedule(body.schedule)));
+export async function createLadder(ctx: LadderContext, accountId: string, body: LadderBodyT) {
+  const { declaration, rungs } = await readDeclaration(ctx, accountId, body, null);
+  return ladderView(ctx, await ctx.ladders.create(accountId, declaration, rungs, initialSchedule(body.schedule)));
 }
 
 /** Rungs are reconciled by id, so kept rungs keep their verdicts; a PUT without `schedule` leaves it alone. */
-export function updateLadder(ctx: LadderContext, accountId: string, id: string, body: LadderBodyT) {
-  const current = requireLadder(ctx, accountId, id);
-  const { declaration, rungs } = readDeclaration(ctx, accountId, body, current);
+export async function updateLadder(ctx: LadderContext, accountId: string, id: string, body: LadderBodyT) {
+  const current = await requireLadder(ctx, accountId, id);
+  const { declaration, rungs } = await readDeclaration(ctx, accountId, body, current);
   const schedule = body.schedule === undefined ? null : mergeSchedule(current, body.schedule, 'body.schedule');
-  const updated = ctx.ladders.update(accountId, id, declaration, rungs, schedule);
+  const updated = await ctx.ladders.update(accountId, id, declaration, rungs, schedule);
   if (!updated) throw notFound(`No ladder ${id}.`);
   return ladderView(ctx, updated);
 }
 
-export function deleteLadder(ctx: LadderContext, accountId: string, id: string): void {
-  if (!ctx.ladders.delete(accountId, id)) throw notFound(`No ladder ${id}.`);
+export async function deleteLadder(ctx: LadderContext, accountId: string, id: string): Promise<void> {
+  if (!(await ctx.ladders.delete(accountId, id))) throw notFound(`No ladder ${id}.`);
 }
 
-export const getSchedule = (ctx: LadderContext, accountId: string, id: string) => scheduleView(requireLadder(ctx, accountId, id));
+export const getSchedule = async (ctx: LadderContext, accountId: string, id: string) => scheduleView(await requireLadder(ctx, accountId, id));
 
 /** `PUT /ladders/{id}/schedule`: absent fields keep their value, except `bufferTarget`, which inherits when absent or null. */
-export function putSchedule(ctx: LadderContext, accountId: string, id: string, body: ScheduleBodyT) {
-  ctx.coverage.schedules.put(ladderOrigin(id), accountId, mergeSchedule(requireLadder(ctx, accountId, id), body, 'body'));
-  return scheduleView(requireLadder(ctx, accountId, id));
+export async function putSchedule(ctx: LadderContext, accountId: string, id: string, body: ScheduleBodyT) {
+  await ctx.coverage.schedules.put(ladderOrigin(id), accountId, mergeSchedule(await requireLadder(ctx, accountId, id), body, 'body'));
+  return scheduleView(await requireLadder(ctx, accountId, id));
 }
 
 /**
@@ -70,9 +70,9 @@ export function putSchedule(ctx: LadderContext, accountId: string, id: string, b
  * `rung_to_wire`): the console reads `engine` and `runs` as optional, so the `none` engine and
  * an inherited target are left out rather than sent as `"none"` and null.
  */
-export function reorderRungs(ctx: LadderContext, accountId: string, id: string, rungIds: string[]) {
-  checkPermutation(requireLadder(ctx, accountId, id), rungIds);
-  const updated = ctx.ladders.reorder(accountId, id, rungIds);
+export async function reorderRungs(ctx: LadderContext, accountId: string, id: string, rungIds: string[]) {
+  checkPermutation(await requireLadder(ctx, accountId, id), rungIds);
+  const updated = await ctx.ladders.reorder(accountId, id, rungIds);
   if (!updated) throw notFound(`No ladder ${id}.`);
   return updated.rungs.map(({ engine, runs, ...rung }) => ({
     ...rung,
@@ -95,7 +95,7 @@ function checkCombination(combination: Parameters<typeof checkCombinations>[0][n
 export type ClimberNaming = Omit<ClimberBodyT, 'priority' | 'focused' | 'held'>;
 
 /** The key of the climber a body names; 400 when the ladder does not climb it. */
-export function climberKeyOf(ctx: LadderContext, ladder: Ladder, body: ClimberNaming): string {
+export async function climberKeyOf(ctx: LadderContext, ladder: Ladder, body: ClimberNaming): Promise<string> {
   const { key: given, combination: nested, ...flattened } = body;
   let key = given;
   if (key === undefined) {
@@ -104,15 +104,15 @@ export function climberKeyOf(ctx: LadderContext, ladder: Ladder, body: ClimberNa
     const field = nested ? 'body.combination' : 'body';
     key = resolveCombination(checkCombination(written, (rowId) => configs(rowId) !== null, field), configs).key;
   }
-  if (!ladderClimbers(ctx, ladder).some((climber) => climber.combination.key === key)) {
+  if (!(await ladderClimbers(ctx, ladder)).some((climber) => climber.combination.key === key)) {
     throw badRequest(`body names the climber "${key}", which ladder ${ladder.id} does not climb (not among its combo groups' members and combos).`);
   }
   return key;
 }
 
 /** `POST /ladders/{id}/climbers`: one climber's steering, written whole (an omitted field is reset to its default). */
-export function steerClimber(ctx: LadderContext, accountId: string, id: string, body: ClimberBodyT): ClimberSteering {
-  const ladder = requireLadder(ctx, accountId, id);
+export async function steerClimber(ctx: LadderContext, accountId: string, id: string, body: ClimberBodyT): Promise<ClimberSteering> {
+  const ladder = await requireLadder(ctx, accountId, id);
   const { priority = 0, focused = false, held = false, ...named } = body;
-  return ctx.climbers.put(ladder.id, { key: climberKeyOf(ctx, ladder, named), priority, focused, held });
+  return ctx.climbers.put(ladder.id, { key: await climberKeyOf(ctx, ladder, named), priority, focused, held });
 }

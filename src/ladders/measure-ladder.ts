@@ -71,13 +71,15 @@ function verdictsOf(stored: StoredVerdict[]) {
  * Reads only: a verdict resolved here is reported unrecorded, and only a top-up stores it.
  */
 export async function measureLadder(ctx: LadderContext, accountId: string, ladder: Ladder): Promise<MeasuredLadder> {
-  const climbers = ladderClimbers(ctx, ladder);
+  const climbers = await ladderClimbers(ctx, ladder);
   const cells = ladderCells(ladder, climbers);
-  const [counts, evidence] = await Promise.all([
+  const [counts, evidence, verdicts, target] = await Promise.all([
     ctx.coverage.counter.count(cells, accountId),
     ctx.evidence.of(cellsParam(cells), cells.length, ladder.gate, accountId),
+    ctx.verdicts.list(ladder.id),
+    targetOf(ctx.coverage, accountId, ladder),
   ]);
-  const stored = verdictsOf(ctx.verdicts.list(ladder.id));
+  const stored = verdictsOf(verdicts);
   const rungCount = ladder.rungs.length;
   const pinned = new Map(ladder.rungs.map((rung) => [rung.id, rung]));
   const measured = climbers.map((climber, c): MeasuredClimber => {
@@ -114,7 +116,7 @@ export async function measureLadder(ctx: LadderContext, accountId: string, ladde
   return {
     ladder,
     climbers: measured,
-    target: targetOf(ctx.coverage, accountId, ladder),
+    target,
     review,
     occupancy: occupancyOf(review),
     unreviewed,

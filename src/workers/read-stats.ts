@@ -1,8 +1,10 @@
 import { workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { cellCountQueries, type CellCountArgs } from '../coverage/cell-counts.js';
+import { sqliteStore } from '../db/dialect.js';
 import { jobStateCounts } from '../db/job-state-counts.js';
 import { BUSY_TIMEOUT_MS } from '../db/open-database.js';
+import type { StoreSchema } from '../db/store-schema.js';
 import { gateEvidenceQuery, type GateEvidenceArgs } from '../ladders/gate-evidence.js';
 import { cabinetStats } from '../runs/cabinet-stats.js';
 import { modelAccuracy } from '../stats/model-accuracy.js';
@@ -20,8 +22,9 @@ const providers = providerStats(db);
 const accuracy = modelAccuracy(db);
 const cabinet = cabinetStats(db);
 const jobCounts = jobStateCounts(db);
-const cellCounts = cellCountQueries(db);
-const evidence = gateEvidenceQuery(db);
+const store = sqliteStore<StoreSchema>(db);
+const cellCounts = cellCountQueries(store);
+const evidence = gateEvidenceQuery(store);
 
 /**
  * What the thread reads, each from the reading process's clock (ms, for the cabinet's week

@@ -105,9 +105,9 @@ describe('a top-up interrupted by a crash', () => {
     const ctx = first.app.coverage;
     // What a top-up had committed when its process died: every launch of the cells it chose
     // written to SQLite in the one transaction enqueue makes, before anything reached Redis.
-    const plan = ctx.plans.get(accountId, planId)!;
+    const plan = (await ctx.plans.get(accountId, planId))!;
     const measured = await measurePlan(ctx, accountId, plan);
-    const { chosen } = (await prepareTopUp(ctx.jobs, accountId, planOrigin(planId), targetOf(ctx, accountId, plan.schedule), measured, () => true))!;
+    const { chosen } = (await prepareTopUp(ctx.jobs, accountId, planOrigin(planId), await targetOf(ctx, accountId, plan.schedule), measured, async () => true))!;
     expect(chosen.map((item) => item.launches.length)).toEqual([2, 2]);
     ctx.jobs.jobs.insert(chosen.flatMap((item) => item.launches.map((launch) => launch.row)));
 

@@ -3,9 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { coveragePlansTable } from '../../src/db/coverage-plans-table.js';
+import { sqliteStore } from '../../src/db/dialect.js';
 import { ladderVerdictsTable } from '../../src/db/ladder-verdicts-table.js';
 import { laddersTable } from '../../src/db/ladders-table.js';
 import { BACKEND_MIGRATIONS, openDatabase } from '../../src/db/open-database.js';
+import type { StoreSchema } from '../../src/db/store-schema.js';
 
 let dir: string;
 beforeEach(() => {
@@ -22,7 +24,7 @@ function olderStore(file: string) {
 }
 
 describe('migrations 0087 to 0089', () => {
-  it('move both stored schedule shapes into one, keep gg jobs’ bindings and re-key verdicts by case', () => {
+  it('move both stored schedule shapes into one, keep gg jobs’ bindings and re-key verdicts by case', async () => {
     const file = join(dir, 'db.sqlite');
     const before = olderStore(file);
     const at = '2026-11-01T00:00:00.000Z';
@@ -48,13 +50,14 @@ describe('migrations 0087 to 0089', () => {
     before.close();
 
     const db = openDatabase(file);
-    const plans = new Map(coveragePlansTable(db).list('acc').map((p) => [p.id, p.schedule]));
+    const store = sqliteStore<StoreSchema>(db);
+    const plans = new Map((await coveragePlansTable(store).list('acc')).map((p) => [p.id, p.schedule]));
     expect(Object.fromEntries(plans)).toEqual({
       p1: { outerAxis: 'combination', paused: true, autoTopUp: false, bufferTarget: { kind: 'bounded', runs: 7 } },
       p2: { outerAxis: 'case', paused: false, autoTopUp: true, bufferTarget: null },
       p3: { outerAxis: 'case', paused: false, autoTopUp: false, bufferTarget: { kind: 'bounded', runs: 500 } },
     });
-    const ladders = laddersTable(db).list('acc').map(({ id, outerAxis, paused, autoTopUp, bufferTarget }) => ({ id, outerAxis, paused, autoTopUp, bufferTarget }));
+    const ladders = (await laddersTable(store).list('acc')).map(({ id, outerAxis, paused, autoTopUp, bufferTarget }) => ({ id, outerAxis, paused, autoTopUp, bufferTarget }));
     expect(ladders).toEqual([
       { id: 'l1', outerAxis: 'combination', paused: false, autoTopUp: true, bufferTarget: { kind: 'unbounded' } },
       { id: 'l2', outerAxis: 'rung', paused: true, autoTopUp: true, bufferTarget: { kind: 'bounded', runs: 4 } },
@@ -64,10 +67,10 @@ describe('migrations 0087 to 0089', () => {
       { id: 'claude-job', gg_models: null }, { id: 'gg-job', gg_models: 'helper=vendor/h,root=vendor/r' },
     ]);
     // Of two verdicts on one version under two engines, the earlier stands, keyed by the rung's case.
-    expect(ladderVerdictsTable(db).list('l1')).toEqual([expect.objectContaining({ rungId: 'r1', decidedSlug: 'pong', decidedVersion: 'v1.0.0', decidedEngine: 'simple-2d', outcome: 'advanced' })]);
+    expect(await ladderVerdictsTable(store).list('l1')).toEqual([expect.objectContaining({ rungId: 'r1', decidedSlug: 'pong', decidedVersion: 'v1.0.0', decidedEngine: 'simple-2d', outcome: 'advanced' })]);
     // A schedule goes with its owner.
-    expect(coveragePlansTable(db).delete('acc', 'p1')).toBe(true);
-    expect(laddersTable(db).delete('acc', 'l1')).toBe(true);
+    expect(await coveragePlansTable(store).delete('acc', 'p1')).toBe(true);
+    expect(await laddersTable(store).delete('acc', 'l1')).toBe(true);
     expect(db.prepare('SELECT owner FROM coverage_schedules ORDER BY owner').pluck().all()).toEqual(['ladder:l2', 'ladder:l3', 'plan:p2', 'plan:p3']);
     db.close();
   });

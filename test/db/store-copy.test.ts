@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { coverageSettingsTable } from '../../src/db/coverage-settings-table.js';
 import { ggConfigsTable } from '../../src/db/gg-configs-table.js';
 import { harnessConfigTable } from '../../src/db/harness-config-table.js';
 import { jobsTable } from '../../src/db/jobs-table.js';
@@ -73,7 +72,7 @@ function fillSqliteStore(file: string): void {
     sql("INSERT INTO model_probe_items (probe_id, language, scenario, prompt, sample, pass, duration_ms, cost, created_at) VALUES ('p1', 'en', 's', 'Say ☃', 0, 1, 12, ?, 't'), ('p1', 'en', 's', 'again', 1, 0, 13, NULL, 't')", DOUBLES[0]);
     sql("INSERT INTO coverage_groups (id, account_id, name, kind, created_at, updated_at) VALUES ('cg', 'a', 'G', 'combo', 't', 't')");
     sql("INSERT INTO coverage_plans (id, account_id, name, runs_per_cell, created_at, updated_at) VALUES ('cp', 'a', 'P', 3, 't', 't')");
-    coverageSettingsTable(db).setBufferTarget('a', { kind: 'bounded', runs: 20 });
+    sql("INSERT INTO coverage_settings (account_id, buffer_kind, buffer_runs, updated_at) VALUES ('a', 'bounded', 20, 't')");
     sql("INSERT INTO coverage_schedules (owner, account_id, outer_axis, paused, auto_top_up, buffer_kind, buffer_runs, updated_at) VALUES ('plan:cp', 'a', 'case', 0, 1, NULL, NULL, 't')");
     sql("INSERT INTO ladders (id, account_id, name, runs_per_cell, gate, created_at, updated_at) VALUES ('l', 'a', 'L', 2, '{}', 't', 't')");
     sql("INSERT INTO ladder_rungs (id, ladder_id, position, slug, version, variant, runs) VALUES ('r1', 'l', 0, 'carom', 'v1.1.0', 'base', NULL)");

@@ -1,9 +1,11 @@
 import { renameSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cellCountQueries } from '../../src/coverage/cell-counts.js';
+import { sqliteStore } from '../../src/db/dialect.js';
 import { jobsTable } from '../../src/db/jobs-table.js';
 import { HttpError } from '../../src/errors.js';
 import { openDatabase } from '../../src/db/open-database.js';
+import type { StoreSchema } from '../../src/db/store-schema.js';
 import { gateEvidenceQuery } from '../../src/ladders/gate-evidence.js';
 import { decodeRunRecord } from '../../src/runs/decode-run-record.js';
 import { cabinetStats } from '../../src/runs/cabinet-stats.js';
@@ -67,7 +69,7 @@ describe('statistics reader thread', () => {
     jobsTable(store.db).insert([jobRow('j1'), jobRow('j2')]);
     const { testCaseSlug, testCaseVersion, variant, harnessSlug, modelId } = jobRow('j1');
     const cells = JSON.stringify([[testCaseSlug, testCaseVersion, variant, 'none', harnessSlug, modelId, null], ['other', 'v1.0.0', 'base', 'none', 'codex', 'm', null]]);
-    const inline = cellCountQueries(store.db)({ cells, reviewer: 'alice' });
+    const inline = await cellCountQueries(sqliteStore<StoreSchema>(store.db))({ cells, reviewer: 'alice' });
     expect(inline.jobs).toEqual([{ cell: 0, inFlight: 2, pending: 0 }]);
 
     const running = reader.read('providers');
@@ -78,7 +80,7 @@ describe('statistics reader thread', () => {
     await running;
 
     const args = { cells, reviewer: 'alice', floor: 1, unloadedBroken: 1 } as const;
-    expect(await reader.read('gate-evidence', args)).toEqual(gateEvidenceQuery(store.db)(args));
+    expect(await reader.read('gate-evidence', args)).toEqual(await gateEvidenceQuery(sqliteStore<StoreSchema>(store.db))(args));
   });
 
   it('stops a read that runs past its time, with its thread, and answers 503', async () => {

@@ -18,10 +18,10 @@ async function coverage(app: FastifyInstance) {
   const shared = app.scheduleOwners;
   const ctx: CoverageContext = {
     jobs: app.runJobs,
-    groups: coverageGroupsTable(app.db),
-    plans: coveragePlansTable(app.db),
-    schedules: coverageSchedulesTable(app.db),
-    settings: coverageSettingsTable(app.db),
+    groups: coverageGroupsTable(app.store),
+    plans: coveragePlansTable(app.store),
+    schedules: coverageSchedulesTable(app.store),
+    settings: coverageSettingsTable(app.store),
     counter: shared.counter,
     locks: shared.locks,
     grades: app.runs.grades,

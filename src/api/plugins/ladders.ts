@@ -15,12 +15,12 @@ declare module 'fastify' {
 
 /** Ladders on coverage's machinery; registers ladders as an origin owner and their auto top-up after reviews. */
 async function ladders(app: FastifyInstance) {
-  const { db, coverage, catalog, runs, scheduleOwners } = app;
+  const { store, coverage, catalog, runs, scheduleOwners } = app;
   const ctx: LadderContext = {
     coverage,
-    ladders: laddersTable(db),
-    climbers: ladderClimbersTable(db),
-    verdicts: ladderVerdictsTable(db),
+    ladders: laddersTable(store),
+    climbers: ladderClimbersTable(store),
+    verdicts: ladderVerdictsTable(store),
     evidence: gateEvidence((args) => app.statsReader.read('gate-evidence', args)),
     index: catalog.index,
   };

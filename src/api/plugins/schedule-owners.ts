@@ -29,7 +29,7 @@ async function scheduleOwners(app: FastifyInstance) {
     origins: new OriginOwners(),
     reviewFollowUps: new ReviewFollowUps((error, runId) => log.warn({ err: error, runId }, 'a follow-up of a review failed; the review stands')),
     locks: new ScheduleLocks(app.jobsRedis, app.config.redisPrefix),
-    counter: cellCounts(app.db, (args) => app.statsReader.read('cell-counts', args)),
+    counter: cellCounts(app.store, (args) => app.statsReader.read('cell-counts', args)),
     launchability: () => cellLaunchability({ catalog: app.runJobs.catalog, index: app.catalog.index, isCurated: (model) => app.models.isCurated(model) }),
   });
 }

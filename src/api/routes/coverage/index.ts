@@ -21,12 +21,12 @@ const coverageRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/coverage-groups', { config: auth, schema: { response: { 200: Type.Array(GroupOut), ...errorResponses(401, 502) } } }, async (request) =>
     listGroups(ctx, request.account!.id));
   app.post('/coverage-groups', { config: auth, schema: { body: GroupBody, response: { 201: GroupOut, ...errorResponses(400, 401, 502) } } },
-    async (request, reply) => reply.code(201).send(createGroup(ctx, request.account!.id, request.body)));
+    async (request, reply) => reply.code(201).send(await createGroup(ctx, request.account!.id, request.body)));
   app.put('/coverage-groups/:id', { config: auth, schema: { params, body: GroupBody, response: { 200: GroupOut, ...errorResponses(400, 401, 404, 502) } } },
     async (request) => updateGroup(ctx, request.account!.id, request.params.id, request.body));
   app.delete('/coverage-groups/:id', { config: auth, schema: { params, response: { 204: NoContent, ...errorResponses(401, 404, 502) } } },
     async (request, reply) => {
-      deleteGroup(ctx, request.account!.id, request.params.id);
+      await deleteGroup(ctx, request.account!.id, request.params.id);
       return reply.code(204).send(null);
     });
 
@@ -38,22 +38,22 @@ const coverageRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/coverage-plans', { config: auth, schema: { response: { 200: Type.Array(PlanOut), ...errorResponses(401, 502) } } }, async (request) =>
     listPlans(ctx, request.account!.id));
   app.post('/coverage-plans', { config: auth, schema: { body: PlanBody, response: { 201: PlanOut, ...errorResponses(400, 401, 502) } } },
-    async (request, reply) => reply.code(201).send(createPlan(ctx, request.account!.id, request.body)));
+    async (request, reply) => reply.code(201).send(await createPlan(ctx, request.account!.id, request.body)));
   // Registered before `/coverage-plans/:id`; find-my-way prefers the static segment anyway.
   app.get('/coverage-plans/summary', { config: auth, schema: { response: { 200: SummaryOut, ...errorResponses(401, 502) } } }, async (request) =>
     planSummary(ctx, request.account!.id));
   app.get('/coverage-plans/:id', { config: auth, schema: { params, response: { 200: PlanOut, ...errorResponses(401, 404, 502) } } }, async (request) =>
-    planView(ctx, request.account!.id, requirePlan(ctx, request.account!.id, request.params.id)));
+    planView(ctx, request.account!.id, await requirePlan(ctx, request.account!.id, request.params.id)));
   app.put('/coverage-plans/:id', { config: auth, schema: { params, body: PlanBody, response: { 200: PlanOut, ...errorResponses(400, 401, 404, 502) } } },
     async (request) => updatePlan(ctx, request.account!.id, request.params.id, request.body));
   app.delete('/coverage-plans/:id', { config: auth, schema: { params, response: { 204: NoContent, ...errorResponses(401, 404, 502) } } },
     async (request, reply) => {
-      deletePlan(ctx, request.account!.id, request.params.id);
+      await deletePlan(ctx, request.account!.id, request.params.id);
       return reply.code(204).send(null);
     });
 
   app.get('/coverage-plans/:id/coverage', { config: auth, schema: { params, response: { 200: MatrixOut, ...errorResponses(401, 404, 502) } } },
-    async (request) => planMatrix(ctx, request.account!.id, requirePlan(ctx, request.account!.id, request.params.id)));
+    async (request) => planMatrix(ctx, request.account!.id, await requirePlan(ctx, request.account!.id, request.params.id)));
   app.get('/coverage-plans/:id/schedule', { config: auth, schema: { params, response: { 200: ScheduleOut, ...errorResponses(401, 404, 502) } } },
     async (request) => getSchedule(ctx, request.account!.id, request.params.id));
   app.put('/coverage-plans/:id/schedule', {

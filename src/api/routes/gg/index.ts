@@ -15,7 +15,7 @@ const ggRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'account' },
     schema: { querystring: LaunchOriginQuery, body: GgRunBody, response: { 202: LaunchAck, ...errorResponses(400, 401, 404, 422, 502) } },
   }, async (request, reply) => {
-    const origin = app.scheduleOwners.origins.check(request.account!.id, request.query.origin);
+    const origin = await app.scheduleOwners.origins.check(request.account!.id, request.query.origin);
     return reply.code(202).send(launchAck(await launchGgRun(ctx, request.account!.id, request.body, { origin })));
   });
 

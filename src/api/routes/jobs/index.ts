@@ -26,7 +26,7 @@ const jobsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'account' },
     schema: { querystring: LaunchOriginQuery, body: LaunchBody, response: { 202: LaunchAck, ...errorResponses(400, 401, 404, 422, 502) } },
   }, async (request, reply) => {
-    const origin = origins.check(request.account!.id, request.query.origin);
+    const origin = await origins.check(request.account!.id, request.query.origin);
     return reply.code(202).send(launchAck(await enqueueRun(ctx, request.account!.id, request.body, { origin })));
   });
 
@@ -34,7 +34,7 @@ const jobsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'account' },
     schema: { querystring: LaunchOriginQuery, body: LaunchBatchBody, response: { 200: LaunchBatchAck, ...errorResponses(400, 401, 502) } },
   }, async (request) => {
-    const origin = origins.check(request.account!.id, request.query.origin);
+    const origin = await origins.check(request.account!.id, request.query.origin);
     return { jobs: await enqueueRuns(ctx, request.account!.id, request.body.runs, { origin }) };
   });
 

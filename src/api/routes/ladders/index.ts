@@ -22,18 +22,18 @@ const ladderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/ladders', { config, schema: { response: { 200: LadderList, ...errorResponses(401, 502) } } }, async (request) =>
     listLadders(ctx, request.account!.id));
   app.post('/ladders', { config, schema: { body: LadderBody, response: { 201: LadderOut, ...errorResponses(400, 401, 502) } } },
-    async (request, reply) => reply.code(201).send(createLadder(ctx, request.account!.id, request.body)));
+    async (request, reply) => reply.code(201).send(await createLadder(ctx, request.account!.id, request.body)));
   app.get('/ladders/:id', { config, schema: { params, response: { 200: LadderOut, ...errorResponses(401, 404, 502) } } }, async (request) =>
-    ladderView(ctx, requireLadder(ctx, request.account!.id, request.params.id)));
+    ladderView(ctx, await requireLadder(ctx, request.account!.id, request.params.id)));
   app.put('/ladders/:id', { config, schema: { params, body: LadderBody, response: { 200: LadderOut, ...errorResponses(400, 401, 404, 502) } } },
     async (request) => updateLadder(ctx, request.account!.id, request.params.id, request.body));
   app.delete('/ladders/:id', { config, schema: { params, response: { 204: NoContent, ...errorResponses(401, 404, 502) } } }, async (request, reply) => {
-    deleteLadder(ctx, request.account!.id, request.params.id);
+    await deleteLadder(ctx, request.account!.id, request.params.id);
     return reply.code(204).send(null);
   });
 
   app.get('/ladders/:id/progress', { config, schema: { params, response: { 200: LadderProgressOut, ...errorResponses(401, 404, 502) } } },
-    async (request) => ladderProgress(ctx, request.account!.id, requireLadder(ctx, request.account!.id, request.params.id)));
+    async (request) => ladderProgress(ctx, request.account!.id, await requireLadder(ctx, request.account!.id, request.params.id)));
   app.post('/ladders/:id/rungs/order', { config, schema: { params, body: RungOrderBody, response: { 200: Type.Array(ReorderedRungOut), ...errorResponses(400, 401, 404, 502) } } },
     async (request) => reorderRungs(ctx, request.account!.id, request.params.id, request.body.rungIds));
   app.post('/ladders/:id/climbers', { config, schema: { params, body: ClimberBody, response: { 200: ClimberSteeringOut, ...errorResponses(400, 401, 404, 502) } } },
@@ -49,7 +49,7 @@ const ladderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => topUpLadder(ctx, request.account!.id, request.params.id));
   app.get('/ladders/:id/queue', { config, schema: { params, querystring: QueueQuery, response: { 200: QueueOut, ...errorResponses(400, 401, 404, 502) } } },
     async (request) => {
-      const ladder = requireLadder(ctx, request.account!.id, request.params.id);
+      const ladder = await requireLadder(ctx, request.account!.id, request.params.id);
       return ladderQueue(ctx, request.account!.id, ladder, request.query.limit);
     });
   app.post('/ladders/:id/pause', { config, schema: { params, body: PauseBody, response: { 200: ScheduleOut, ...errorResponses(400, 401, 404, 502) } } },
