@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  indexedBy, jsonNumber, jsonText, likeInsensitive, postgresPool, postgresStore, sameValue, sqliteStore, weekStart, writeTransaction, type Store,
+  indexedBy, jsonArrayRows, jsonNumber, jsonText, likeInsensitive, postgresPool, postgresStore, sameValue, sqliteStore, weekStart, writeTransaction, type Store,
 } from '../../src/db/dialect.js';
 import { migratePostgres } from '../../src/db/migrate-postgres.js';
 import { openDatabase } from '../../src/db/open-database.js';
@@ -104,6 +104,14 @@ describe.each(['sqlite', 'postgres'] as const)('the %s dialect', (engine) => {
     expect(await slugsWhere(likeInsensitive(e, sql.ref('slug'), sql.val('h\\%llo')))).toEqual([]);
     const hinted = await sql<{ n: number }>`SELECT count(*) AS n FROM harness_config ${indexedBy(e, 'sqlite_autoindex_harness_config_1')}`.execute(db);
     expect(hinted.rows).toEqual([{ n: 0 }]);
+  });
+
+  it('reads a JSON array as rows numbered from 0, members by index with ->>, JSON null as NULL', async () => {
+    const cells = JSON.stringify([['a', null, 'x'], ['b', 'v2']]);
+    const { rows } = await sql<{ key: number; first: string; second: string | null; third: string | null }>`SELECT c.key AS key,
+        c.value ->> 0 AS first, c.value ->> 1 AS second, c.value ->> 2 AS third
+      FROM ${jsonArrayRows(engine, sql`${cells}`)} AS c ORDER BY c.key`.execute(store().db);
+    expect(rows).toEqual([{ key: 0, first: 'a', second: null, third: 'x' }, { key: 1, first: 'b', second: 'v2', third: null }]);
   });
 
   it('upserts with ON CONFLICT, spelled alike on both', async () => {
