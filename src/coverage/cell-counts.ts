@@ -1,6 +1,6 @@
 /**
- * Cell counting (shared by plans and ladders), as a few grouped SQLite queries over a list of
- * cells: `completed` (stored runs in state completed, counted globally), `inFlight` and its
+ * Cell counting (shared by plans and ladders), as a few grouped queries over a list of cells:
+ * `completed` (stored runs in state completed, counted globally), `inFlight` and its
  * `pending` subset (non-terminal jobs, counted globally), `unreviewed` (completed runs the
  * requester has not reviewed; machine-graded test types never wait on a review), plus an
  * origin's jobs in flight (the other half of buffer occupancy) and the ordered review queue.
@@ -57,9 +57,6 @@ export const completedInCell = (field: CellFields) =>
 export const cellRows = (engine: Engine, cells: string) => sql`${jsonArrayRows(engine, sql`${cells}`)} AS c`;
 /** A field of the cell row `c` being joined. */
 export const cellRowField: CellFields = (name) => sql<string | null>`c.value ->> ${sql.lit(CELL_FIELDS.indexOf(name))}`;
-// CROSS JOIN keeps the cells as the outer loop on SQLite (it has no statistics for json_each),
-// so each cell is one index range, whatever the number of runs and jobs; the match sits in WHERE
-// because PostgreSQL's CROSS JOIN takes no ON.
 const unreviewed = (reviewer: string) => sql<boolean>`COALESCE(r.test_type, '') NOT IN (${AUTO_GRADED})
   AND NOT EXISTS (SELECT 1 FROM run_reviews AS v WHERE v.run_id = r.id AND v.reviewer_id = ${reviewer})`;
 /** 1 when the condition holds, else 0: what `SUM` counts on both engines (PostgreSQL cannot sum booleans). */
@@ -77,6 +74,10 @@ export interface CellCountRows {
   jobs: Array<{ cell: number; inFlight: number; pending: number }>;
 }
 
+// CROSS JOIN keeps the cells as the outer loop on SQLite (it has no statistics for json_each),
+// so each cell is one index range, whatever the number of runs and jobs; the match sits in WHERE
+// because PostgreSQL's CROSS JOIN takes no ON. These statements are Kysely `sql` templates, not
+// the builder, because the builder spells neither that join order nor an index hint.
 /** The statements the counts run, exported so the benchmark can time them raw. */
 export const cellCountStatements = (engine: Engine, { cells, reviewer }: CellCountArgs) => ({
   runs: sql<CellCountRows['runs'][number]>`SELECT c.key AS cell, COUNT(*) AS completed, SUM(${oneIf(unreviewed(reviewer))}) AS unreviewed

@@ -58,8 +58,6 @@ interface LadderRow {
   updatedAt: string;
 }
 
-type RungRow = Rung & { ladderId: string };
-
 function fromRow(row: LadderRow, rungs: Rung[]): Ladder {
   return {
     id: row.id,

@@ -1,6 +1,6 @@
 /**
- * The gate's evidence per ladder cell, for the requesting account, as one grouped SQLite
- * query over the cells (the same `@cells` parameter and cell matching as coverage's counts):
+ * The gate's evidence per ladder cell, for the requesting account, as one grouped query over
+ * the cells (the same cells parameter and cell matching as coverage's counts):
  * completed runs, how many the gate has a rating for, and how many clear the floor. A run's
  * rating is the requester's own review's, else the validators' (validator-rated runs), and an
  * unloaded build is broken when the gate says so. Other accounts' reviews never count.
