@@ -37,15 +37,15 @@ export function ladderView(ctx: LadderContext, ladder: Ladder) {
 
 export const listLadders = (ctx: LadderContext, accountId: string) => ctx.ladders.list(accountId).map((ladder) => ladderView(ctx, ladder));
 
-export function createLadder(ctx: LadderContext, accountId: string, body: LadderBodyT) {
-  const { declaration, rungs } = readDeclaration(ctx, accountId, body, null);
+export async function createLadder(ctx: LadderContext, accountId: string, body: LadderBodyT) {
+  const { declaration, rungs } = await readDeclaration(ctx, accountId, body, null);
   return ladderView(ctx, ctx.ladders.create(accountId, declaration, rungs, initialSchedule(body.schedule)));
 }
 
 /** Rungs are reconciled by id, so kept rungs keep their verdicts; a PUT without `schedule` leaves it alone. */
-export function updateLadder(ctx: LadderContext, accountId: string, id: string, body: LadderBodyT) {
+export async function updateLadder(ctx: LadderContext, accountId: string, id: string, body: LadderBodyT) {
   const current = requireLadder(ctx, accountId, id);
-  const { declaration, rungs } = readDeclaration(ctx, accountId, body, current);
+  const { declaration, rungs } = await readDeclaration(ctx, accountId, body, current);
   const schedule = body.schedule === undefined ? null : mergeSchedule(current, body.schedule, 'body.schedule');
   const updated = ctx.ladders.update(accountId, id, declaration, rungs, schedule);
   if (!updated) throw notFound(`No ladder ${id}.`);
