@@ -91,10 +91,6 @@ export function catalogIndex(store: BackendStore) {
     async setFingerprint(slug: string, version: string, fingerprint: string): Promise<void> {
       await db.updateTable('test_case_versions').set({ fingerprint }).where('slug', '=', slug).where('version', '=', version).execute();
     },
-    async isReferencedByRuns(slug: string, version: string): Promise<boolean> {
-      const row = await db.selectFrom('runs').select('id').where('test_case_slug', '=', slug).where('test_case_version', '=', version).limit(1).executeTakeFirst();
-      return row !== undefined;
-    },
     async hasOtherFormats(format: number): Promise<boolean> {
       return (await db.selectFrom('test_case_versions').select('slug').where('record_format', '<>', format).limit(1).executeTakeFirst()) !== undefined;
     },

@@ -46,8 +46,6 @@ export interface BlockedUrl {
   url: string;
 }
 
-export type { VersionId };
-
 /** `ingested + skipped + failed = total`: a failed version is not also a skipped one. */
 export interface IngestReport {
   testCaseVersions: VersionLine[];
