@@ -80,9 +80,9 @@ export default async function benchCoverage(): Promise<void> {
     const { token, account } = registered.json() as { token: string; account: { id: string } };
     const headers = { authorization: `Bearer ${token}` };
     for (let i = 0; i < MODELS; i++) {
-      app.models.create({ slug: model(i), ...PRICE });
+      await app.models.create({ slug: model(i), ...PRICE });
       // A billed rate on record, so no launch asks the routing provider for one.
-      app.models.observeBilledRate(model(i), { inputPerMtok: 3, cachedInputPerMtok: 0.3, outputPerMtok: 15 }, 'refresh');
+      await app.models.observeBilledRate(model(i), { inputPerMtok: 3, cachedInputPerMtok: 0.3, outputPerMtok: 15 }, 'refresh');
     }
 
     const seedStart = Date.now();

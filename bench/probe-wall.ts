@@ -24,14 +24,14 @@ export default async function benchProbeWall(): Promise<void> {
   const backend = await startBenchBackend(redis.url, { ROUTER_BASE_URL: provider.url, ROUTER_API_KEY: 'bench-key', PROBE_CONCURRENCY: String(CONCURRENCY) });
   const { app } = backend;
   try {
-    app.models.create({ slug: 'bench/model-1' });
+    await app.models.create({ slug: 'bench/model-1' });
     const calls = PROBE_LANGUAGES.length * 4 * SAMPLES;
     const started = performance.now();
     const probe = await app.probes.trigger('bench/model-1', { samples: SAMPLES });
-    let row = app.probes.store.get(probe.id)!;
+    let row = (await app.probes.store.get(probe.id))!;
     while (row.status === 'running') {
       await sleep(20);
-      row = app.probes.store.get(probe.id)!;
+      row = (await app.probes.store.get(probe.id))!;
     }
     const wallMs = performance.now() - started;
     if (row.status !== 'complete' || row.itemCount !== calls) throw new Error(`probe ended ${row.status} with ${row.itemCount} of ${calls} items: ${row.error}`);

@@ -29,11 +29,11 @@ export async function startClaimApp(redisUrl: string): Promise<ClaimApp> {
     REDIS_PREFIX: `bench${randomUUID().slice(0, 8)}`,
     RUN_WORKERS: 'false',
   }, { catalog });
-  backend.app.models.create({
+  await backend.app.models.create({
     slug: BENCH_LAUNCH.model, listPriceInputPerMtok: 3, listPriceCachedInputPerMtok: 0.3, listPriceOutputPerMtok: 15, listPriceAsOf: '2026-11-01',
   });
   // A billed rate on record, so no launch asks the routing provider for one behind its answer.
-  backend.app.models.observeBilledRate(BENCH_LAUNCH.model, { inputPerMtok: 3, cachedInputPerMtok: 0.3, outputPerMtok: 15 }, 'refresh');
+  await backend.app.models.observeBilledRate(BENCH_LAUNCH.model, { inputPerMtok: 3, cachedInputPerMtok: 0.3, outputPerMtok: 15 }, 'refresh');
   return {
     ...backend,
     async fill(count, launch = BENCH_LAUNCH) {

@@ -1,4 +1,7 @@
-import type { Database } from '../db/open-database.js';
+import type { Kysely, Selectable } from 'kysely';
+import { writeTransaction, type BackendStore } from '../db/dialect.js';
+import type { StoreSchema, TestCaseVersionsTable } from '../db/store-schema.js';
+import { storeMeta, type StoreMetaKey } from '../db/store-meta.js';
 import type { TestCaseGroup } from './read-groups.js';
 
 export interface IndexedVersion {
@@ -13,18 +16,21 @@ export interface IndexedVersion {
   ingestedAt: string;
 }
 
-interface Row {
+export interface VersionId {
   slug: string;
   version: string;
-  record_format: number;
-  store_dir: string;
-  fingerprint: string;
-  content_hash: string;
-  experimental: number;
-  ingested_at: string;
 }
 
-const fromRow = (row: Row): IndexedVersion => ({
+/** What a whole-catalog scan writes once its versions are in: all of it, or none. */
+export interface ScanEnd {
+  /** Versions the checkout no longer declares; one a run references meanwhile is kept. */
+  prune: VersionId[];
+  /** The catalog's groups, replacing the stored ones; null keeps them. */
+  groups: TestCaseGroup[] | null;
+  meta: ReadonlyArray<readonly [StoreMetaKey, string]>;
+}
+
+const fromRow = (row: Selectable<TestCaseVersionsTable>): IndexedVersion => ({
   slug: row.slug,
   version: row.version,
   recordFormat: row.record_format,
@@ -35,48 +41,86 @@ const fromRow = (row: Row): IndexedVersion => ({
   ingestedAt: row.ingested_at,
 });
 
-/** The SQLite index of the definition store: which directory holds each (slug, version). */
-export function catalogIndex(db: Database) {
-  const selectOne = db.prepare<[string, string], Row>('SELECT * FROM test_case_versions WHERE slug = ? AND version = ?');
-  const selectAll = db.prepare<[], Row>('SELECT * FROM test_case_versions ORDER BY slug, version');
-  const selectOfSlug = db.prepare<[string], Row>('SELECT * FROM test_case_versions WHERE slug = ?');
-  const upsert = db.prepare(
-    `INSERT INTO test_case_versions (slug, version, record_format, store_dir, fingerprint, content_hash, experimental, ingested_at)
-     VALUES (@slug, @version, @recordFormat, @storeDir, @fingerprint, @contentHash, @experimental, @ingestedAt)
-     ON CONFLICT (slug, version) DO UPDATE SET record_format = excluded.record_format, store_dir = excluded.store_dir,
-       fingerprint = excluded.fingerprint, content_hash = excluded.content_hash, experimental = excluded.experimental,
-       ingested_at = excluded.ingested_at`,
-  );
-  const setFingerprint = db.prepare('UPDATE test_case_versions SET fingerprint = ? WHERE slug = ? AND version = ?');
-  const remove = db.prepare('DELETE FROM test_case_versions WHERE slug = ? AND version = ?');
-  const referencedByRuns = db
-    .prepare<[string, string], number>('SELECT EXISTS (SELECT 1 FROM runs WHERE test_case_slug = ? AND test_case_version = ?)')
-    .pluck();
-  const otherFormats = db.prepare<[number], number>('SELECT EXISTS (SELECT 1 FROM test_case_versions WHERE record_format <> ?)').pluck();
-  const selectGroups = db.prepare<[], { slug: string; name: string; summary: string | null; cases: string }>(
-    'SELECT slug, name, summary, cases FROM test_case_groups ORDER BY position',
-  );
-  const clearGroups = db.prepare('DELETE FROM test_case_groups');
-  const insertGroup = db.prepare('INSERT INTO test_case_groups (slug, name, summary, cases, position) VALUES (?, ?, ?, ?, ?)');
+/** Five parameters a group: far under either engine's bound on one statement's parameters. */
+const GROUPS_PER_INSERT = 5000;
 
+const versionRows = (db: Kysely<StoreSchema>) => db.selectFrom('test_case_versions').selectAll();
+
+const unreferenced = (db: Kysely<StoreSchema>, id: VersionId) =>
+  db.deleteFrom('test_case_versions')
+    .where('slug', '=', id.slug)
+    .where('version', '=', id.version)
+    .where((eb) => eb.not(eb.exists(
+      eb.selectFrom('runs').select('runs.id').where('runs.test_case_slug', '=', id.slug).where('runs.test_case_version', '=', id.version),
+    )));
+
+/** The store's index of the definition store: which directory holds each (slug, version). */
+export function catalogIndex(store: BackendStore) {
+  const { db } = store;
   return {
-    get: (slug: string, version: string) => {
-      const row = selectOne.get(slug, version);
+    async get(slug: string, version: string): Promise<IndexedVersion | null> {
+      const row = await versionRows(db).where('slug', '=', slug).where('version', '=', version).executeTakeFirst();
       return row ? fromRow(row) : null;
     },
-    all: () => selectAll.all().map(fromRow),
-    versionsOf: (slug: string) => selectOfSlug.all(slug).map(fromRow),
-    put: (version: IndexedVersion) => void upsert.run({ ...version, experimental: version.experimental ? 1 : 0 }),
-    setFingerprint: (slug: string, version: string, fingerprint: string) => void setFingerprint.run(fingerprint, slug, version),
-    remove: (slug: string, version: string) => void remove.run(slug, version),
-    isReferencedByRuns: (slug: string, version: string) => referencedByRuns.get(slug, version) === 1,
-    hasOtherFormats: (format: number) => otherFormats.get(format) === 1,
-    groups: (): TestCaseGroup[] =>
-      selectGroups.all().map((row) => ({ slug: row.slug, name: row.name, ...(row.summary === null ? {} : { summary: row.summary }), cases: JSON.parse(row.cases) as string[] })),
-    replaceGroups: db.transaction((groups: TestCaseGroup[]) => {
-      clearGroups.run();
-      groups.forEach((group, position) => insertGroup.run(group.slug, group.name, group.summary ?? null, JSON.stringify(group.cases), position));
-    }),
+    /** Every version, by slug then version text (byte order on both engines). */
+    async all(): Promise<IndexedVersion[]> {
+      return (await versionRows(db).orderBy('slug').orderBy('version').execute()).map(fromRow);
+    },
+    async count(): Promise<number> {
+      const row = await db.selectFrom('test_case_versions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      return row.n;
+    },
+    /** A case's versions by version text; callers order them by `compareVersions`. */
+    async versionsOf(slug: string): Promise<IndexedVersion[]> {
+      return (await versionRows(db).where('slug', '=', slug).orderBy('version').execute()).map(fromRow);
+    },
+    async put(version: IndexedVersion): Promise<void> {
+      const row = {
+        record_format: version.recordFormat,
+        store_dir: version.storeDir,
+        fingerprint: version.fingerprint,
+        content_hash: version.contentHash,
+        experimental: version.experimental ? 1 : 0,
+        ingested_at: version.ingestedAt,
+      };
+      await db.insertInto('test_case_versions')
+        .values({ slug: version.slug, version: version.version, ...row })
+        .onConflict((oc) => oc.columns(['slug', 'version']).doUpdateSet(row))
+        .execute();
+    },
+    async setFingerprint(slug: string, version: string, fingerprint: string): Promise<void> {
+      await db.updateTable('test_case_versions').set({ fingerprint }).where('slug', '=', slug).where('version', '=', version).execute();
+    },
+    async hasOtherFormats(format: number): Promise<boolean> {
+      return (await db.selectFrom('test_case_versions').select('slug').where('record_format', '<>', format).limit(1).executeTakeFirst()) !== undefined;
+    },
+    async groups(): Promise<TestCaseGroup[]> {
+      const rows = await db.selectFrom('test_case_groups').select(['slug', 'name', 'summary', 'cases']).orderBy('position').execute();
+      return rows.map((row) => ({ slug: row.slug, name: row.name, ...(row.summary === null ? {} : { summary: row.summary }), cases: JSON.parse(row.cases) as string[] }));
+    },
+    /**
+     * Prunes, replaces the groups and stamps the markers in one write transaction, so a scan
+     * that fails here leaves the index as it was. Answers the versions actually pruned.
+     */
+    async endScan(end: ScanEnd): Promise<VersionId[]> {
+      return writeTransaction(store, async (trx) => {
+        const pruned: VersionId[] = [];
+        for (const id of end.prune) {
+          const deleted = await unreferenced(trx, id).executeTakeFirst();
+          if (deleted.numDeletedRows > 0n) pruned.push(id);
+        }
+        if (end.groups) {
+          await trx.deleteFrom('test_case_groups').execute();
+          const rows = end.groups.map((group, position) => ({ slug: group.slug, name: group.name, summary: group.summary ?? null, cases: JSON.stringify(group.cases), position }));
+          for (let start = 0; start < rows.length; start += GROUPS_PER_INSERT) {
+            await trx.insertInto('test_case_groups').values(rows.slice(start, start + GROUPS_PER_INSERT)).execute();
+          }
+        }
+        const meta = storeMeta({ db: trx });
+        for (const [key, value] of end.meta) await meta.set(key, value);
+        return pruned;
+      });
+    },
   };
 }
 

@@ -1,7 +1,7 @@
 import { realpath } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { buildCatalogEntry, type CatalogEntry } from './catalog-entry.js';
-import type { CatalogIndex } from './catalog-index.js';
+import type { CatalogIndex, IndexedVersion } from './catalog-index.js';
 import { compareVersions } from './compare-versions.js';
 import { storeLayout } from './definition-store.js';
 import { renderVariantPrompt, renderVariantSpecs, type RenderedSpec } from './render-templates.js';
@@ -43,22 +43,24 @@ export function catalogReader(index: CatalogIndex, versions: StoredVersions, opt
 
   return {
     async catalog(): Promise<CatalogEntry[]> {
-      const slugs = [...new Set(index.all().map((version) => version.slug))].sort();
-      const entries = await Promise.all(slugs.map(async (slug) => {
-        const shown = index.versionsOf(slug).filter((version) => visible(version.experimental)).sort((a, b) => compareVersions(a.version, b.version));
+      // One read of the index, grouped by case (it answers them ordered by slug).
+      const bySlug = new Map<string, IndexedVersion[]>();
+      for (const version of await index.all()) bySlug.set(version.slug, [...(bySlug.get(version.slug) ?? []), version]);
+      const entries = await Promise.all([...bySlug.values()].map(async (ofSlug) => {
+        const shown = ofSlug.filter((version) => visible(version.experimental)).sort((a, b) => compareVersions(a.version, b.version));
         const latest = shown.at(-1);
         if (!latest) return null;
         // A case whose latest manifest cannot be read is left out rather than shown stale.
         const latestLoaded = await versions.load(latest).catch(() => null);
         if (!latestLoaded) return null;
-        const loaded = await versions.versionsOf(slug);
+        const loaded = await versions.loadReadable(ofSlug);
         return buildCatalogEntry(loaded.map((version) => version.stored.resolved), options);
       }));
       return entries.filter((entry): entry is CatalogEntry => entry !== null);
     },
 
-    versionsOf(slug: string): { slug: string; versions: string[] } {
-      const shown = index.versionsOf(slug).filter((version) => visible(version.experimental));
+    async versionsOf(slug: string): Promise<{ slug: string; versions: string[] }> {
+      const shown = (await index.versionsOf(slug)).filter((version) => visible(version.experimental));
       if (shown.length === 0) throw notFound(`No test case ${slug}.`);
       return { slug, versions: shown.map((version) => version.version).sort(compareVersions) };
     },

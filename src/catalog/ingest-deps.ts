@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Queue } from 'bullmq';
 import type { Config } from '../config.js';
-import type { Database } from '../db/open-database.js';
+import type { BackendStore } from '../db/dialect.js';
 import { storeMeta } from '../db/store-meta.js';
 import { findChromium } from '../render/find-chromium.js';
 import { createRenderPool, type RenderPool } from '../render/render-pool.js';
@@ -16,12 +16,12 @@ export const definitionStoreRoot = (config: Config) => join(config.dataDir, 'def
  * What an ingest worker needs, for whichever process runs it. The render pool (and its
  * Chromium) starts on the first mockup, so a process that never ingests never launches one.
  */
-export function ingestDeps(config: Config, db: Database, snapshotQueue: Queue): IngestDeps & { close(): Promise<void> } {
+export function ingestDeps(config: Config, backendStore: BackendStore, snapshotQueue: Queue): IngestDeps & { close(): Promise<void> } {
   let pool: RenderPool | null = null;
   return {
     catalogDir: config.catalogDir,
-    index: catalogIndex(db),
-    meta: storeMeta(db),
+    index: catalogIndex(backendStore),
+    meta: storeMeta(backendStore),
     store: new DefinitionStore(definitionStoreRoot(config)),
     async render(target, rootDir) {
       pool ??= createRenderPool({ chromiumPath: findChromium(config.chromiumPath ?? undefined), threads: config.renderThreads });

@@ -35,9 +35,9 @@ export const ingestProcessor: BackgroundProcessor = {
   concurrency: 1,
   globalConcurrency: 1,
   options: { lockDuration: 30 * SECOND, stalledInterval: 5 * SECOND, maxStalledCount: 0 },
-  start({ config, db, connection, log }) {
+  start({ config, store, connection, log }) {
     const snapshotQueue = createSnapshotQueue(connection, config.redisPrefix);
-    const deps = ingestDeps(config, db, snapshotQueue);
+    const deps = ingestDeps(config, store, snapshotQueue);
     const progress = new Redis(redisOptionsFromUrl(config.redisUrl));
     reportOutages(progress, 'ingest-progress', log);
     const ingestQueue = createIngestQueue({ connection, prefix: config.redisPrefix });

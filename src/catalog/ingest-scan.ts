@@ -1,6 +1,6 @@
 import { dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { CatalogIndex } from './catalog-index.js';
+import type { CatalogIndex, IndexedVersion, VersionId } from './catalog-index.js';
 import { readStoredVersion, type DefinitionStore, type RenderTarget } from './definition-store.js';
 import { readGroups } from './read-groups.js';
 import { readVersion } from './read-version.js';
@@ -46,11 +46,6 @@ export interface BlockedUrl {
   url: string;
 }
 
-export interface VersionId {
-  slug: string;
-  version: string;
-}
-
 /** `ingested + skipped + failed = total`: a failed version is not also a skipped one. */
 export interface IngestReport {
   testCaseVersions: VersionLine[];
@@ -91,14 +86,14 @@ export interface IngestDeps {
  */
 export async function runIngestScan(deps: IngestDeps, request: IngestRequest, emit: (event: IngestEvent) => void): Promise<IngestReport> {
   const { index, meta, store } = deps;
-  const stamped = meta.get('record_format');
-  const otherFormat = (stamped !== null && Number(stamped) !== RESOLVED_RECORD_FORMAT) || index.hasOtherFormats(RESOLVED_RECORD_FORMAT);
+  const stamped = await meta.get('record_format');
+  const otherFormat = (stamped !== null && Number(stamped) !== RESOLVED_RECORD_FORMAT) || (await index.hasOtherFormats(RESOLVED_RECORD_FORMAT));
   const whole = otherFormat || !request.testCases;
-  const marker = meta.get('catalog_version');
+  const marker = await meta.get('catalog_version');
   const tokenGiven = whole && request.catalogVersion !== undefined;
   let force = Boolean(request.force) || otherFormat;
 
-  if (tokenGiven && !force && request.catalogVersion === marker) return reuseStore(index, emit);
+  if (tokenGiven && !force && request.catalogVersion === marker) return reuseStore(await index.all(), emit);
   // A changed or first-seen token means a different catalog: re-ingest all of it.
   if (tokenGiven && request.catalogVersion !== marker) force = true;
 
@@ -143,13 +138,15 @@ export async function runIngestScan(deps: IngestDeps, request: IngestRequest, em
     record({ slug: problem.slug, version: problem.version, ingested: false, renderedReferences: 0, error: problem.error.message });
   }
 
+  const format = ['record_format', String(RESOLVED_RECORD_FORMAT)] as const;
   if (whole) {
-    report.pruned = await prune(deps, new Set(scan.versions.map((found) => `${found.slug}@${found.version}`)), problems);
-    index.replaceGroups(groups!);
-    if (request.catalogVersion !== undefined) meta.set('catalog_version', request.catalogVersion);
-    meta.set('record_format', String(RESOLVED_RECORD_FORMAT));
+    const prune = await pruneCandidates(deps, new Set(scan.versions.map((found) => `${found.slug}@${found.version}`)), problems);
+    const markers = request.catalogVersion === undefined ? [format] : [['catalog_version', request.catalogVersion] as const, format];
+    report.pruned = await index.endScan({ prune, groups, meta: markers });
+    // Their rows are gone: a crash from here leaves directories nothing points at, never the reverse.
+    for (const version of report.pruned) await store.removeVersion(version.slug, version.version);
   } else if (stamped === null) {
-    meta.set('record_format', String(RESOLVED_RECORD_FORMAT));
+    await meta.set(...format);
   }
   if (report.ingested > 0 || report.pruned.length > 0) await deps.onReingested();
   emit({ event: 'done', total, ingested: report.ingested, skipped: report.skipped, failed: report.failed, pruned: report.pruned });
@@ -184,14 +181,14 @@ async function ingestVersion(
   force: boolean,
 ): Promise<{ references: number; blockedUrls: BlockedUrl[]; warnings: KeyWarning[] } | null> {
   const { index, store } = deps;
-  const stored = index.get(found.slug, found.version);
+  const stored = await index.get(found.slug, found.version);
   const current = stored !== null && stored.recordFormat === RESOLVED_RECORD_FORMAT;
   const fingerprint = await statFingerprint(found.dir, deps.catalogDir);
   if (!force && current && stored.fingerprint === fingerprint) return null;
   const hash = await contentHash(found.dir, deps.catalogDir);
   if (!force && current && stored.contentHash === hash) {
     // Touched but not changed (a fresh checkout resets mtimes): remember the new fingerprint.
-    index.setFingerprint(found.slug, found.version, fingerprint);
+    await index.setFingerprint(found.slug, found.version, fingerprint);
     return null;
   }
 
@@ -209,7 +206,7 @@ async function ingestVersion(
     await staged.discard();
     throw error;
   }
-  index.put({
+  await index.put({
     slug: read.record.slug,
     version: read.record.version,
     recordFormat: RESOLVED_RECORD_FORMAT,
@@ -224,32 +221,28 @@ async function ingestVersion(
 }
 
 /**
- * Rule 2: removes stored versions the checkout no longer declares, unless a run references
- * them or the scan found their folder but could not read it (`problems`): an unreadable
- * manifest or a duplicate slug@version is a broken checkout, not a deletion.
+ * Rule 2: the stored versions the checkout no longer declares, unless the scan found their
+ * folder but could not read it (`problems`): an unreadable manifest or a duplicate
+ * slug@version is a broken checkout, not a deletion. One a run references is kept by `endScan`.
  */
-async function prune(deps: IngestDeps, declared: Set<string>, problems: ScanProblem[]): Promise<VersionId[]> {
+async function pruneCandidates(deps: IngestDeps, declared: Set<string>, problems: ScanProblem[]): Promise<VersionId[]> {
   const unusable = new Set(problems.map((problem) => `${problem.slug}@${problem.version}`));
   const unusableDirs = new Set(problems.flatMap((problem) => problem.relDirs));
-  const pruned: VersionId[] = [];
-  for (const version of deps.index.all()) {
+  const candidates: VersionId[] = [];
+  for (const version of await deps.index.all()) {
     const key = `${version.slug}@${version.version}`;
     if (declared.has(key) || unusable.has(key)) continue;
-    if (deps.index.isReferencedByRuns(version.slug, version.version)) continue;
     if (unusableDirs.size > 0) {
       const stored = await readStoredVersion(version.storeDir).catch(() => null);
       if (stored?.sourceRelDir !== undefined && unusableDirs.has(stored.sourceRelDir)) continue;
     }
-    deps.index.remove(version.slug, version.version);
-    await deps.store.removeVersion(version.slug, version.version);
-    pruned.push({ slug: version.slug, version: version.version });
+    candidates.push({ slug: version.slug, version: version.version });
   }
-  return pruned;
+  return candidates;
 }
 
 /** Rule 3: the marker says the store already holds this catalog; answer from the index alone. */
-function reuseStore(index: CatalogIndex, emit: (event: IngestEvent) => void): IngestReport {
-  const versions = index.all();
+function reuseStore(versions: IndexedVersion[], emit: (event: IngestEvent) => void): IngestReport {
   const total = versions.length;
   emit({ event: 'start', total });
   const lines = versions.map((version, position) => {

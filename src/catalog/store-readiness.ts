@@ -1,4 +1,4 @@
-import type { Database } from '../db/open-database.js';
+import type { BackendStore } from '../db/dialect.js';
 import { storeMeta } from '../db/store-meta.js';
 import { RESOLVED_RECORD_FORMAT } from './record-format.js';
 
@@ -6,24 +6,22 @@ export type StoreStatus = 'ready' | 'empty' | 'format-mismatch';
 
 export interface StoreReadiness {
   /** Latches: once the store held readable versions, a re-ingest never withdraws readiness. */
-  status(): StoreStatus;
-  isReady(): boolean;
+  status(): Promise<StoreStatus>;
+  isReady(): Promise<boolean>;
 }
 
-export function storeReadiness(db: Database, recordFormat = RESOLVED_RECORD_FORMAT): StoreReadiness {
-  const meta = storeMeta(db);
-  const readableVersions = db
-    .prepare<[number], number>('SELECT EXISTS (SELECT 1 FROM test_case_versions WHERE record_format = ?)')
-    .pluck();
+export function storeReadiness(store: BackendStore, recordFormat = RESOLVED_RECORD_FORMAT): StoreReadiness {
+  const meta = storeMeta(store);
   let latched = false;
 
-  function status(): StoreStatus {
+  async function status(): Promise<StoreStatus> {
     if (latched) return 'ready';
-    const stamped = meta.get('record_format');
+    const stamped = await meta.get('record_format');
     if (stamped !== null && Number(stamped) !== recordFormat) return 'format-mismatch';
-    if (readableVersions.get(recordFormat) !== 1) return 'empty';
+    const readable = await store.db.selectFrom('test_case_versions').select('slug').where('record_format', '=', recordFormat).limit(1).executeTakeFirst();
+    if (!readable) return 'empty';
     latched = true;
     return 'ready';
   }
-  return { status, isReady: () => status() === 'ready' };
+  return { status, isReady: async () => (await status()) === 'ready' };
 }

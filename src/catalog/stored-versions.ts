@@ -28,17 +28,23 @@ export function storedVersions(index: CatalogIndex) {
     return { indexed, stored, dir: indexed.storeDir, sourceDir: storeLayout(indexed.storeDir).sourceDir };
   }
 
+  /** The versions whose stored copy can be read; unreadable ones are left out. */
+  async function loadReadable(indexed: IndexedVersion[]): Promise<LoadedVersion[]> {
+    const loaded = await Promise.allSettled(indexed.map(load));
+    return loaded.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  }
+
   return {
     /** Null when the version was never ingested. */
     async get(slug: string, version: string): Promise<LoadedVersion | null> {
-      const indexed = index.get(slug, version);
+      const indexed = await index.get(slug, version);
       return indexed ? load(indexed) : null;
     },
     load,
+    loadReadable,
     /** Every version of a case whose stored copy can be read; unreadable ones are left out. */
     async versionsOf(slug: string): Promise<LoadedVersion[]> {
-      const loaded = await Promise.allSettled(index.versionsOf(slug).map(load));
-      return loaded.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+      return loadReadable(await index.versionsOf(slug));
     },
   };
 }

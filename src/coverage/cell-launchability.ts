@@ -13,16 +13,26 @@ import type { CoverageCell, Pin } from './coverage-cells.js';
 
 export interface LaunchabilityDeps {
   catalog: LaunchCatalog;
-  index: CatalogIndex;
-  /** Whether the model catalog holds a curated entry for the model (what a launch needs first). */
-  isCurated(modelId: string): boolean;
+  index: Pick<CatalogIndex, 'all'>;
+  /** The models the catalog holds a curated entry for (what a launch needs first). */
+  curatedSlugs(): Promise<string[]>;
 }
 
-/** One reader per request: answers are cached, since a matrix asks about each pin and model many times. */
-export function cellLaunchability(deps: LaunchabilityDeps) {
+/**
+ * One reader per request: the store is read once as it is built (the ingested versions and
+ * the curated models), and answers are cached, since a matrix asks about each pin and model
+ * many times.
+ */
+export async function cellLaunchability(deps: LaunchabilityDeps) {
   const pins = new Map<string, string | null>();
   const models = new Map<string, string | null>();
+  const [indexed, curatedSlugs] = await Promise.all([deps.index.all(), deps.curatedSlugs()]);
+  const curated = new Set(curatedSlugs);
   const latest = new Map<string, string>();
+  for (const { slug, version } of indexed) {
+    const newest = latest.get(slug);
+    if (newest === undefined || compareVersions(version, newest) > 0) latest.set(slug, version);
+  }
 
   function pinProblem(pin: Pin): string | null {
     const key = `${pin.slug}|${pin.version}|${pin.variant}|${pin.engine}`;
@@ -43,7 +53,7 @@ export function cellLaunchability(deps: LaunchabilityDeps) {
   }
 
   function modelProblem(modelId: string): string | null {
-    if (!models.has(modelId)) models.set(modelId, deps.isCurated(modelId) ? null : refuseUncatalogued(modelId).reason);
+    if (!models.has(modelId)) models.set(modelId, curated.has(modelId) ? null : refuseUncatalogued(modelId).reason);
     return models.get(modelId)!;
   }
 
@@ -62,13 +72,9 @@ export function cellLaunchability(deps: LaunchabilityDeps) {
     },
     /** The newest ingested version of a case; empty when none is. */
     latestVersion(slug: string): string {
-      if (!latest.has(slug)) {
-        const versions = deps.index.versionsOf(slug).map((version) => version.version).sort(compareVersions);
-        latest.set(slug, versions.at(-1) ?? '');
-      }
-      return latest.get(slug)!;
+      return latest.get(slug) ?? '';
     },
   };
 }
 
-export type CellLaunchability = ReturnType<typeof cellLaunchability>;
+export type CellLaunchability = Awaited<ReturnType<typeof cellLaunchability>>;

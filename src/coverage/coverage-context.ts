@@ -20,7 +20,7 @@ export interface CoverageContext {
   locks: ScheduleLocks;
   grades: RunGrades;
   /** A fresh launchability reader; it caches, so one per request. */
-  launchability(): CellLaunchability;
+  launchability(): Promise<CellLaunchability>;
 }
 
 /** The account's gg configurations by row id, each looked up once per request. */

@@ -1,17 +1,21 @@
-import type { Database } from './open-database.js';
+import type { BackendStore } from './dialect.js';
 
 export type StoreMetaKey = 'record_format' | 'catalog_version' | 'store_id';
 
 export interface StoreMeta {
-  get(key: StoreMetaKey): string | null;
-  set(key: StoreMetaKey, value: string): void;
+  get(key: StoreMetaKey): Promise<string | null>;
+  set(key: StoreMetaKey, value: string): Promise<void>;
 }
 
-export function storeMeta(db: Database): StoreMeta {
-  const select = db.prepare<[string], string>('SELECT value FROM store_meta WHERE key = ?').pluck();
-  const upsert = db.prepare('INSERT INTO store_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
+/** The store's own key-value facts (`store_meta`): its record format, catalog marker and id. */
+export function storeMeta({ db }: Pick<BackendStore, 'db'>): StoreMeta {
   return {
-    get: (key) => select.get(key) ?? null,
-    set: (key, value) => void upsert.run(key, value),
+    async get(key) {
+      const row = await db.selectFrom('store_meta').select('value').where('key', '=', key).executeTakeFirst();
+      return row?.value ?? null;
+    },
+    async set(key, value) {
+      await db.insertInto('store_meta').values({ key, value }).onConflict((oc) => oc.column('key').doUpdateSet({ value })).execute();
+    },
   };
 }

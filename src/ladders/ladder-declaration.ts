@@ -46,7 +46,8 @@ export async function readDeclaration(
   const configs = ggConfigLookup(coverage.jobs, accountId);
   const currentIds = new Set(current?.rungs.map((rung) => rung.id) ?? []);
   const seen = new Set<string>();
-  const rungs = body.rungs.map((rung, index): RungInput => {
+  const rungs: RungInput[] = [];
+  for (const [index, rung] of body.rungs.entries()) {
     const where = `body.rungs[${index}]`;
     if (rung.id !== undefined) {
       if (!current) throw badRequest(`${where}.id must be omitted on create: rung ids are minted by the server.`);
@@ -56,19 +57,19 @@ export async function readDeclaration(
     }
     const engine = rung.engine || NO_ENGINE;
     if (!isKnownEngine(engine)) throw badRequest(`${where}.engine: ${unknownEngine(engine).message}`);
-    const testType = rungTestType(ctx, rung.slug, rung.version);
+    const testType = await rungTestType(ctx, rung.slug, rung.version);
     if (testType !== null && UNGATEABLE_TEST_TYPES.has(testType)) {
       throw badRequest(`${where} (${rung.slug} ${rung.version}) is a ${testType} case, which never produces a rating; a ladder rung must be a rated case.`);
     }
-    return {
+    rungs.push({
       ...(rung.id === undefined ? {} : { id: rung.id }),
       slug: rung.slug,
       version: rung.version,
       variant: rung.variant,
       engine,
       runs: rung.runs === undefined || rung.runs === null ? null : atLeastOne(rung.runs),
-    };
-  });
+    });
+  }
   return {
     rungs,
     declaration: {
@@ -86,11 +87,11 @@ export async function readDeclaration(
  * version's. Null for a case nothing is known about: such a pin is accepted and reported by
  * the board as unlaunchable, as a plan's is.
  */
-function rungTestType(ctx: LadderContext, slug: string, version: string): string | null {
+async function rungTestType(ctx: LadderContext, slug: string, version: string): Promise<string | null> {
   const { catalog } = ctx.coverage.jobs;
   const pinned = catalog.version(slug, version);
   if (pinned) return pinned.testType;
-  const newest = ctx.index.versionsOf(slug).map((v) => v.version).sort(compareVersions).at(-1);
+  const newest = (await ctx.index.versionsOf(slug)).map((v) => v.version).sort(compareVersions).at(-1);
   return newest === undefined ? null : (catalog.version(slug, newest)?.testType ?? null);
 }
 

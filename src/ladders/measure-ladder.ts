@@ -109,7 +109,7 @@ export async function measureLadder(ctx: LadderContext, accountId: string, ladde
     const standing = climberStanding(climber.steering.held, rungs.map((rung) => rung.standing));
     return { climber, rungs, standing, staleVerdicts, verdicts };
   });
-  const check = ctx.coverage.launchability();
+  const check = await ctx.coverage.launchability();
   const review = uniqueCells(reachedCells(measured, ladder.outerAxis).map((rung) => ownedCell(rung, check.unlaunchable(rung.cell))));
   const unreviewed = review.reduce((sum, owned) => sum + owned.counts.unreviewed, 0);
 

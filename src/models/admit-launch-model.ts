@@ -18,14 +18,14 @@ export function launchModelAdmission(
   const observeRate = enqueueRateObserver(store, client, onObservationError);
   return {
     async admit(modelId: string): Promise<Admission> {
-      const entry = store.get(modelId);
+      const entry = await store.get(modelId);
       if (!entry?.curated) return { ok: false, reason: refuseUncatalogued(modelId).reason };
       const fill = await fillMissingListPrice(entry, client, new Date());
       if (fill.refused) return { ok: false, reason: fill.reason };
       if (fill.filled) {
         const rates = fill.entry.listPrice!;
         // A provider that offers no prompt caching bills cached input tokens as input tokens.
-        store.setRouterListPrice(modelId, {
+        await store.setRouterListPrice(modelId, {
           inputPerMtok: rates.inputPerMtok!,
           cachedInputPerMtok: rates.cachedInputPerMtok ?? rates.inputPerMtok!,
           outputPerMtok: rates.outputPerMtok!,

@@ -20,8 +20,8 @@ export async function scheduleBilledRateRefresh(connection: ConnectionOptions, p
 
 export const billedRateRefreshProcessor: BackgroundProcessor = {
   queue: BACKGROUND_QUEUES.billedRates,
-  start({ config, db, log }) {
-    const store = modelCatalogStore(db);
+  start({ config, store: backendStore, log }) {
+    const store = modelCatalogStore(backendStore);
     const client = createRouterClient({ baseUrl: config.routerBaseUrl, apiKey: config.routerApiKey ?? undefined });
     return {
       async processor() {

@@ -1,43 +1,13 @@
-import type { Database } from '../db/open-database.js';
+import type { Kysely, Selectable } from 'kysely';
+import { sameValue, writeTransaction, type BackendStore } from '../db/dialect.js';
+import type { ModelPriceObservationsTable, ModelsTable, StoreSchema } from '../db/store-schema.js';
 import { conflict, notFound } from '../errors.js';
 import { listPriceChange } from './list-price-write.js';
 import { listPriceOf, type Alias, type ModelEntry, type ModelWrite, type PriceObservation, type Rates } from './model-entry.js';
 import { policyWrite } from './provider-policy.js';
 
-interface ModelRow {
-  slug: string;
-  name: string | null;
-  provider: string | null;
-  description: string | null;
-  aliases: string;
-  provider_pin: string | null;
-  logo: string | null;
-  list_input: number | null;
-  list_cached_input: number | null;
-  list_output: number | null;
-  list_as_of: string | null;
-  list_source: 'hand' | 'router' | null;
-  openrouter_slug: string | null;
-  provider_pin_by_hand: number;
-  observed_provider: string | null;
-  native_quantization: string | null;
-  quantization_filter: number;
-  max_input_price: number | null;
-  max_output_price: number | null;
-  banned_providers: string;
-  unknown_quantization_providers: string;
-  logo_svg: string | null;
-  provider_logo_url: string | null;
-}
-
-interface ObservationRow {
-  model_slug: string;
-  observed_at: string;
-  input: number | null;
-  cached_input: number | null;
-  output: number | null;
-  source: string;
-}
+type ModelRow = Selectable<ModelsTable>;
+type ObservationRow = Selectable<ModelPriceObservationsTable>;
 
 const ratesOf = (row: ObservationRow): PriceObservation => ({
   observedAt: row.observed_at,
@@ -58,46 +28,43 @@ function writtenFields(body: ModelWrite) {
     provider: body.provider ?? null,
     description: body.description ?? null,
     aliases: JSON.stringify(body.aliases ?? []),
-    openrouterSlug: policy.openrouterSlug,
-    providerPin: policy.providerPin,
-    providerPinByHand: policy.providerPin === null ? 0 : 1,
-    nativeQuantization: policy.nativeQuantization,
-    quantizationFilter: policy.quantizationFilter ? 1 : 0,
-    maxInputPrice: policy.maxInputPrice,
-    maxOutputPrice: policy.maxOutputPrice,
-    bannedProviders: JSON.stringify(policy.bannedProviders),
-    unknownQuantizationProviders: JSON.stringify(policy.unknownQuantizationProviders),
+    openrouter_slug: policy.openrouterSlug,
+    provider_pin: policy.providerPin,
+    provider_pin_by_hand: policy.providerPin === null ? 0 : 1,
+    native_quantization: policy.nativeQuantization,
+    quantization_filter: policy.quantizationFilter ? 1 : 0,
+    max_input_price: policy.maxInputPrice,
+    max_output_price: policy.maxOutputPrice,
+    banned_providers: JSON.stringify(policy.bannedProviders),
+    unknown_quantization_providers: JSON.stringify(policy.unknownQuantizationProviders),
     logo: body.logo ?? null,
-    logoSvg: body.logoSvg ?? null,
-    providerLogoUrl: body.providerLogoUrl?.trim() || null,
+    logo_svg: body.logoSvg ?? null,
+    provider_logo_url: body.providerLogoUrl?.trim() || null,
   };
 }
 
-/** The curated catalog in SQLite, merged on read with the model ids runs name. */
-export function modelCatalogStore(db: Database) {
-  const selectAll = db.prepare<[], ModelRow>('SELECT * FROM models ORDER BY slug');
-  const selectOne = db.prepare<[string], ModelRow>('SELECT * FROM models WHERE slug = ?');
-  const runCounts = db.prepare<[], { model_id: string; runs: number }>('SELECT model_id, COUNT(*) AS runs FROM runs GROUP BY model_id');
-  const runCount = db.prepare<[string], number>('SELECT COUNT(*) FROM runs WHERE model_id = ?').pluck();
-  const allObservations = db.prepare<[], ObservationRow>('SELECT * FROM model_price_observations ORDER BY id');
-  const observationsOf = db.prepare<[string], ObservationRow>('SELECT * FROM model_price_observations WHERE model_slug = ? ORDER BY id');
-  const latestObservation = db.prepare<[string], ObservationRow>('SELECT * FROM model_price_observations WHERE model_slug = ? ORDER BY id DESC LIMIT 1');
-  const insertObservation = db.prepare(
-    'INSERT INTO model_price_observations (model_slug, observed_at, input, cached_input, output, source) VALUES (?, ?, ?, ?, ?, ?)',
-  );
-  const FIELDS = `name = @name, provider = @provider, description = @description, aliases = @aliases, openrouter_slug = @openrouterSlug,
-      provider_pin = @providerPin, provider_pin_by_hand = @providerPinByHand, native_quantization = @nativeQuantization,
-      quantization_filter = @quantizationFilter, max_input_price = @maxInputPrice, max_output_price = @maxOutputPrice,
-      banned_providers = @bannedProviders, unknown_quantization_providers = @unknownQuantizationProviders, logo = @logo,
-      logo_svg = @logoSvg, provider_logo_url = @providerLogoUrl, updated_at = @now`;
-  const insertModel = db.prepare(`INSERT INTO models (slug, created_at, updated_at) VALUES (@slug, @now, @now)`);
-  const updateModel = db.prepare(`UPDATE models SET slug = @newSlug, ${FIELDS} WHERE slug = @slug`);
-  const setObservedProvider = db.prepare('UPDATE models SET observed_provider = ? WHERE slug = ? AND observed_provider IS NOT ?');
-  const writeListPrice = db.prepare(
-    `UPDATE models SET list_input = @input, list_cached_input = @cached, list_output = @output, list_as_of = @asOf,
-            list_source = @source, updated_at = @now WHERE slug = @slug`,
-  );
-  const deleteModel = db.prepare('DELETE FROM models WHERE slug = ?');
+/** The list price columns of a write, stamped with where the rates came from. */
+const listPriceColumns = (rates: { inputPerMtok: number; cachedInputPerMtok: number; outputPerMtok: number }, asOf: string, source: 'hand' | 'router', now: string) => ({
+  list_input: rates.inputPerMtok,
+  list_cached_input: rates.cachedInputPerMtok,
+  list_output: rates.outputPerMtok,
+  list_as_of: asOf,
+  list_source: source,
+  updated_at: now,
+});
+
+const modelRow = (db: Kysely<StoreSchema>, slug: string) => db.selectFrom('models').selectAll().where('slug', '=', slug).executeTakeFirst();
+
+const observations = (db: Kysely<StoreSchema>) => db.selectFrom('model_price_observations').selectAll();
+
+const latestObservation = (db: Kysely<StoreSchema>, slug: string) =>
+  observations(db).where('model_slug', '=', slug).orderBy('id', 'desc').limit(1).executeTakeFirst();
+
+/** The curated catalog in the store, merged on read with the model ids runs name. */
+export function modelCatalogStore(store: BackendStore) {
+  const { db } = store;
+  const runCountOf = async (slug: string) =>
+    (await db.selectFrom('runs').select((eb) => eb.fn.countAll<number>().as('runs')).where('model_id', '=', slug).executeTakeFirstOrThrow()).runs;
 
   function toEntry(row: ModelRow, history: PriceObservation[], runs: number): ModelEntry {
     const rates = {
@@ -127,7 +94,7 @@ export function modelCatalogStore(db: Database) {
       ...rates,
       listPrice,
       listPriceAsOf: listPrice ? row.list_as_of : null,
-      listPriceSource: listPrice ? row.list_source : null,
+      listPriceSource: listPrice ? (row.list_source as ModelEntry['listPriceSource']) : null,
       price: latestRates(history),
       priceHistory: history,
       curated: true,
@@ -151,40 +118,47 @@ export function modelCatalogStore(db: Database) {
     return last ? { inputPerMtok: last.inputPerMtok, cachedInputPerMtok: last.cachedInputPerMtok, outputPerMtok: last.outputPerMtok } : null;
   }
 
-  function get(slug: string): ModelEntry | null {
-    const row = selectOne.get(slug);
-    const runs = runCount.get(slug) ?? 0;
-    const history = observationsOf.all(slug).map(ratesOf);
-    if (row) return toEntry(row, history, runs);
-    return runs > 0 ? derivedEntry(slug, history, runs) : null;
+  async function get(slug: string): Promise<ModelEntry | null> {
+    const [row, runs, history] = await Promise.all([
+      modelRow(db, slug),
+      runCountOf(slug),
+      observations(db).where('model_slug', '=', slug).orderBy('id').execute(),
+    ]);
+    if (row) return toEntry(row, history.map(ratesOf), runs);
+    return runs > 0 ? derivedEntry(slug, history.map(ratesOf), runs) : null;
   }
 
-  function requireCurated(slug: string): ModelRow {
-    const row = selectOne.get(slug);
+  async function requireCurated(trx: Kysely<StoreSchema>, slug: string): Promise<ModelRow> {
+    const row = await modelRow(trx, slug);
     if (!row) throw notFound(`The model catalog has no entry ${slug}.`);
     return row;
   }
 
   /** A re-sent list price equal to the stored one is no write, so it keeps its source. */
-  function applyListPrice(slug: string, body: ModelWrite, now: string): void {
+  async function applyListPrice(trx: Kysely<StoreSchema>, slug: string, body: ModelWrite, now: string): Promise<void> {
     const change = listPriceChange(body);
     if (change.kind === 'keep') return;
-    const row = selectOne.get(slug);
+    const row = await modelRow(trx, slug);
     if (row && row.list_input === change.inputPerMtok && row.list_cached_input === change.cachedInputPerMtok
       && row.list_output === change.outputPerMtok && row.list_as_of === change.asOf) return;
-    writeListPrice.run({ slug, input: change.inputPerMtok, cached: change.cachedInputPerMtok, output: change.outputPerMtok, asOf: change.asOf, source: 'hand', now });
+    await trx.updateTable('models').set(listPriceColumns(change, change.asOf, 'hand', now)).where('slug', '=', slug).execute();
   }
 
   return {
-    list(): ModelEntry[] {
+    async list(): Promise<ModelEntry[]> {
+      const [observed, counted, rows] = await Promise.all([
+        observations(db).orderBy('id').execute(),
+        db.selectFrom('runs').select(['model_id', (eb) => eb.fn.countAll<number>().as('runs')]).groupBy('model_id').execute(),
+        db.selectFrom('models').selectAll().orderBy('slug').execute(),
+      ]);
       const history = new Map<string, PriceObservation[]>();
-      for (const row of allObservations.all()) {
+      for (const row of observed) {
         const list = history.get(row.model_slug) ?? [];
         list.push(ratesOf(row));
         history.set(row.model_slug, list);
       }
-      const runs = new Map(runCounts.all().map((row) => [row.model_id, row.runs]));
-      const curated = selectAll.all().map((row) => toEntry(row, history.get(row.slug) ?? [], runs.get(row.slug) ?? 0));
+      const runs = new Map(counted.map((row) => [row.model_id, row.runs]));
+      const curated = rows.map((row) => toEntry(row, history.get(row.slug) ?? [], runs.get(row.slug) ?? 0));
       const curatedSlugs = new Set(curated.map((entry) => entry.slug));
       const derived = [...runs.entries()]
         .filter(([slug]) => !curatedSlugs.has(slug))
@@ -194,68 +168,73 @@ export function modelCatalogStore(db: Database) {
 
     get,
 
-    create(body: ModelWrite): ModelEntry {
+    async create(body: ModelWrite): Promise<ModelEntry> {
       const now = new Date().toISOString();
       // Refuse a bad write before touching anything.
       listPriceChange(body);
       const fields = writtenFields(body);
-      db.transaction(() => {
-        if (selectOne.get(body.slug)) throw conflict(`The model catalog already has an entry ${body.slug}.`);
-        insertModel.run({ slug: body.slug, now });
-        updateModel.run({ slug: body.slug, newSlug: body.slug, now, ...fields });
-        applyListPrice(body.slug, body, now);
-      })();
-      return get(body.slug)!;
+      await writeTransaction(store, async (trx) => {
+        const inserted = await trx.insertInto('models')
+          .values({ slug: body.slug, created_at: now, ...fields, updated_at: now })
+          .onConflict((oc) => oc.column('slug').doNothing())
+          .executeTakeFirst();
+        if (!inserted.numInsertedOrUpdatedRows) throw conflict(`The model catalog already has an entry ${body.slug}.`);
+        await applyListPrice(trx, body.slug, body, now);
+      });
+      return (await get(body.slug))!;
     },
 
     /**
      * A whole write: every field the body omits is cleared, except the list price, which a
      * write naming none of its four fields keeps. `slug` in the body renames the entry.
      */
-    update(slug: string, body: Partial<ModelWrite>): ModelEntry {
+    async update(slug: string, body: Partial<ModelWrite>): Promise<ModelEntry> {
       const now = new Date().toISOString();
       const newSlug = body.slug ?? slug;
       const write = { ...body, slug: newSlug };
       listPriceChange(write);
       const fields = writtenFields(write);
-      db.transaction(() => {
-        requireCurated(slug);
-        if (newSlug !== slug && selectOne.get(newSlug)) throw conflict(`The model catalog already has an entry ${newSlug}.`);
-        updateModel.run({ slug, newSlug, now, ...fields });
-        applyListPrice(newSlug, write, now);
-      })();
-      return get(newSlug)!;
+      await writeTransaction(store, async (trx) => {
+        await requireCurated(trx, slug);
+        if (newSlug !== slug && (await modelRow(trx, newSlug))) throw conflict(`The model catalog already has an entry ${newSlug}.`);
+        await trx.updateTable('models').set({ slug: newSlug, ...fields, updated_at: now }).where('slug', '=', slug).execute();
+        await applyListPrice(trx, newSlug, write, now);
+      });
+      return (await get(newSlug))!;
     },
 
-    remove(slug: string): void {
-      requireCurated(slug);
-      deleteModel.run(slug);
+    async remove(slug: string): Promise<void> {
+      const deleted = await db.deleteFrom('models').where('slug', '=', slug).executeTakeFirst();
+      if (!deleted.numDeletedRows) throw notFound(`The model catalog has no entry ${slug}.`);
     },
-
-    isCurated: (slug: string) => selectOne.get(slug) !== undefined,
 
     /** Stores rates the routing provider listed as the list price (the enqueue-time fill). */
-    setRouterListPrice(slug: string, rates: { inputPerMtok: number; cachedInputPerMtok: number; outputPerMtok: number }, asOf: string): void {
-      writeListPrice.run({ slug, input: rates.inputPerMtok, cached: rates.cachedInputPerMtok, output: rates.outputPerMtok, asOf, source: 'router', now: new Date().toISOString() });
+    async setRouterListPrice(slug: string, rates: { inputPerMtok: number; cachedInputPerMtok: number; outputPerMtok: number }, asOf: string): Promise<void> {
+      await db.updateTable('models').set(listPriceColumns(rates, asOf, 'router', new Date().toISOString())).where('slug', '=', slug).execute();
     },
 
-    hasBilledRate: (slug: string) => latestObservation.get(slug) !== undefined,
+    hasBilledRate: async (slug: string) => (await latestObservation(db, slug)) !== undefined,
 
     /** Appends a billed-rate observation unless it equals the latest one; true when appended. */
-    observeBilledRate(slug: string, rates: Rates, source: string, at = new Date()): boolean {
-      return db.transaction(() => {
-        const latest = latestObservation.get(slug);
+    async observeBilledRate(slug: string, rates: Rates, source: string, at = new Date()): Promise<boolean> {
+      return writeTransaction(store, async (trx) => {
+        const latest = await latestObservation(trx, slug);
         if (latest && sameRates(ratesOf(latest), rates)) return false;
-        insertObservation.run(slug, at.toISOString(), rates.inputPerMtok, rates.cachedInputPerMtok, rates.outputPerMtok, source);
+        await trx.insertInto('model_price_observations').values({
+          model_slug: slug, observed_at: at.toISOString(), input: rates.inputPerMtok, cached_input: rates.cachedInputPerMtok, output: rates.outputPerMtok, source,
+        }).execute();
         return true;
-      })();
+      });
     },
 
-    curatedSlugs: () => selectAll.all().map((row) => row.slug),
+    curatedSlugs: async () => (await db.selectFrom('models').select('slug').orderBy('slug').execute()).map((row) => row.slug),
 
     /** Records the provider seen serving the model's official endpoint, the pin of an entry none is set by hand for. */
-    observeOfficialProvider(slug: string, provider: string | null): void {
-      setObservedProvider.run(provider, slug, provider);
+    async observeOfficialProvider(slug: string, provider: string | null): Promise<void> {
+      await db.updateTable('models').set({ observed_provider: provider })
+        .where('slug', '=', slug)
+        .where((eb) => eb.not(sameValue(store.engine, eb.ref('observed_provider'), eb.val(provider))))
+        .execute();
     },
   };
 }

@@ -16,7 +16,7 @@ export async function observeBilledRate(
   slug: string,
   source: ObservationSource,
 ): Promise<boolean> {
-  const entry = store.get(slug);
+  const entry = await store.get(slug);
   const pin = entry?.providerPinSetByHand ? entry.providerPin : null;
   const routingId = entry ? routingIdOf(entry) : slug;
   let rates: Rates | null;
@@ -24,7 +24,7 @@ export async function observeBilledRate(
     rates = await pinnedRates(client, routingId, pin);
   } else {
     const listing = await client.lookupListing(routingId);
-    if (entry?.curated) store.observeOfficialProvider(slug, listing.officialProvider);
+    if (entry?.curated) await store.observeOfficialProvider(slug, listing.officialProvider);
     rates = listing;
   }
   if (!rates || (rates.inputPerMtok === null && rates.outputPerMtok === null)) return false;
@@ -44,8 +44,8 @@ export async function observeIfMissing(
   slug: string,
   onError: (error: unknown) => void,
 ): Promise<void> {
-  if (store.hasBilledRate(slug)) return;
   try {
+    if (await store.hasBilledRate(slug)) return;
     await observeBilledRate(store, client, slug, 'save');
   } catch (error) {
     onError(error);
@@ -71,19 +71,19 @@ export function enqueueRateObserver(
   const running = new Set<string>();
   const missedAt = new Map<string, number>();
   return (slug) => {
-    if (running.has(slug) || store.hasBilledRate(slug) || Date.now() - (missedAt.get(slug) ?? -Infinity) < ENQUEUE_RETRY_MS) return;
+    if (running.has(slug) || Date.now() - (missedAt.get(slug) ?? -Infinity) < ENQUEUE_RETRY_MS) return;
     running.add(slug);
-    observeBilledRate(store, client, slug, 'enqueue')
-      .then(
-        () => {
-          if (store.hasBilledRate(slug)) missedAt.delete(slug);
-          else missedAt.set(slug, Date.now());
-        },
-        (error: unknown) => {
-          missedAt.set(slug, Date.now());
-          onError(error);
-        },
-      )
+    const observe = async () => {
+      if (await store.hasBilledRate(slug)) return;
+      await observeBilledRate(store, client, slug, 'enqueue');
+      if (await store.hasBilledRate(slug)) missedAt.delete(slug);
+      else missedAt.set(slug, Date.now());
+    };
+    observe()
+      .catch((error: unknown) => {
+        missedAt.set(slug, Date.now());
+        onError(error);
+      })
       .finally(() => running.delete(slug));
   };
 }
@@ -97,7 +97,7 @@ export async function refreshBilledRates(
   let observed = 0;
   let changed = 0;
   let failed = 0;
-  for (const slug of store.curatedSlugs()) {
+  for (const slug of await store.curatedSlugs()) {
     try {
       if (await observeBilledRate(store, client, slug, 'refresh')) changed++;
       observed++;

@@ -1,4 +1,4 @@
-import type { Database } from '../db/open-database.js';
+import type { BackendStore } from '../db/dialect.js';
 import { notFound } from '../errors.js';
 import { parseModelSlug } from './model-slug.js';
 
@@ -14,12 +14,11 @@ function routingSlugOf(modelId: string): string | null {
 
 /**
  * `GET /models/seed?runId=`: a blank catalog form seeded from the model id (and harness) a
- * stored run recorded. The lookup is prepared once, when the routes are built.
+ * stored run recorded.
  */
-export function modelFormSeeder(db: Database) {
-  const runModel = db.prepare<[string], { model_id: string; harness: string }>('SELECT model_id, harness FROM runs WHERE id = ?');
-  return (runId: string) => {
-    const run = runModel.get(runId);
+export function modelFormSeeder({ db }: BackendStore) {
+  return async (runId: string) => {
+    const run = await db.selectFrom('runs').select(['model_id', 'harness']).where('id', '=', runId).executeTakeFirst();
     if (!run) throw notFound(`No run ${runId}.`);
     return {
       slug: run.model_id,

@@ -24,7 +24,7 @@ const zeroCounts = (): StateCounts => Object.fromEntries(IN_FLIGHT_STATES.map((s
  * rather than holding the read.
  */
 export function deploymentStatus(app: FastifyInstance): () => Promise<Status> {
-  const meta = storeMeta(app.db);
+  const meta = storeMeta(app.store);
   return async () => {
     const jobs = zeroCounts();
     const byHarness = new Map<string, StateCounts>();
@@ -36,13 +36,13 @@ export function deploymentStatus(app: FastifyInstance): () => Promise<Status> {
       harness[row.state] += row.jobs;
       byHarness.set(row.harness, harness);
     }
-    const status = app.readiness.status();
+    const status = await app.readiness.status();
     const redis = await withinDeadline(Promise.all([app.deploymentQueues.counts(), app.deploymentQueues.workers()]), REDIS_WAIT_MS, 'Redis');
     return {
       status,
       storeReady: status === 'ready',
       version: CONTRACT_VERSION,
-      catalog: { versions: app.catalog.index.all().length, catalogVersion: meta.get('catalog_version') },
+      catalog: { versions: await app.catalog.index.count(), catalogVersion: await meta.get('catalog_version') },
       jobs,
       harnesses: listHarnessConfig(app.harnessConfig).harnesses.map((entry) => ({
         slug: entry.slug,

@@ -46,8 +46,8 @@ export const probeProcessor: BackgroundProcessor = {
   queue: BACKGROUND_QUEUES.probes,
   // Probes of different models run side by side; each keeps its own calls bounded.
   concurrency: 4,
-  start({ config, db, log }) {
-    const store = probeStore(db);
+  start({ config, store: backendStore, log }) {
+    const store = probeStore(backendStore);
     const redis = new Redis(redisOptionsFromUrl(config.redisUrl));
     reportOutages(redis, 'probes', log);
     const channel = runQueueKeys(config.redisPrefix).consoleChannel;
@@ -59,11 +59,11 @@ export const probeProcessor: BackgroundProcessor = {
         const { probeId } = job.data as ProbeJob;
         // A second start means the process that ran it died: its calls are lost, so is the probe.
         if ((job.attemptsStarted ?? 1) > 1) {
-          const ended = store.finish(probeId, { status: 'failed', error: RUNNER_STOPPED, verdict: null, passRate: null });
-          if (!ended) return store.get(probeId)?.status ?? null;
+          const ended = await store.finish(probeId, { status: 'failed', error: RUNNER_STOPPED, verdict: null, passRate: null });
+          if (!ended) return (await store.get(probeId))?.status ?? null;
         } else {
           // Named on the probe, so a boot can tell a probe whose process died from one another process runs.
-          store.takeRunner(probeId, THIS_RUNNER);
+          await store.takeRunner(probeId, THIS_RUNNER);
           try {
             await runProbe(probeId, {
               store,
@@ -76,18 +76,18 @@ export const probeProcessor: BackgroundProcessor = {
             });
           } catch (error) {
             const message = error instanceof Error ? error.message : String(error);
-            store.finish(probeId, { status: 'failed', error: `The probe stopped on an internal error: ${message}`, verdict: null, passRate: null });
+            await store.finish(probeId, { status: 'failed', error: `The probe stopped on an internal error: ${message}`, verdict: null, passRate: null });
           }
         }
-        const probe = store.get(probeId);
+        const probe = await store.get(probeId);
         if (probe && probe.status !== 'running') await redis.publish(channel, encodeNotification(probeNotification(probe)));
         return probe?.status ?? null;
       },
       // A job BullMQ gave up on (stalled too often, so its processor never ran again) must not leave its probe running.
       async onFailed(job, error) {
         const { probeId } = job.data as ProbeJob;
-        if (store.finish(probeId, { status: 'failed', error: `The probe's job failed: ${error.message}`, verdict: null, passRate: null })) {
-          const probe = store.get(probeId);
+        if (await store.finish(probeId, { status: 'failed', error: `The probe's job failed: ${error.message}`, verdict: null, passRate: null })) {
+          const probe = await store.get(probeId);
           if (probe) await redis.publish(channel, encodeNotification(probeNotification(probe)));
         }
       },

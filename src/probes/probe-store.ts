@@ -1,4 +1,6 @@
-import type { Database } from '../db/open-database.js';
+import type { Kysely, Selectable } from 'kysely';
+import { writeTransaction, type BackendStore } from '../db/dialect.js';
+import type { ModelProbeItemsTable, ModelProbesTable, StoreSchema } from '../db/store-schema.js';
 import type { Classification } from './classify-reply.js';
 import type { ChatMessage } from './probe-conversations.js';
 
@@ -45,29 +47,12 @@ export interface ProbeItem extends Omit<Classification, 'label'> {
 
 export type NewProbeItem = Omit<ProbeItem, 'id' | 'createdAt'>;
 
-interface ProbeRow {
-  id: string;
-  model_slug: string;
-  openrouter_slug: string;
-  provider: string | null;
-  language: string | null;
-  samples: number;
-  max_tokens: number;
-  status: Probe['status'];
-  error: string | null;
-  verdict: Probe['verdict'];
-  pass_rate: number | null;
-  spend: number;
-  call_count: number;
-  item_count: number;
-  pass_count: number;
-  error_count: number;
-  created_at: string;
-  finished_at: string | null;
-}
+const PROBE_COLUMNS = [
+  'id', 'model_slug', 'openrouter_slug', 'provider', 'language', 'samples', 'max_tokens', 'status', 'error', 'verdict', 'pass_rate',
+  'spend', 'call_count', 'item_count', 'pass_count', 'error_count', 'created_at', 'finished_at',
+] as const;
 
-const PROBE_COLUMNS = `id, model_slug, openrouter_slug, provider, language, samples, max_tokens, status, error, verdict, pass_rate,
-  spend, call_count, item_count, pass_count, error_count, created_at, finished_at`;
+type ProbeRow = Pick<Selectable<ModelProbesTable>, (typeof PROBE_COLUMNS)[number]>;
 
 const fromRow = (row: ProbeRow): Probe => ({
   id: row.id,
@@ -77,9 +62,9 @@ const fromRow = (row: ProbeRow): Probe => ({
   language: row.language,
   samples: row.samples,
   maxTokens: row.max_tokens,
-  status: row.status,
+  status: row.status as Probe['status'],
   error: row.error,
-  verdict: row.verdict,
+  verdict: row.verdict as Probe['verdict'],
   passRate: row.pass_rate,
   // Summed in floating point as items land; rounded to a nano-dollar so 0.08 reads 0.08.
   spend: Math.round(row.spend * 1e9) / 1e9,
@@ -91,27 +76,7 @@ const fromRow = (row: ProbeRow): Probe => ({
   finishedAt: row.finished_at,
 });
 
-interface ItemRow {
-  id: number;
-  language: string;
-  scenario: string;
-  prompt: string;
-  sample: number;
-  provider: string | null;
-  finish_reason: string | null;
-  native_finish_reason: string | null;
-  label: string | null;
-  pass: number;
-  program_text: string | null;
-  response_text: string | null;
-  reasoning_text: string | null;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-  cost: number | null;
-  duration_ms: number;
-  error: string | null;
-  created_at: string;
-}
+type ItemRow = Selectable<ModelProbeItemsTable>;
 
 const itemFromRow = (row: ItemRow): ProbeItem => ({
   id: row.id,
@@ -135,91 +100,112 @@ const itemFromRow = (row: ItemRow): ProbeItem => ({
   createdAt: row.created_at,
 });
 
-/** The `model_probes` and `model_probe_items` tables, prepared once. */
-export function probeStore(db: Database) {
-  const insertProbe = db.prepare(
-    `INSERT INTO model_probes (id, model_slug, openrouter_slug, provider, language, samples, max_tokens, status, call_count, requests, created_at)
-     VALUES (@id, @modelSlug, @openrouterSlug, @provider, @language, @samples, @maxTokens, 'running', @callCount, @requests, @createdAt)`,
-  );
-  const selectProbe = db.prepare<[string], ProbeRow>(`SELECT ${PROBE_COLUMNS} FROM model_probes WHERE id = ?`);
-  const selectRequests = db.prepare<[string], string>('SELECT requests FROM model_probes WHERE id = ?').pluck();
-  const selectRunning = db.prepare<[string], ProbeRow>(`SELECT ${PROBE_COLUMNS} FROM model_probes WHERE model_slug = ? AND status = 'running'`);
-  const selectOfModel = db.prepare<[string], ProbeRow>(`SELECT ${PROBE_COLUMNS} FROM model_probes WHERE model_slug = ? ORDER BY created_at DESC, rowid DESC`);
-  const selectItems = db.prepare<[string], ItemRow>('SELECT * FROM model_probe_items WHERE probe_id = ? ORDER BY id');
-  const selectVerdictItems = db.prepare<[string], { language: string; scenario: string; label: string | null; pass: number }>(
-    'SELECT language, scenario, label, pass FROM model_probe_items WHERE probe_id = ?',
-  );
-  const firstError = db.prepare<[string], string>('SELECT error FROM model_probe_items WHERE probe_id = ? AND error IS NOT NULL ORDER BY id LIMIT 1').pluck();
-  // Only a running probe takes items: one failed by a restart stays as it was left.
-  const insertItem = db.prepare(
-    `INSERT INTO model_probe_items (probe_id, language, scenario, prompt, sample, provider, finish_reason, native_finish_reason, label, pass,
-        program_text, response_text, reasoning_text, prompt_tokens, completion_tokens, cost, duration_ms, error, created_at)
-     SELECT @probeId, @language, @scenario, @prompt, @sample, @provider, @finishReason, @nativeFinishReason, @label, @pass,
-        @programText, @responseText, @reasoningText, @promptTokens, @completionTokens, @cost, @durationMs, @error, @createdAt
-     WHERE EXISTS (SELECT 1 FROM model_probes WHERE id = @probeId AND status = 'running')`,
-  );
-  const countItem = db.prepare(
-    `UPDATE model_probes SET item_count = item_count + 1, pass_count = pass_count + @pass, error_count = error_count + @errored,
-        spend = spend + @cost WHERE id = @probeId`,
-  );
-  const finish = db.prepare(
-    `UPDATE model_probes SET status = @status, error = @error, verdict = @verdict, pass_rate = @passRate, finished_at = @finishedAt
-     WHERE id = @id AND status = 'running'`,
-  );
-  const setRunner = db.prepare<[string, string]>(`UPDATE model_probes SET runner = ? WHERE id = ? AND status = 'running'`);
-  const selectRunners = db.prepare<[], { id: string; runner: string }>(`SELECT id, runner FROM model_probes WHERE status = 'running' AND runner IS NOT NULL`);
+type ProbeEnd = { status: 'complete' | 'failed'; error: string | null; verdict: Probe['verdict']; passRate: number | null };
+
+const endRunning = (db: Kysely<StoreSchema>, end: ProbeEnd, finishedAt: string) =>
+  db.updateTable('model_probes')
+    .set({ status: end.status, error: end.error, verdict: end.verdict, pass_rate: end.passRate, finished_at: finishedAt })
+    .where('status', '=', 'running');
+
+/** The `model_probes` and `model_probe_items` tables. */
+export function probeStore(store: BackendStore) {
+  const { db } = store;
+  const probes = () => db.selectFrom('model_probes').select(PROBE_COLUMNS);
 
   return {
     /** Inserts a running probe; false when the model already has one running. */
-    create(probe: Pick<Probe, 'id' | 'modelSlug' | 'openrouterSlug' | 'provider' | 'language' | 'samples' | 'maxTokens' | 'callCount' | 'createdAt'>, requests: ProbeRequest[]): boolean {
-      try {
-        insertProbe.run({ ...probe, requests: JSON.stringify(requests) });
-        return true;
-      } catch (error) {
-        if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') return false;
-        throw error;
-      }
+    async create(probe: Pick<Probe, 'id' | 'modelSlug' | 'openrouterSlug' | 'provider' | 'language' | 'samples' | 'maxTokens' | 'callCount' | 'createdAt'>, requests: ProbeRequest[]): Promise<boolean> {
+      // The one conflict a new id can meet is the model's running probe (model_probes_one_running).
+      const inserted = await db.insertInto('model_probes').values({
+        id: probe.id, model_slug: probe.modelSlug, openrouter_slug: probe.openrouterSlug, provider: probe.provider, language: probe.language,
+        samples: probe.samples, max_tokens: probe.maxTokens, status: 'running', call_count: probe.callCount, requests: JSON.stringify(requests),
+        created_at: probe.createdAt,
+      }).onConflict((oc) => oc.doNothing()).executeTakeFirst();
+      return inserted.numInsertedOrUpdatedRows !== 0n;
     },
-    get: (id: string): Probe | null => {
-      const row = selectProbe.get(id);
+    async get(id: string): Promise<Probe | null> {
+      const row = await probes().where('id', '=', id).executeTakeFirst();
       return row ? fromRow(row) : null;
     },
-    running: (modelSlug: string): Probe | null => {
-      const row = selectRunning.get(modelSlug);
+    async running(modelSlug: string): Promise<Probe | null> {
+      const row = await probes().where('model_slug', '=', modelSlug).where('status', '=', 'running').executeTakeFirst();
       return row ? fromRow(row) : null;
     },
-    ofModel: (modelSlug: string): Probe[] => selectOfModel.all(modelSlug).map(fromRow),
-    requests: (id: string): ProbeRequest[] => JSON.parse(selectRequests.get(id) ?? '[]') as ProbeRequest[],
-    items: (id: string): ProbeItem[] => selectItems.all(id).map(itemFromRow),
-    verdictItems: (id: string) => selectVerdictItems.all(id).map((row) => ({ ...row, pass: row.pass === 1 })),
-    firstError: (id: string): string | null => firstError.get(id) ?? null,
+    /** Newest first; probes started in the same millisecond by id, so the order is the same on every read. */
+    async ofModel(modelSlug: string): Promise<Probe[]> {
+      return (await probes().where('model_slug', '=', modelSlug).orderBy('created_at', 'desc').orderBy('id', 'desc').execute()).map(fromRow);
+    },
+    async requests(id: string): Promise<ProbeRequest[]> {
+      const row = await db.selectFrom('model_probes').select('requests').where('id', '=', id).executeTakeFirst();
+      return JSON.parse(row?.requests ?? '[]') as ProbeRequest[];
+    },
+    async items(id: string): Promise<ProbeItem[]> {
+      return (await db.selectFrom('model_probe_items').selectAll().where('probe_id', '=', id).orderBy('id').execute()).map(itemFromRow);
+    },
+    async verdictItems(id: string) {
+      const rows = await db.selectFrom('model_probe_items').select(['language', 'scenario', 'label', 'pass']).where('probe_id', '=', id).execute();
+      return rows.map((row) => ({ ...row, pass: row.pass === 1 }));
+    },
+    async firstError(id: string): Promise<string | null> {
+      const row = await db.selectFrom('model_probe_items').select('error')
+        .where('probe_id', '=', id).where('error', 'is not', null).orderBy('id').limit(1).executeTakeFirst();
+      return row?.error ?? null;
+    },
 
-    /** Stores one landed call and moves the probe's counts with it; false when the probe is no longer running. */
-    addItem: db.transaction((probeId: string, item: NewProbeItem): boolean => {
-      const inserted = insertItem.run({ probeId, ...item, pass: item.pass ? 1 : 0, createdAt: new Date().toISOString() }).changes > 0;
-      if (inserted) countItem.run({ probeId, pass: item.pass ? 1 : 0, errored: item.error === null ? 0 : 1, cost: item.cost ?? 0 });
-      return inserted;
-    }),
+    /**
+     * Stores one landed call and moves the probe's counts with it; false when the probe is no
+     * longer running (a restart failed it), which then takes no item. The count moves first:
+     * on PostgreSQL its row lock holds a concurrent `finish` until the item is in.
+     */
+    async addItem(probeId: string, item: NewProbeItem): Promise<boolean> {
+      const pass = item.pass ? 1 : 0;
+      return writeTransaction(store, async (trx) => {
+        const counted = await trx.updateTable('model_probes')
+          .set((eb) => ({
+            item_count: eb('item_count', '+', 1),
+            pass_count: eb('pass_count', '+', pass),
+            error_count: eb('error_count', '+', item.error === null ? 0 : 1),
+            spend: eb('spend', '+', item.cost ?? 0),
+          }))
+          .where('id', '=', probeId).where('status', '=', 'running')
+          .executeTakeFirst();
+        if (counted.numUpdatedRows === 0n) return false;
+        await trx.insertInto('model_probe_items').values({
+          probe_id: probeId, language: item.language, scenario: item.scenario, prompt: item.prompt, sample: item.sample, provider: item.provider,
+          finish_reason: item.finishReason, native_finish_reason: item.nativeFinishReason, label: item.label, pass,
+          program_text: item.programText, response_text: item.responseText, reasoning_text: item.reasoningText, prompt_tokens: item.promptTokens,
+          completion_tokens: item.completionTokens, cost: item.cost, duration_ms: item.durationMs, error: item.error, created_at: new Date().toISOString(),
+        }).execute();
+        return true;
+      });
+    },
 
     /** Ends a running probe; false when it had already ended (a restart failed it meanwhile). */
-    finish(id: string, end: { status: 'complete' | 'failed'; error: string | null; verdict: Probe['verdict']; passRate: number | null }): boolean {
-      return finish.run({ id, ...end, finishedAt: new Date().toISOString() }).changes > 0;
+    async finish(id: string, end: ProbeEnd): Promise<boolean> {
+      const ended = await endRunning(db, end, new Date().toISOString()).where('id', '=', id).executeTakeFirst();
+      return ended.numUpdatedRows > 0n;
     },
 
     /** Records the process that runs a probe (see probe-runner.ts); false when the probe is no longer running. */
-    takeRunner: (id: string, runner: string): boolean => setRunner.run(runner, id).changes > 0,
+    async takeRunner(id: string, runner: string): Promise<boolean> {
+      const taken = await db.updateTable('model_probes').set({ runner }).where('id', '=', id).where('status', '=', 'running').executeTakeFirst();
+      return taken.numUpdatedRows > 0n;
+    },
 
     /**
      * Fails the running probes whose runner `gone` says stopped; answers their ids. A probe
      * still queued (no runner yet), or run by a live process, is left alone.
      */
-    failOrphaned: db.transaction((error: string, gone: (runner: string) => boolean): string[] => {
-      const finishedAt = new Date().toISOString();
-      return selectRunners.all()
-        .filter((row) => gone(row.runner))
-        .filter((row) => finish.run({ id: row.id, status: 'failed', error, verdict: null, passRate: null, finishedAt }).changes > 0)
-        .map((row) => row.id);
-    }),
+    async failOrphaned(error: string, gone: (runner: string) => boolean): Promise<string[]> {
+      return writeTransaction(store, async (trx) => {
+        const rows = await trx.selectFrom('model_probes').select(['id', 'runner']).where('status', '=', 'running').where('runner', 'is not', null).execute();
+        const orphaned = rows.filter((row) => gone(row.runner!)).map((row) => row.id);
+        if (orphaned.length === 0) return [];
+        const failed = await endRunning(trx, { status: 'failed', error, verdict: null, passRate: null }, new Date().toISOString())
+          .where('id', 'in', orphaned).returning('id').execute();
+        return failed.map((row) => row.id);
+      });
+    },
   };
 }
 

@@ -37,7 +37,7 @@ const BACKOFF_BASE_MS = SECOND;
  */
 export async function runProbe(probeId: string, options: ProbeRunOptions): Promise<Probe | null> {
   const { store } = options;
-  const probe = store.get(probeId);
+  const probe = await store.get(probeId);
   if (!probe || probe.status !== 'running') return probe;
   const cases = probeCases(probe.language as ProbeLanguage | null);
   const calls = cases.flatMap((probeCase) => Array.from({ length: probe.samples }, (_, sample) => ({ probeCase, sample })));
@@ -52,7 +52,7 @@ export async function runProbe(probeId: string, options: ProbeRunOptions): Promi
   const land = async (probeCase: ProbeCase, sample: number, answered: Answered) => {
     const classification = await options.classify(answered.reply, probeCase);
     const item = { ...classification, language: probeCase.language, scenario: probeCase.scenario, prompt: probeCase.prompt, sample, durationMs: answered.durationMs };
-    if (!store.addItem(probe.id, item)) stopped.abort();
+    if (!(await store.addItem(probe.id, item))) stopped.abort();
   };
   let next = 0;
   const lane = async () => {
@@ -71,17 +71,17 @@ export async function runProbe(probeId: string, options: ProbeRunOptions): Promi
   options.shutdown?.removeEventListener('abort', onShutdown);
   if (failure !== undefined) throw failure;
   if (options.shutdown?.aborted) {
-    store.finish(probe.id, { status: 'failed', error: 'The backend shut down while this probe ran.', verdict: null, passRate: null });
+    await store.finish(probe.id, { status: 'failed', error: 'The backend shut down while this probe ran.', verdict: null, passRate: null });
   }
 
-  if (store.get(probe.id)?.status === 'running') {
+  if ((await store.get(probe.id))?.status === 'running') {
     const groups = [...new Map(cases.map((c) => [`${c.language}|${c.scenario}`, { language: c.language, scenario: c.scenario }])).values()];
-    const { verdict, passRate, scored } = probeVerdict(store.verdictItems(probe.id), groups);
+    const { verdict, passRate, scored } = probeVerdict(await store.verdictItems(probe.id), groups);
     if (scored === 0) {
-      const first = store.firstError(probe.id) ?? 'no call landed';
-      store.finish(probe.id, { status: 'failed', error: `No call was scored; the first error: ${first}`, verdict: null, passRate: null });
+      const first = (await store.firstError(probe.id)) ?? 'no call landed';
+      await store.finish(probe.id, { status: 'failed', error: `No call was scored; the first error: ${first}`, verdict: null, passRate: null });
     } else {
-      store.finish(probe.id, { status: 'complete', error: null, verdict, passRate });
+      await store.finish(probe.id, { status: 'complete', error: null, verdict, passRate });
     }
   }
   return store.get(probe.id);

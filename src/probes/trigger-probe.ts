@@ -29,7 +29,7 @@ export interface TriggerDeps {
  * runs), stores the probe running and queues it. Answers the stored row.
  */
 export async function triggerProbe(deps: TriggerDeps, slug: string, body: ProbeTrigger): Promise<Probe> {
-  const entry = deps.models.get(slug);
+  const entry = await deps.models.get(slug);
   if (!entry) throw notFound(`The model catalog has no entry ${slug}.`);
   const samples = bounded('samples', body.samples, SAMPLES, 'calls per case');
   const maxTokens = bounded('maxTokens', body.maxTokens, MAX_TOKENS, 'completion tokens per call');
@@ -48,21 +48,21 @@ export async function triggerProbe(deps: TriggerDeps, slug: string, body: ProbeT
 
   const cases = probeCases(language);
   const id = randomUUID();
-  const created = deps.probes.create({
+  const created = await deps.probes.create({
     id, modelSlug: slug, openrouterSlug, provider: body.provider?.trim() || null, language, samples, maxTokens,
     callCount: cases.length * samples, createdAt: new Date().toISOString(),
   }, cases.map(({ language: arm, scenario, prompt, messages }) => ({ language: arm, scenario, prompt, messages })));
   if (!created) {
-    const running = deps.probes.running(slug);
+    const running = await deps.probes.running(slug);
     throw conflict(`A probe of ${slug} is already running${running ? ` (${running.id}, started ${running.createdAt})` : ''}; wait for it to finish.`);
   }
   try {
     await deps.enqueue(id);
   } catch (error) {
-    deps.probes.finish(id, { status: 'failed', error: 'The probe could not be queued.', verdict: null, passRate: null });
+    await deps.probes.finish(id, { status: 'failed', error: 'The probe could not be queued.', verdict: null, passRate: null });
     throw error;
   }
-  return deps.probes.get(id)!;
+  return (await deps.probes.get(id))!;
 }
 
 function bounded(field: string, value: number | null | undefined, bounds: { default: number; min: number; max: number }, unit: string): number {

@@ -59,6 +59,9 @@ export function versionRank(version: string): number {
   return Math.min(major, 8_999) * 1_000_000 + Math.min(minor, 999_999);
 }
 
+/** The model id a record names (empty when it names none), which its cost is priced by. */
+export const recordModelId = (record: Json): string => str((isObject(record.subject) ? record.subject : {}).modelId) ?? '';
+
 /** Decodes a driver's record into its lifted columns, or says why this build cannot read it. */
 export function decodeRunRecord(record: Json, listPriceOf: (modelId: string) => ListPrice | null = () => null): Decoded {
   const subject = isObject(record.subject) ? record.subject : {};
@@ -68,7 +71,7 @@ export function decodeRunRecord(record: Json, listPriceOf: (modelId: string) => 
   const links = isObject(record.links) ? record.links : {};
   const testCaseVersion = str(subject.testCaseVersion) ?? '';
   const state = normalizeRunState(status.state);
-  const modelId = str(subject.modelId) ?? '';
+  const modelId = recordModelId(record);
   const tokens = metrics && isObject(metrics.tokens) ? metrics.tokens : {};
   const tokenParts = ['uncachedInput', 'cachedInput', 'output', 'reasoning'].map((key) => num(tokens[key]));
   const reported = tokenParts.filter((part): part is number => part !== null);

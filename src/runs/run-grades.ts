@@ -25,11 +25,12 @@ export interface RunGradesDeps {
  * so a re-ingest never leaves a stale rating on a card or a detail.
  */
 export function runGrades({ db, rows, index, versions }: RunGradesDeps) {
-  const latestOfSlug = (slug: string) => index.versionsOf(slug).sort((a, b) => compareVersions(b.version, a.version))[0] ?? null;
+  const latestOfSlug = async (slug: string) => (await index.versionsOf(slug)).sort((a, b) => compareVersions(b.version, a.version))[0] ?? null;
 
   /** `<own ingest>|<latest version's ingest>`: the grade reads the first, the case name the second. */
-  function gradeKey(slug: string, version: string): string {
-    return `${index.get(slug, version)?.ingestedAt ?? ''}|${latestOfSlug(slug)?.ingestedAt ?? ''}`;
+  async function gradeKey(slug: string, version: string): Promise<string> {
+    const [own, latest] = await Promise.all([index.get(slug, version), latestOfSlug(slug)]);
+    return `${own?.ingestedAt ?? ''}|${latest?.ingestedAt ?? ''}`;
   }
 
   async function resolved(slug: string, version: string): Promise<ResolvedVersion | null> {
@@ -41,7 +42,7 @@ export function runGrades({ db, rows, index, versions }: RunGradesDeps) {
   }
 
   async function caseName(slug: string): Promise<string> {
-    const latest = latestOfSlug(slug);
+    const latest = await latestOfSlug(slug);
     if (!latest) return slug;
     try {
       return (await versions.load(latest)).stored.resolved.name || slug;
@@ -58,13 +59,14 @@ export function runGrades({ db, rows, index, versions }: RunGradesDeps) {
   async function regrade(row: ListedRow): Promise<Grade | null> {
     const version = await resolved(row.test_case_slug, row.test_case_version);
     const name = await caseName(row.test_case_slug);
-    const outcome = writeGrade(row, version, name);
+    const key = await gradeKey(row.test_case_slug, row.test_case_version);
+    const outcome = writeGrade(row, version, name, key);
     if (outcome !== 'moved') return outcome;
     const moved = rows.get(row.id);
     return moved ? regrade(moved) : null;
   }
 
-  const writeGrade = db.transaction((seen: ListedRow, version: ResolvedVersion | null, name: string): Grade | null | 'moved' => {
+  const writeGrade = db.transaction((seen: ListedRow, version: ResolvedVersion | null, name: string, key: string): Grade | null | 'moved' => {
     const row = rows.get(seen.id);
     if (!row || row.decode_error !== null) return null;
     // A re-push that changed the run's case version needs that version's catalog reads.
@@ -81,7 +83,7 @@ export function runGrades({ db, rows, index, versions }: RunGradesDeps) {
       ratingRank: grade.rating ? ratingRank(grade.rating as Rating) : null,
       validatorRated: grade.validatorRated ? 1 : 0,
       grade: JSON.stringify(grade),
-      gradeKey: gradeKey(row.test_case_slug, row.test_case_version),
+      gradeKey: key,
       caseName: name,
       validatorRatingRank: gate.validators ? ratingRank(gate.validators) : null,
       reviewRatingRanks: reviews.map((review, i) => ({ reviewerId: review.reviewerId, rank: gate.reviews[i] ? ratingRank(gate.reviews[i]!) : null })),
@@ -112,7 +114,7 @@ export function runGrades({ db, rows, index, versions }: RunGradesDeps) {
       for (const row of page) {
         const pair = `${row.test_case_slug}\n${row.test_case_version}`;
         let key = keys.get(pair);
-        if (key === undefined) keys.set(pair, (key = gradeKey(row.test_case_slug, row.test_case_version)));
+        if (key === undefined) keys.set(pair, (key = await gradeKey(row.test_case_slug, row.test_case_version)));
         if (row.grade_key === key) out.push(row);
         else {
           await regrade(row);
@@ -131,7 +133,7 @@ export function runGrades({ db, rows, index, versions }: RunGradesDeps) {
       const seen = new Map<string, string>();
       for (const { slug, version, key } of staleCandidates.all()) {
         const pair = `${slug}\n${version}`;
-        const current = seen.get(pair) ?? gradeKey(slug, version);
+        const current = seen.get(pair) ?? (await gradeKey(slug, version));
         seen.set(pair, current);
         if (key === current) continue;
         for (const { id } of runsOfVersion.all(slug, version)) {

@@ -1,5 +1,5 @@
 import { unprocessable } from '../errors.js';
-import { decodeRunRecord, RUN_RECORD_FORMAT, timestampProblem, type ListPrice } from './decode-run-record.js';
+import { decodeRunRecord, recordModelId, RUN_RECORD_FORMAT, timestampProblem, type ListPrice } from './decode-run-record.js';
 import type { RunGrades } from './run-grades.js';
 import { refuseForeignJob } from './run-ownership.js';
 import type { RunRows } from './run-rows.js';
@@ -7,7 +7,7 @@ import type { RunRows } from './run-rows.js';
 export interface RunRecordsDeps {
   rows: RunRows;
   grades: RunGrades;
-  listPriceOf(modelId: string): ListPrice | null;
+  listPriceOf(modelId: string): Promise<ListPrice | null>;
   /** A completed run's model gets a billed-rate observation; best effort. */
   onCompleted(modelId: string): Promise<unknown>;
   /** A re-pushed published run changes what the public snapshot shows. */
@@ -30,10 +30,11 @@ export interface StoredRecord {
  * job already stored is refused (409) and the stored run stays as it was.
  */
 export function runRecords(deps: RunRecordsDeps) {
-  function store(jobId: string, record: Record<string, unknown>, events: string[]): StoredRecord {
+  async function store(jobId: string, record: Record<string, unknown>, events: string[]): Promise<StoredRecord> {
     const problem = timestampProblem(record);
     if (problem) throw unprocessable(problem);
-    const decoded = decodeRunRecord(record, deps.listPriceOf);
+    const listPrice = await deps.listPriceOf(recordModelId(record));
+    const decoded = decodeRunRecord(record, () => listPrice);
     const recordId = decoded.lifted.id ?? jobId;
     const before = deps.rows.get(recordId);
     const stored = deps.rows.store({

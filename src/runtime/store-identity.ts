@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { Database } from '../db/open-database.js';
+import type { BackendStore } from '../db/dialect.js';
 import { storeMeta } from '../db/store-meta.js';
 import { runQueueKeys, storeIdKey } from '../queue/queue-keys.js';
 
@@ -16,6 +16,8 @@ export class StoreIdentityError extends Error {
 export interface StoreIdentityOptions {
   /** The deployment's Redis key prefix. */
   prefix: string;
+  /** The store as a refusal names it to the operator: the SQLite file, or the PostgreSQL database. */
+  name: string;
   /**
    * DISCARD_REDIS_OF_STORE: the store id a refused boot named (or UNKNOWN_STORE). When Redis's
    * prefix belongs to that store, every key under the prefix is deleted and the prefix taken
@@ -37,15 +39,19 @@ export interface StoreIdentityOptions {
  * Redis that names none and holds no jobs (a new deployment, or a Redis that lost its data,
  * which the boot's reconcile refills from the store) is taken for this store.
  */
-export async function claimStoreIdentity(redis: Redis, db: Database, { prefix, discard = null }: StoreIdentityOptions): Promise<void> {
-  const storeId = storeMeta(db).get('store_id');
-  if (storeId === null) throw new Error(`${db.name} has no store id; its migrations did not run.`);
+export async function claimStoreIdentity(
+  redis: Redis,
+  store: BackendStore,
+  { prefix, name, discard = null }: StoreIdentityOptions,
+): Promise<void> {
+  const storeId = await storeMeta(store).get('store_id');
+  if (storeId === null) throw new Error(`${name} has no store id; its migrations did not run.`);
   const key = storeIdKey(prefix);
   for (let attempt = 0; ; attempt += 1) {
-    const owner = (await redis.get(key)) ?? ((await holdsJobs(redis, prefix)) && !storeHasJobs(db) ? UNKNOWN_STORE : null);
+    const owner = (await redis.get(key)) ?? ((await holdsJobs(redis, prefix)) && !(await storeHasJobs(store)) ? UNKNOWN_STORE : null);
     if (owner === storeId) return;
     if (owner !== null) {
-      if (owner !== discard) throw new StoreIdentityError(refusal(db.name, storeId, prefix, owner));
+      if (owner !== discard) throw new StoreIdentityError(refusal(name, storeId, prefix, owner));
       await deletePrefix(redis, prefix);
       discard = null;
     }
@@ -61,8 +67,8 @@ async function holdsJobs(redis: Redis, prefix: string): Promise<boolean> {
   return (await redis.exists(keys.wait, keys.active, keys.pendingGroups)) > 0;
 }
 
-function storeHasJobs(db: Database): boolean {
-  return db.prepare('SELECT EXISTS (SELECT 1 FROM jobs)').pluck().get() === 1;
+async function storeHasJobs({ db }: BackendStore): Promise<boolean> {
+  return (await db.selectFrom('jobs').select('id').limit(1).executeTakeFirst()) !== undefined;
 }
 
 async function deletePrefix(redis: Redis, prefix: string): Promise<void> {

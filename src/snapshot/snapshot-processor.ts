@@ -14,11 +14,11 @@ import { snapshotWriter } from './write-snapshot.js';
 /** Regenerates the public snapshot; refresh requests made meanwhile coalesce into one job. */
 export const snapshotProcessor: BackgroundProcessor = {
   queue: BACKGROUND_QUEUES.snapshot,
-  start({ config, db, log }) {
+  start({ config, db, store, log }) {
     const redis = new Redis(redisOptionsFromUrl(config.redisUrl));
     reportOutages(redis, 'snapshot', log);
     const rows = runRows(db);
-    const index = catalogIndex(db);
+    const index = catalogIndex(store);
     const writer = snapshotWriter({
       db,
       rows,

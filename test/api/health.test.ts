@@ -39,15 +39,15 @@ describe('health and configuration', () => {
     expect(response.statusCode).toBe(503);
     expect(response.json()).toEqual({ status: 'empty', storeReady: false });
 
-    const meta = storeMeta(backend.db);
-    meta.set('record_format', String(RESOLVED_RECORD_FORMAT + 1));
+    const meta = storeMeta(backend.store);
+    await meta.set('record_format', String(RESOLVED_RECORD_FORMAT + 1));
     insertVersion('old', RESOLVED_RECORD_FORMAT + 1);
     response = await backend.app.inject('/readyz');
     expect(response.statusCode).toBe(503);
     expect(response.json()).toEqual({ status: 'format-mismatch', storeReady: false });
 
     // What an ingest scan leaves behind: the store restamped and readable versions.
-    meta.set('record_format', String(RESOLVED_RECORD_FORMAT));
+    await meta.set('record_format', String(RESOLVED_RECORD_FORMAT));
     insertVersion('fresh', RESOLVED_RECORD_FORMAT);
     response = await backend.app.inject('/readyz');
     expect(response.statusCode).toBe(200);

@@ -71,7 +71,7 @@ describe('an ingest that cannot read the checkout', () => {
     }
     expect(await storedVersions()).toEqual(stored);
     expect((await backend.app.inject('/test-case-groups')).json()).toEqual(groups);
-    expect(storeMeta(backend.db).get('catalog_version')).toBe('first');
+    expect(await storeMeta(backend.store).get('catalog_version')).toBe('first');
     // The same token still means the same catalog: nothing was recorded by the failed scans.
     expect((await ingest({ catalogVersion: 'first' })).json).toMatchObject({ total, ingested: 0, skipped: total });
   });

@@ -79,14 +79,14 @@ describe('POST /ingest', () => {
   });
 
   it('keeps the catalogVersion marker: a new token re-ingests all, the same token reuses the store', async () => {
-    const meta = storeMeta(backend.db);
+    const meta = storeMeta(backend.store);
     expect((await ingest({ catalogVersion: 'c1' })).json).toMatchObject({ ingested: 4 });
-    expect(meta.get('catalog_version')).toBe('c1');
+    expect(await meta.get('catalog_version')).toBe('c1');
     const reused = (await ingest({ catalogVersion: 'c1' })).json;
     expect(reused).toMatchObject({ total: 4, ingested: 0, skipped: 4 });
     // A partial scan ignores the token and leaves the marker alone.
     expect((await ingest({ catalogVersion: 'c2', testCases: ['crabber'] })).json).toMatchObject({ total: 1 });
-    expect(meta.get('catalog_version')).toBe('c1');
+    expect(await meta.get('catalog_version')).toBe('c1');
   });
 
   it('selects by slug, folder name or id@version, and answers 404 for a selector naming nothing', async () => {
@@ -166,11 +166,11 @@ describe('POST /ingest', () => {
   });
 
   it('promotes a scan over a store of another record format to a forced whole-catalog scan', async () => {
-    storeMeta(backend.db).set('record_format', '999');
+    await storeMeta(backend.store).set('record_format', '999');
     const { json } = await ingest({ testCases: ['crabber'] });
     expect(json.total).toBe(4);
     expect(json.ingested).toBe(4);
-    expect(storeMeta(backend.db).get('record_format')).toBe(String(RESOLVED_RECORD_FORMAT));
+    expect(await storeMeta(backend.store).get('record_format')).toBe(String(RESOLVED_RECORD_FORMAT));
   });
 
   it('queues a snapshot refresh after a scan that re-ingested something, which the snapshot worker writes', async () => {

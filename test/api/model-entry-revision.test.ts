@@ -2,7 +2,9 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sqliteStore } from '../../src/db/dialect.js';
 import { BACKEND_MIGRATIONS, openDatabase } from '../../src/db/open-database.js';
+import type { StoreSchema } from '../../src/db/store-schema.js';
 import { modelCatalogStore } from '../../src/models/model-catalog-store.js';
 import { FAKE_LOGOS } from '../fakes/fake-logo-server.js';
 import { FAKE_SLUGS } from '../fakes/fake-router.js';
@@ -75,7 +77,7 @@ describe('the console’s model form', () => {
 
   it('a PUT is a whole write: an omitted policy field is cleared', async () => {
     await send('PUT', '/models/claude-sonnet-4', consoleForm({ providerPin: ' Anthropic ', maxInputPrice: 1, maxOutputPrice: 5, quantizationFilter: false }));
-    const pinned = context.backend.app.models.get('claude-sonnet-4')!;
+    const pinned = (await context.backend.app.models.get('claude-sonnet-4'))!;
     expect(pinned).toMatchObject({ providerPin: 'Anthropic', providerPinSetByHand: true, maxInputPrice: 1, maxOutputPrice: 5, quantizationFilter: false });
     const bare = await send('PUT', '/models/claude-sonnet-4', { name: 'Claude Sonnet 4' });
     expect(bare.statusCode).toBe(200);
@@ -103,7 +105,7 @@ describe('the console’s model form', () => {
       expect(response.statusCode, JSON.stringify(fields)).toBe(422);
       expect(response.json().error.message).toContain(message);
     }
-    expect(context.backend.app.models.get('acme/refused')).toBeNull();
+    expect(await context.backend.app.models.get('acme/refused')).toBeNull();
     const unknown = await send('POST', '/models', consoleForm({ slug: 'acme/refused', colour: 'red' }));
     expect(unknown.statusCode).toBe(400);
     expect(unknown.json().error.message).toContain('colour');
@@ -120,7 +122,7 @@ describe('the console’s model form', () => {
 });
 
 describe('stored entries from before the revision', () => {
-  it('are migrated: alias items gain `slug`, and a stored pin counts as set by hand', () => {
+  it('are migrated: alias items gain `slug`, and a stored pin counts as set by hand', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'evb-models-migration-'));
     const older = join(dir, 'migrations');
     try {
@@ -135,9 +137,9 @@ describe('stored entries from before the revision', () => {
       before.prepare(`INSERT INTO models (slug, created_at, updated_at) VALUES ('acme/bare', 'x', 'x')`).run();
       before.close();
       const after = openDatabase(file);
-      const store = modelCatalogStore(after);
-      expect(store.get('acme/old')).toMatchObject({ aliases: [{ slug: 'old-1', harnessFamily: 'claude' }], providerPin: 'Acme', providerPinSetByHand: true });
-      expect(store.get('acme/bare')).toMatchObject({ aliases: [], providerPin: null, providerPinSetByHand: false, bannedProviders: [], quantizationFilter: true });
+      const store = modelCatalogStore(sqliteStore<StoreSchema>(after));
+      expect(await store.get('acme/old')).toMatchObject({ aliases: [{ slug: 'old-1', harnessFamily: 'claude' }], providerPin: 'Acme', providerPinSetByHand: true });
+      expect(await store.get('acme/bare')).toMatchObject({ aliases: [], providerPin: null, providerPinSetByHand: false, bannedProviders: [], quantizationFilter: true });
       after.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });

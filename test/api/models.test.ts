@@ -174,10 +174,10 @@ describe('billed rates', () => {
     const first = await refreshBilledRates(backend.app.models, backend.app.router, (slug) => errors.push(slug));
     // Curated so far: widget-1 and priced (unlisted by the provider: they fail) and the Sonnet entry.
     expect(first).toMatchObject({ observed: 1, changed: 0, failed: 2 });
-    const history = () => backend.app.models.get(FAKE_SLUGS.allRates)!.priceHistory.length;
-    const before = history();
+    const history = async () => (await backend.app.models.get(FAKE_SLUGS.allRates))!.priceHistory.length;
+    const before = await history();
     await refreshBilledRates(backend.app.models, backend.app.router, () => {});
-    expect(history()).toBe(before);
+    expect(await history()).toBe(before);
     expect(errors).toContain('acme/widget-1'); // the provider does not list it
   });
 });
@@ -192,7 +192,7 @@ describe('24-hour refresh job', () => {
     } finally {
       await queue.close();
     }
-    const { processor } = billedRateRefreshProcessor.start({ config: backend.config, db: backend.db, connection, log: backend.app.log });
+    const { processor } = billedRateRefreshProcessor.start({ config: backend.config, db: backend.db, store: backend.store, connection, log: backend.app.log });
     const result = await processor({ id: 'manual' } as Job);
     expect(result).toMatchObject({ observed: expect.any(Number), failed: expect.any(Number) });
     expect(result.observed).toBeGreaterThanOrEqual(1);
@@ -209,7 +209,7 @@ describe('launch admission', () => {
   it('fills a curated entry’s missing list price from the official endpoint', async () => {
     await send('POST', '/models', { slug: FAKE_SLUGS.noCachedRate });
     expect(await admission().admit(FAKE_SLUGS.noCachedRate)).toEqual({ ok: true });
-    const entry = backend.app.models.get(FAKE_SLUGS.noCachedRate)!;
+    const entry = (await backend.app.models.get(FAKE_SLUGS.noCachedRate))!;
     expect(entry.listPriceSource).toBe('router');
     expect(entry.listPriceAsOf).toBe(new Date().toISOString().slice(0, 10));
     // No cached rate listed: cached input is billed as input.
@@ -217,8 +217,8 @@ describe('launch admission', () => {
   });
 
   it('answers without waiting on a slow provider for the billed rate, and observes it behind the answer', async () => {
-    backend.app.models.create({ slug: FAKE_SLUGS.noOutputRate, ...HAND_PRICE });
-    expect(backend.app.models.hasBilledRate(FAKE_SLUGS.noOutputRate)).toBe(false);
+    await backend.app.models.create({ slug: FAKE_SLUGS.noOutputRate, ...HAND_PRICE });
+    expect(await backend.app.models.hasBilledRate(FAKE_SLUGS.noOutputRate)).toBe(false);
     await router.slow(1500);
     try {
       const began = Date.now();
@@ -232,7 +232,7 @@ describe('launch admission', () => {
 
   it('asks a failing provider about a model once while it keeps failing, and reports that failure once', async () => {
     const slug = 'acme/flaky-1';
-    backend.app.models.create({ slug, ...HAND_PRICE });
+    await backend.app.models.create({ slug, ...HAND_PRICE });
     const failures: unknown[] = [];
     // The real client, its lookups counted as they are made: the observer makes them before
     // `admit` answers, so a count read after `admit` sees every call it started, with no wait.
@@ -260,7 +260,7 @@ describe('launch admission', () => {
     const refused = await admission().admit(FAKE_SLUGS.noOfficialEndpoint);
     expect(refused).toEqual({ ok: false, reason: expect.stringContaining('lists no rate') });
     expect(await admission().admit('acme/priced')).toEqual({ ok: true });
-    expect(backend.app.models.get('acme/priced')!.listPriceSource).toBe('hand');
+    expect((await backend.app.models.get('acme/priced'))!.listPriceSource).toBe('hand');
   });
 });
 

@@ -122,7 +122,7 @@ describe('files', () => {
       expect(response.body).not.toContain('root:');
     }
     // A symlink planted inside the stored copy that points out of it.
-    const indexed = backend.app.catalog.index.get('skiff-race', 'v1.1.0')!;
+    const indexed = (await backend.app.catalog.index.get('skiff-race', 'v1.1.0'))!;
     symlinkSync('/etc/passwd', join(indexed.storeDir, 'source', 'escape.txt'));
     expect((await get('/test-cases/skiff-race/versions/v1.1.0/artifacts/escape.txt')).statusCode).toBe(404);
   });
@@ -149,7 +149,7 @@ describe('files', () => {
   });
 
   it('serves baseline media of a reference build by engine and variant', async () => {
-    const indexed = backend.app.catalog.index.get('crabber', 'v2.0.0')!;
+    const indexed = (await backend.app.catalog.index.get('crabber', 'v2.0.0'))!;
     const dir = join(indexed.storeDir, 'source', 'validation-baseline', 'structured-2d', 'base');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'hud-score__frame.png'), 'png bytes');

@@ -7,7 +7,9 @@ import { runIngestScan, type IngestDeps } from '../../src/catalog/ingest-scan.js
 import { readVersion } from '../../src/catalog/read-version.js';
 import { RESOLVED_RECORD_FORMAT } from '../../src/catalog/record-format.js';
 import { contentHash, statFingerprint } from '../../src/catalog/version-hash.js';
+import { sqliteStore } from '../../src/db/dialect.js';
 import { openDatabase } from '../../src/db/open-database.js';
+import type { StoreSchema } from '../../src/db/store-schema.js';
 import { storeMeta } from '../../src/db/store-meta.js';
 import { findChromium } from '../../src/render/find-chromium.js';
 import { createRenderPool } from '../../src/render/render-pool.js';
@@ -80,21 +82,22 @@ describe('DefinitionStore', () => {
       files: { 'reference/title.html': mockup('<h1>Mini</h1>') },
     }));
     const db = openDatabase(join(await tempDir('db-'), 'backend.sqlite'));
+    const store = sqliteStore<StoreSchema>(db);
     const pool = createRenderPool({ chromiumPath: findChromium(), threads: 1 });
     const deps: IngestDeps = {
-      catalogDir: root, index: catalogIndex(db), meta: storeMeta(db), store: new DefinitionStore(await tempDir('store-')),
+      catalogDir: root, index: catalogIndex(store), meta: storeMeta(store), store: new DefinitionStore(await tempDir('store-')),
       render: async (target, rootDir) => (await pool.render({ htmlPath: target.htmlFile, rootDir, outPath: target.outFile })).blockedUrls,
       onReingested: async () => {},
     };
     try {
       expect(await runIngestScan(deps, {}, () => {})).toMatchObject({ ingested: 1, failed: 0 });
-      const previous = deps.index.get('mini', 'v1.0.0')!.storeDir;
+      const previous = (await deps.index.get('mini', 'v1.0.0'))!.storeDir;
       // The renderer refuses a mockup that navigates its tab away: the whole version fails.
       await writeFile(join(dir, 'reference/title.html'), mockup("<script>top.location.href = new URL('x.html', document.baseURI).href;</script>"));
       const report = await runIngestScan(deps, {}, () => {});
       expect(report).toMatchObject({ ingested: 0, failed: 1 });
       expect(report.testCaseVersions[0]!.error).toMatch(/title\.html: its script navigated the browser tab away/);
-      expect(deps.index.get('mini', 'v1.0.0')!.storeDir).toBe(previous);
+      expect((await deps.index.get('mini', 'v1.0.0'))!.storeDir).toBe(previous);
       expect(await readdir(deps.store.versionRoot('mini', 'v1.0.0'))).toEqual([previous.split('/').at(-1)]);
       expect((await readStoredVersion(previous)).resolved.commonReferences).toHaveLength(1);
     } finally {

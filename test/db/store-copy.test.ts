@@ -12,7 +12,6 @@ import { copyStore, StoreCopyRefused } from '../../src/db/store-copy/copy-store.
 import type { TableColumn } from '../../src/db/store-copy/store-side.js';
 import { storeLocation } from '../../src/db/store-copy/store-location.js';
 import { TableChecksum } from '../../src/db/store-copy/table-checksum.js';
-import { storeMeta } from '../../src/db/store-meta.js';
 import { decodeRunRecord } from '../../src/runs/decode-run-record.js';
 import { runRows } from '../../src/runs/run-rows.js';
 import { stopTestPostgres, testDatabase } from '../helpers/postgres.js';
@@ -46,7 +45,7 @@ function storeRun(db: Database, record: Record<string, unknown>, jobId: string |
 function fillSqliteStore(file: string): void {
   const db = openDatabase(join(dir, file));
   try {
-    storeMeta(db).set('catalog_version', 'c0ffee');
+    db.prepare(`INSERT INTO store_meta (key, value) VALUES ('catalog_version', 'c0ffee')`).run();
     const [seq] = jobsTable(db).insert([jobRow('job-1', { request: '{"note":"ωmega — 日本語"}' }), jobRow('job-2')]);
     expect(seq).toBe(1);
     const run = runRecord({ id: UNICODE_RUN, model: 'vendor/模型', cost: DOUBLES[0]!, runTimeSeconds: DOUBLES[1]! });

@@ -1,7 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { catalogIndex } from '../../src/catalog/catalog-index.js';
 import { storeLayout, type StoredVersion } from '../../src/catalog/definition-store.js';
 import { RESOLVED_RECORD_FORMAT } from '../../src/catalog/record-format.js';
 import type { ResolvedVersion } from '../../src/catalog/resolved-version.js';
@@ -29,7 +28,12 @@ export interface SeedVersion {
  * layout and its `test_case_versions` row, so a change to either shape breaks this at compile time.
  */
 export function seedCatalog(db: Database, dataDir: string, versions: SeedVersion[]): void {
-  const index = catalogIndex(db);
+  const upsert = db.prepare(
+    `INSERT INTO test_case_versions (slug, version, record_format, store_dir, fingerprint, content_hash, experimental, ingested_at)
+     VALUES (@slug, @version, @format, @dir, 'f', 'h', @experimental, @at)
+     ON CONFLICT (slug, version) DO UPDATE SET record_format = excluded.record_format, store_dir = excluded.store_dir,
+       experimental = excluded.experimental, ingested_at = excluded.ingested_at`,
+  );
   for (const v of versions) {
     const dir = join(dataDir, 'store', v.slug, v.version);
     mkdirSync(dir, { recursive: true });
@@ -45,10 +49,8 @@ export function seedCatalog(db: Database, dataDir: string, versions: SeedVersion
       showcaseDirs: {},
     };
     writeFileSync(storeLayout(dir).resolvedJson, JSON.stringify(stored));
-    index.put({
-      slug: v.slug, version: v.version, recordFormat: RESOLVED_RECORD_FORMAT, storeDir: dir, fingerprint: 'f', contentHash: 'h',
-      experimental: v.experimental === true, ingestedAt: new Date().toISOString(),
-    });
+    // By SQL on the raw handle, so seeding stays synchronous for its many callers (the index's own writes are tested on both engines).
+    upsert.run({ slug: v.slug, version: v.version, format: RESOLVED_RECORD_FORMAT, dir, experimental: v.experimental === true ? 1 : 0, at: new Date().toISOString() });
   }
 }
 

@@ -19,7 +19,7 @@ let backend: TestBackend;
 beforeAll(async () => {
   router = await startFakeRouter();
   backend = await startTestBackend({ ROUTER_BASE_URL: router.url, ROUTER_API_KEY: 'sk-test', PROBE_CONCURRENCY: '2' });
-  backend.app.models.create({ slug: FAKE_SLUGS.allRates });
+  await backend.app.models.create({ slug: FAKE_SLUGS.allRates });
 });
 afterAll(async () => {
   await backend.close();
@@ -43,9 +43,9 @@ describe('a restart mid-probe', () => {
     const ack = await backend.app.inject({ method: 'POST', url: `/models/${encodeURIComponent(FAKE_SLUGS.allRates)}/probes`, headers: bearer(token), payload: { samples: 1 } });
     expect(ack.statusCode).toBe(202);
     const id = ack.json().probe.id as string;
-    await until(() => backend.app.probes.store.get(id)!.itemCount, (count) => count >= 2, 'two items landed');
+    await until(async () => (await backend.app.probes.store.get(id))!.itemCount, (count) => count >= 2, 'two items landed');
     // Stored, its job not yet taken by any worker.
-    expect(backend.app.probes.store.create({ id: 'queued-probe', modelSlug: 'acme/queued', openrouterSlug: 'acme/queued', provider: null, language: 'rust', samples: 1, maxTokens: 1000, callCount: 4, createdAt: new Date().toISOString() }, [])).toBe(true);
+    expect(await backend.app.probes.store.create({ id: 'queued-probe', modelSlug: 'acme/queued', openrouterSlug: 'acme/queued', provider: null, language: 'rust', samples: 1, maxTokens: 1000, callCount: 4, createdAt: new Date().toISOString() }, [])).toBe(true);
 
     // Another process on the same store and Redis boots while this one runs the probe.
     const db = openDatabase(join(backend.dataDir, 'backend.sqlite'));
@@ -54,7 +54,7 @@ describe('a restart mid-probe', () => {
       expect((await next.inject(`/model-probes/${id}`)).json().probe).toMatchObject({ status: 'running', error: null });
       expect((await next.inject('/model-probes/queued-probe')).json().probe).toMatchObject({ status: 'running', error: null });
       // The live runner goes on to the probe's end.
-      const done = await until(() => backend.app.probes.store.get(id)!, (probe) => probe.status !== 'running', 'the probe finished', 20_000);
+      const done = await until(async () => (await backend.app.probes.store.get(id))!, (probe) => probe.status !== 'running', 'the probe finished', 20_000);
       expect(done).toMatchObject({ status: 'complete', itemCount: 44, verdict: 'ready' });
     } finally {
       await next.close();
@@ -73,10 +73,10 @@ describe('a restart mid-probe', () => {
       detached: true,
     });
     try {
-      own.app.models.create({ slug: FAKE_SLUGS.allRates });
+      await own.app.models.create({ slug: FAKE_SLUGS.allRates });
       router.scriptChat(scriptProbe(() => 'clean', { delayMs: 100 }));
       const probe = await own.app.probes.trigger(FAKE_SLUGS.allRates, { samples: 8 });
-      await until(() => own.app.probes.store.get(probe.id)!.itemCount, (count) => count >= 2, 'the worker process ran the probe', 20_000);
+      await until(async () => (await own.app.probes.store.get(probe.id))!.itemCount, (count) => count >= 2, 'the worker process ran the probe', 20_000);
       process.kill(-worker.pid!, 'SIGKILL');
       await once(worker, 'exit');
 
@@ -110,10 +110,10 @@ describe('a restart mid-probe', () => {
 
   it('a shutdown does not wait for a running probe: it stops calling and fails the probe', async () => {
     const own = await startTestBackend({ ROUTER_BASE_URL: router.url, ROUTER_API_KEY: 'sk-test', PROBE_CONCURRENCY: '2' });
-    own.app.models.create({ slug: FAKE_SLUGS.allRates });
+    await own.app.models.create({ slug: FAKE_SLUGS.allRates });
     router.scriptChat(scriptProbe(() => 'clean', { delayMs: 100 }));
     const probe = await own.app.probes.trigger(FAKE_SLUGS.allRates, { samples: 8 });
-    await until(() => own.app.probes.store.get(probe.id)!.itemCount, (count) => count >= 2, 'two items landed');
+    await until(async () => (await own.app.probes.store.get(probe.id))!.itemCount, (count) => count >= 2, 'two items landed');
     const started = Date.now();
     await own.app.close();
     // 352 calls at 100 ms over 2 lanes would hold a waiting shutdown for about 18 s.
@@ -125,11 +125,11 @@ describe('a restart mid-probe', () => {
 
   it('a probe whose job BullMQ gave up on (stalled past its bound) is failed, not left running', async () => {
     const { store } = backend.app.probes;
-    expect(store.create({ id: 'stalled-probe', modelSlug: 'acme/stalled', openrouterSlug: 'acme/stalled', provider: null, language: 'rust', samples: 1, maxTokens: 1000, callCount: 4, createdAt: new Date().toISOString() }, [])).toBe(true);
-    const started = probeProcessor.start({ config: backend.config, db: backend.db, connection: bullConnection(backend.config.redisUrl), log: backend.app.log });
+    expect(await store.create({ id: 'stalled-probe', modelSlug: 'acme/stalled', openrouterSlug: 'acme/stalled', provider: null, language: 'rust', samples: 1, maxTokens: 1000, callCount: 4, createdAt: new Date().toISOString() }, [])).toBe(true);
+    const started = probeProcessor.start({ config: backend.config, db: backend.db, store: backend.store, connection: bullConnection(backend.config.redisUrl), log: backend.app.log });
     try {
       await started.onFailed!({ data: { probeId: 'stalled-probe' } } as Job, new Error('job stalled more than allowable limit'));
-      expect(store.get('stalled-probe')).toMatchObject({ status: 'failed', error: "The probe's job failed: job stalled more than allowable limit" });
+      expect(await store.get('stalled-probe')).toMatchObject({ status: 'failed', error: "The probe's job failed: job stalled more than allowable limit" });
     } finally {
       await started.close?.();
     }

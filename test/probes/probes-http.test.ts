@@ -29,7 +29,7 @@ beforeAll(async () => {
     description: null, logoSvg: null, providerLogoUrl: null,
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
-  backend.app.models.create({ slug: FAKE_SLUGS.allRates });
+  await backend.app.models.create({ slug: FAKE_SLUGS.allRates });
 });
 afterAll(async () => {
   await backend.close();
@@ -192,7 +192,7 @@ describe('refusals name their cause', () => {
     const keyless = await startTestBackend({ ROUTER_BASE_URL: router.url, RUN_WORKERS: 'false' });
     try {
       const own = (await keyless.auth.register('keyless')).token;
-      keyless.app.models.create({ slug: FAKE_SLUGS.allRates });
+      await keyless.app.models.create({ slug: FAKE_SLUGS.allRates });
       const response = await keyless.app.inject({ method: 'POST', url: `/models/${encoded}/probes`, headers: { authorization: `Bearer ${own}` }, payload: {} });
       expect(response.statusCode).toBe(503);
       expect(response.json().error).toEqual({ code: 'router_key_missing', message: 'ROUTER_API_KEY is not configured on this deployment.' });

@@ -16,14 +16,14 @@ declare module 'fastify' {
 
 /** The definition store's index and reader, and the ingest queue (its processor is a background worker). */
 async function catalog(app: FastifyInstance) {
-  const { config, db } = app;
+  const { config } = app;
   const connection = queueProducerConnection(config.redisUrl);
   const prefix = config.redisPrefix;
   const snapshotQueue = createSnapshotQueue(connection, prefix);
   const ingestQueue = createIngestQueue({ connection, prefix });
   reportOutages(snapshotQueue, 'snapshot-queue', app.log);
   reportOutages(ingestQueue, 'ingest-queue', app.log);
-  const index = catalogIndex(db);
+  const index = catalogIndex(app.store);
 
   app.decorate('catalog', { index, versions: storedVersions(index) });
   app.decorate('ingest', {

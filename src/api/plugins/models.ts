@@ -12,7 +12,7 @@ declare module 'fastify' {
 
 /** The model catalog store and the routing-provider client the deployment spends its own key with (its daily billed-rate refresh is scheduled with the run jobs' recurring jobs). */
 async function models(app: FastifyInstance) {
-  app.decorate('models', modelCatalogStore(app.db));
+  app.decorate('models', modelCatalogStore(app.store));
   app.decorate('router', createRouterClient({ baseUrl: app.config.routerBaseUrl, apiKey: app.config.routerApiKey ?? undefined }));
 }
 

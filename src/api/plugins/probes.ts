@@ -24,8 +24,8 @@ declare module 'fastify' {
  * that later meets the failed probe's job finds it ended and does nothing.
  */
 async function probes(app: FastifyInstance) {
-  const store = probeStore(app.db);
-  const failed = store.failOrphaned(RUNNER_STOPPED, runnerGone);
+  const store = probeStore(app.store);
+  const failed = await store.failOrphaned(RUNNER_STOPPED, runnerGone);
   if (failed.length > 0) app.log.info({ probes: failed }, 'failed probes whose process stopped before they finished');
   const queue = createProbeQueue(bullConnection(app.config.redisUrl), app.config.redisPrefix);
   app.addHook('onClose', () => queue.close());

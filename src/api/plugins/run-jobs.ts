@@ -71,7 +71,7 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
   // per lone call more than a plain connection (sequential claim scripts, timed side by
   // side). The run queue batches its own writes instead (RunQueue.batchWrites).
   const redis = await failFastConnection(config.redisUrl, 'jobs', log);
-  await claimStoreIdentity(redis, db, { prefix: config.redisPrefix, discard: config.discardRedisOfStore }).catch(async (error: unknown) => {
+  await claimStoreIdentity(redis, app.store, { prefix: config.redisPrefix, name: db.name, discard: config.discardRedisOfStore }).catch(async (error: unknown) => {
     await quitConnection(redis);
     throw error;
   });

@@ -65,7 +65,7 @@ async function runs(app: FastifyInstance) {
   const records = runRecords({
     rows,
     grades,
-    listPriceOf: (modelId) => app.models.get(modelId)?.listPrice ?? null,
+    listPriceOf: async (modelId) => (await app.models.get(modelId))?.listPrice ?? null,
     onCompleted: (modelId) => observeBilledRate(app.models, app.router, modelId, 'run-completion'),
     onPublishedChanged: requestSnapshot,
     onError,

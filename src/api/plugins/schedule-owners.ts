@@ -18,7 +18,7 @@ declare module 'fastify' {
       reviewFollowUps: ReviewFollowUps;
       locks: ScheduleLocks;
       counter: CellCounter;
-      launchability(): CellLaunchability;
+      launchability(): Promise<CellLaunchability>;
     };
   }
 }
@@ -30,7 +30,7 @@ async function scheduleOwners(app: FastifyInstance) {
     reviewFollowUps: new ReviewFollowUps((error, runId) => log.warn({ err: error, runId }, 'a follow-up of a review failed; the review stands')),
     locks: new ScheduleLocks(app.jobsRedis, app.config.redisPrefix),
     counter: cellCounts(app.store, (args) => app.statsReader.read('cell-counts', args)),
-    launchability: () => cellLaunchability({ catalog: app.runJobs.catalog, index: app.catalog.index, isCurated: (model) => app.models.isCurated(model) }),
+    launchability: () => cellLaunchability({ catalog: app.runJobs.catalog, index: app.catalog.index, curatedSlugs: () => app.models.curatedSlugs() }),
   });
 }
 

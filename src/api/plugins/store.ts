@@ -27,8 +27,9 @@ async function store(app: FastifyInstance, { config, db }: StoreOptions) {
   app.decorate('config', config);
   app.decorate('db', db);
   // Not destroyed on close: destroying closes the handle, which the caller owns.
-  app.decorate('store', sqliteStore<StoreSchema>(db));
-  app.decorate('readiness', storeReadiness(db));
+  const backendStore = sqliteStore<StoreSchema>(db);
+  app.decorate('store', backendStore);
+  app.decorate('readiness', storeReadiness(backendStore));
 }
 
 export default fp(store, { name: 'store', fastify: '5.x' });

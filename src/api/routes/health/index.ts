@@ -7,11 +7,11 @@ const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/healthz', { schema: { response: { 200: Health, ...errorResponses() } } }, async () => ({
     status: 'ok' as const,
     version: CONTRACT_VERSION,
-    storeReady: app.readiness.isReady(),
+    storeReady: await app.readiness.isReady(),
   }));
 
   app.get('/readyz', { schema: { response: { 200: Readiness, 503: Readiness, ...errorResponses() } } }, async (_request, reply) => {
-    const status = app.readiness.status();
+    const status = await app.readiness.status();
     return reply.code(status === 'ready' ? 200 : 503).send({ status, storeReady: status === 'ready' });
   });
 

@@ -16,7 +16,7 @@ import {
 /** Model ids contain a slash: `PUT /models/anthropic/claude-x` and `/models/anthropic%2Fclaude-x` name the same entry. */
 const modelRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { models, router } = app;
-  const seedModelForm = modelFormSeeder(app.db);
+  const seedModelForm = modelFormSeeder(app.store);
   const observeOnSave = (slug: string) =>
     void observeIfMissing(models, router, slug, (error) => app.log.warn({ err: error, slug }, 'billed-rate observation on save failed'));
 
@@ -25,14 +25,14 @@ const modelRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const withLogoSvg = async <T extends Partial<ModelWrite>>(body: T): Promise<T> =>
     ({ ...body, logoSvg: await logoSvgOfWrite(body, app.config.logoBaseUrl) });
 
-  app.get('/models', { schema: { response: { 200: ModelList, ...errorResponses() } } }, async () => ({ models: models.list().map(wire) }));
+  app.get('/models', { schema: { response: { 200: ModelList, ...errorResponses() } } }, async () => ({ models: (await models.list()).map(wire) }));
 
   // The catalog is the deployment's (it admits or refuses every launch): writes are operator actions.
   app.post('/models', {
     config: { auth: 'operator' },
     schema: { body: ModelCreateBody, response: { 201: ModelEntryOut, ...errorResponses(400, 401, 403, 404, 409, 422, 502) } },
   }, async (request, reply) => {
-    const entry = models.create(await withLogoSvg(request.body));
+    const entry = await models.create(await withLogoSvg(request.body));
     observeOnSave(entry.slug);
     return reply.code(201).send(wire(entry));
   });
@@ -65,7 +65,7 @@ const modelRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'operator' },
     schema: { params: SlugWildcardParams, body: ModelUpdateBody, response: { 200: ModelEntryOut, ...errorResponses(400, 401, 403, 404, 409, 422, 502) } },
   }, async (request) => {
-    const entry = models.update(request.params['*'], await withLogoSvg(request.body));
+    const entry = await models.update(request.params['*'], await withLogoSvg(request.body));
     observeOnSave(entry.slug);
     return wire(entry);
   });
@@ -78,8 +78,7 @@ const modelRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   }, async (request) => {
     const slug = request.params['*'];
-    if (!models.isCurated(slug)) throw notFound(`The model catalog has no entry ${slug}.`);
-    models.remove(slug);
+    await models.remove(slug);
     return { slug, deleted: true as const };
   });
 };

@@ -18,8 +18,8 @@ const probeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const faultRates = providerFaultRates(app.db);
 
   /** The entry (404 when the catalog has none) and the id the routing provider knows it by (422 when it has none). */
-  function routedModel(slug: string): { entry: ModelEntry; routingId: string } {
-    const entry = models.get(slug);
+  async function routedModel(slug: string): Promise<{ entry: ModelEntry; routingId: string }> {
+    const entry = await models.get(slug);
     if (!entry) throw notFound(`The model catalog has no entry ${slug}.`);
     const routingId = routingIdOf(entry);
     try {
@@ -36,7 +36,7 @@ const probeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: { params: AnyModelParams, response: { 200: CandidatesOut, ...errorResponses(400, 401, 404, 422, 502, 503) } },
     }, async (request) => {
       const slug = modelSlugOf(request.params);
-      const { entry, routingId } = routedModel(slug);
+      const { entry, routingId } = await routedModel(slug);
       const listing = await router.getEndpoints(routingId);
       if (!listing) throw notFound(`The routing provider does not list the model ${routingId}.`);
       // The ids the model's runs are recorded under, as the original gathers them (`CatalogCandidates::of`).
@@ -55,13 +55,14 @@ const probeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     });
 
     app.get(url, { schema: { params: AnyModelParams, response: { 200: ProbeList, ...errorResponses(400) } } }, async (request) =>
-      ({ probes: probes.store.ofModel(modelSlugOf(request.params)) }));
+      ({ probes: await probes.store.ofModel(modelSlugOf(request.params)) }));
   }
 
   app.get('/model-probes/:id', { schema: { params: ProbeIdParams, response: { 200: ProbeDetail, ...errorResponses(400, 404) } } }, async (request) => {
-    const probe = probes.store.get(request.params.id);
+    const probe = await probes.store.get(request.params.id);
     if (!probe) throw notFound(`No model probe ${request.params.id}.`);
-    return { probe, items: probes.store.items(probe.id), requests: probes.store.requests(probe.id) };
+    const [items, requests] = await Promise.all([probes.store.items(probe.id), probes.store.requests(probe.id)]);
+    return { probe, items, requests };
   });
 
   for (const url of modelPaths('probe-providers')) {
@@ -69,7 +70,7 @@ const probeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'account' },
       schema: { params: AnyModelParams, response: { 200: ProbeProviders, ...errorResponses(400, 401, 404, 422, 502, 503) } },
     }, async (request) => {
-      const { routingId } = routedModel(modelSlugOf(request.params));
+      const { routingId } = await routedModel(modelSlugOf(request.params));
       return { openrouterSlug: routingId, providers: await router.probeProviders(routingId) };
     });
   }

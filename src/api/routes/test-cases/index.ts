@@ -60,11 +60,11 @@ const testCaseRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return sendFile(reply, await reader.showcasePath(slug, version, variant, file));
   });
 
-  app.get('/test-case-groups', { schema: { response: { 200: GroupsOut, ...errorResponses() } } }, async () => ({ groups: reader.groups() }));
+  app.get('/test-case-groups', { schema: { response: { 200: GroupsOut, ...errorResponses() } } }, async () => ({ groups: await reader.groups() }));
 
   app.get('/game-jams/:slug/prior-readmes', { schema: { params: SlugParams, querystring: PriorReadmesQuery, response: { 200: PriorReadmesOut, ...errorResponses(400, 404) } } }, async (request) => {
     const { slug } = request.params;
-    if (app.catalog.index.versionsOf(slug).length === 0) throw notFound(`No game jam ${slug}.`);
+    if ((await app.catalog.index.versionsOf(slug)).length === 0) throw notFound(`No game jam ${slug}.`);
     return readmes(slug, request.query.model);
   });
 };
