@@ -5,13 +5,12 @@
  * within SHUTDOWN_LIMIT_MS whatever Redis does (a second signal exits at once). A disk that
  * refuses the boot's writes leaves it serving health until the boot goes through.
  */
-import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { configOrExit } from '../runtime/config-or-exit.js';
-import { openDatabase, type Database } from '../db/open-database.js';
+import { openStore, type OpenedStore } from '../db/open-store.js';
 import { storageFullCode } from '../db/storage-full.js';
 import { announceProgress, announceReady, exitWithParent } from '../runtime/node-child.js';
 import { installProcessPolicy } from '../runtime/process-policy.js';
@@ -35,7 +34,7 @@ async function main() {
   const log = pino({ level: config.logLevel === 'silent' ? 'error' : config.logLevel, base: { process: 'api' } });
   installProcessPolicy(log);
   const url = `http://${config.host}:${config.port}`;
-  let db: Database | undefined;
+  let opened: OpenedStore | undefined;
   let app: FastifyInstance | undefined;
   /** Serves health while a full disk stops the boot. */
   let degraded: FastifyInstance | undefined;
@@ -59,7 +58,7 @@ async function main() {
     } catch (error) {
       console.error('shutdown step failed:', error);
     }
-    db?.close();
+    await opened?.close().catch((error: unknown) => console.error('closing the store failed:', error));
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
@@ -69,13 +68,15 @@ async function main() {
   exitWithParent((reason) => void shutdown(`the supervisor stopped (${reason})`));
 
   const boot = async () => {
-    const opened = openDatabase(join(config.dataDir, 'backend.sqlite'));
+    const candidate = await openStore(config, {
+      onIdleError: (error) => log.warn({ err: error }, 'an idle PostgreSQL connection failed; the pool opens a new one when next needed'),
+    });
     try {
       // A boot reconciling a large queue reports how far it got, so the supervisor waits for it.
-      app = await buildApp({ config: { ...config, redisUrl, authUrl }, db: opened, jobs: { onBootProgress: announceProgress } });
-      db = opened;
+      app = await buildApp({ config: { ...config, redisUrl, authUrl }, db: candidate.sqlite, store: candidate.store, jobs: { onBootProgress: announceProgress } });
+      opened = candidate;
     } catch (error) {
-      opened.close();
+      await candidate.close();
       throw error;
     }
   };
@@ -107,7 +108,7 @@ async function main() {
     log.info('the store takes writes again: the boot went through');
   }
   await app!.listen({ host: config.host, port: config.port });
-  console.log(`Serving ${url} (data in ${config.dataDir}, catalog ${config.catalogDir})`);
+  console.log(`Serving ${url} (store ${opened!.location}, data in ${config.dataDir}, catalog ${config.catalogDir})`);
   announceReady(url);
 }
 
