@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import type { Config } from '../config.js';
 import { SECOND } from '../time.js';
 import { postgresPool, postgresStore, sqliteStore, type BackendStore } from './dialect.js';
@@ -75,6 +76,27 @@ export async function openStore(config: Pick<Config, 'dataDir' | 'databaseUrl'>,
   pool.on('error', options.onIdleError ?? (() => {}));
   const store = postgresStore<StoreSchema>(pool);
   return { store, sqlite: null, location: maskPostgresUrl(connectionString), close: () => store.db.destroy() };
+}
+
+/**
+ * Whether the store answers a trivial query within STORE_CONNECT_TIMEOUT_MS: null when it
+ * does, otherwise why not (for readiness). SQLite is a file this process holds open: always
+ * reachable.
+ */
+export async function storeUnreachable(store: BackendStore): Promise<string | null> {
+  if (store.engine === 'sqlite') return null;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${STORE_CONNECT_TIMEOUT_MS} ms`)), STORE_CONNECT_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([sql`SELECT 1`.execute(store.db), late]);
+    return null;
+  } catch (error) {
+    return `The store (PostgreSQL) cannot be reached: ${(error as Error).message}`;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { startManagedPostgres } from '../../src/db/managed-postgres.js';
-import { openStore, sqliteHandleGetter, type OpenedStore } from '../../src/db/open-store.js';
+import { openStore, sqliteHandleGetter, storeUnreachable, type OpenedStore } from '../../src/db/open-store.js';
 import errorEnvelope from '../../src/http/error-envelope.js';
 import { SECOND } from '../../src/time.js';
 import { stopTestPostgres, testDatabase } from '../helpers/postgres.js';
@@ -42,6 +42,7 @@ describe('openStore', () => {
     expect(store.location).toMatch(/\/backend\.sqlite$/);
     expect(existsSync(store.location)).toBe(true);
     expect((await migrations(store)).rows[0]!.n).toBeGreaterThan(0);
+    expect(await storeUnreachable(store.store)).toBeNull();
   });
 
   it('opens a migrated PostgreSQL pool on DATABASE_URL, creates no SQLite file, and masks the password it was given', async () => {
@@ -85,8 +86,11 @@ describe('a PostgreSQL outage', () => {
         return { response, ms: Date.now() - began };
       };
       expect((await answer()).response.statusCode).toBe(200);
+      expect(await storeUnreachable(store.store)).toBeNull();
 
       await server.stop();
+      // Readiness says so, within its own bound.
+      expect(await storeUnreachable(store.store)).toMatch(/^The store \(PostgreSQL\) cannot be reached: /);
       for (let attempt = 0; attempt < 3; attempt += 1) {
         const { response, ms } = await answer();
         expect(response.statusCode).toBe(503);
@@ -97,6 +101,7 @@ describe('a PostgreSQL outage', () => {
 
       server = await startManagedPostgres({ dir: folder });
       await until(async () => (await answer()).response.statusCode === 200, 10 * SECOND, 'the pool to reconnect');
+      expect(await storeUnreachable(store.store)).toBeNull();
       await app.close();
     } finally {
       await server.stop();
