@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { buildApp } from '../../src/api/app.js';
 import { loadConfig } from '../../src/config.js';
 import { startManagedPostgres } from '../../src/db/managed-postgres.js';
 import { openStore, sqliteHandleGetter, storeUnreachable, type OpenedStore } from '../../src/db/open-store.js';
@@ -56,6 +57,16 @@ describe('openStore', () => {
     expect(store.location).toContain('postgres:***@');
     expect(store.location).not.toContain('hunter2');
     expect((await migrations(store)).rows[0]!.n).toBeGreaterThan(0);
+    expect(readdirSync(folder)).toEqual([]);
+  });
+
+  it('on PostgreSQL, an app whose modules still read the SQLite handle stops at boot, naming the reader', async () => {
+    const folder = dataDir();
+    const config = loadConfig({ DATA_DIR: folder, DATABASE_URL: await testDatabase({ migrated: true }), REDIS_URL: inject('redisUrl'), LOG_LEVEL: 'silent' });
+    const store = await openStore(config);
+    opened.push(store);
+    const boot = buildApp({ config: { ...config, redisUrl: inject('redisUrl'), authUrl: 'http://127.0.0.1:9' }, db: store.sqlite, store: store.store });
+    await expect(boot).rejects.toThrow(/^DATABASE_URL names a PostgreSQL store, but a module not moved to the store layer yet reads the SQLite handle \(.+:\d+:\d+\)/);
     expect(readdirSync(folder)).toEqual([]);
   });
 
