@@ -112,11 +112,10 @@ export const storageFull = (
 /** How long (s) a request that found the PostgreSQL store unreachable tells its caller to wait (Retry-After). */
 export const STORE_UNAVAILABLE_RETRY_SECONDS = 2;
 /** The PostgreSQL store could not be reached (src/db/store-unavailable.ts); the pool reconnects by itself. */
-export const storeUnavailable = (cause?: unknown) =>
-  Object.assign(
-    new HttpError('store_unavailable', `The store (PostgreSQL) cannot be reached right now; retry in ${STORE_UNAVAILABLE_RETRY_SECONDS} s.`, { cause }),
-    { retryAfterSeconds: STORE_UNAVAILABLE_RETRY_SECONDS },
-  );
+export const storeUnavailable = (
+  cause?: unknown,
+  message = `The store (PostgreSQL) cannot be reached right now; retry in ${STORE_UNAVAILABLE_RETRY_SECONDS} s.`,
+) => Object.assign(new HttpError('store_unavailable', message, { cause }), { retryAfterSeconds: STORE_UNAVAILABLE_RETRY_SECONDS });
 export const routerKeyMissing = () =>
   new HttpError('router_key_missing', 'ROUTER_API_KEY is not configured on this deployment.');
 
