@@ -80,11 +80,20 @@ export async function startBackgroundWorkers(
   // A getter, not a value: on PostgreSQL only a processor that still reads the handle fails.
   Object.defineProperty(context, 'db', { get: sqliteHandleGetter(sqlite), enumerable: true });
   const running = processors.filter((entry) => context.config.workerQueues.includes(entry.queue));
+  // Every processor starts before any worker takes a job: one that cannot start (on
+  // PostgreSQL, one that still reads the SQLite handle) fails the whole set, and what the
+  // others opened is closed.
+  const begun: Array<{ entry: BackgroundProcessor } & ReturnType<BackgroundProcessor['start']>> = [];
+  try {
+    for (const entry of running) begun.push({ entry, ...entry.start(context) });
+  } catch (error) {
+    await Promise.all(begun.map(({ close }) => close?.()));
+    throw error;
+  }
   const started: Array<{ worker: Worker; stop?: () => void; close?: () => Promise<void> }> = [];
-  for (const entry of running) {
+  for (const { entry, processor, stop, close, onFailed } of begun) {
     // Set before this process takes a job, so no process can start one past the bound.
     if (entry.globalConcurrency !== undefined) await setGlobalConcurrency(entry.queue, entry.globalConcurrency, connection, context.config.redisPrefix);
-    const { processor, stop, close, onFailed } = entry.start(context);
     const worker = new Worker(entry.queue, processor, {
       ...entry.options,
       connection,

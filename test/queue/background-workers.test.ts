@@ -130,6 +130,27 @@ it('runs only the queues WORKER_QUEUES lists: an ingest job waits for a set that
   }
 });
 
+it('on PostgreSQL, refuses to start a processor that still reads the SQLite handle, naming it, and closes what the others opened', async () => {
+  const { config, db, store, queue } = setup();
+  let closed = 0;
+  const storeOnly: BackgroundProcessor = { queue: BACKGROUND_QUEUES.publish, start: ({ store: given }) => (expect(given).toBe(store), { processor: async () => {}, close: async () => void closed++ }) };
+  const rawReader: BackgroundProcessor = {
+    queue: BACKGROUND_QUEUES.ingest,
+    start: function startsOnTheRawHandle(context) {
+      void context.db;
+      return { processor: async () => {} };
+    },
+  };
+  try {
+    await expect(startBackgroundWorkers([storeOnly, rawReader], { config, store, sqlite: null, log: quiet }))
+      .rejects.toThrow(/reads the SQLite handle \(\S*startsOnTheRawHandle /);
+    expect(closed).toBe(1);
+  } finally {
+    await queue.close();
+    db.close();
+  }
+});
+
 it('runs in the API process (RUN_WORKERS) only the queues its WORKER_QUEUES lists, as GET /status shows', async () => {
   const backend = await startTestBackend({ WORKER_QUEUES: 'publish,snapshot' });
   try {
