@@ -3,7 +3,8 @@
  * (src/supervisor.ts), which hands it REDIS_URL and AUTH_URL; a deployment that provides
  * both may run it alone. Shuts down on SIGTERM/SIGINT, or when its supervisor disappears,
  * within SHUTDOWN_LIMIT_MS whatever Redis does (a second signal exits at once). A disk that
- * refuses the boot's writes leaves it serving health until the boot goes through.
+ * refuses the boot's writes, or a PostgreSQL store it cannot reach, leaves it serving health
+ * until the boot goes through.
  */
 import { mkdirSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -37,7 +38,7 @@ async function main() {
   const url = `http://${config.host}:${config.port}`;
   let opened: OpenedStore | undefined;
   let app: FastifyInstance | undefined;
-  /** Serves health while a full disk stops the boot. */
+  /** Serves health while a full disk or an unreachable store stops the boot. */
   let degraded: FastifyInstance | undefined;
 
   let closing = false;
