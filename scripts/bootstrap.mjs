@@ -3,14 +3,16 @@
 // It makes a fresh clone on a fresh Debian machine runnable: installs npm dependencies when
 // missing, makes sure redis-server, Chromium and (for tests and benches) the PostgreSQL server
 // exist (apt-get when root, otherwise one message saying what to install), compiles the
-// TypeScript, then runs the command.
+// TypeScript, then runs the command. `test` runs the suite on SQLite, then on PostgreSQL.
 import { spawnSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const [command = 'start', ...rest] = process.argv.slice(2);
+const [command = 'start', ...args] = process.argv.slice(2);
+// `test --store sqlite|postgres` runs one half of the suite; the option is this script's, not vitest's.
+const { stores, rest } = command === 'test' ? storeOption(args) : { stores: null, rest: args };
 const COMMANDS = {
   // The services get an IPC channel to this process: they stop by themselves when it is gone.
   start: { system: ['redis', 'chromium'], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/src/supervisor.js', ...rest]], ipc: true },
@@ -18,7 +20,7 @@ const COMMANDS = {
   worker: { system: ['chromium'], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/src/worker.js', ...rest]], ipc: true },
   bench: { system: ['redis', 'chromium', 'postgresql'], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/bench/run-all.js', ...rest]] },
   chaos: { system: ['redis', 'chromium'], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/chaos/run-all.js', ...rest]] },
-  test: { system: ['redis', 'chromium', 'postgresql'], tsconfig: 'tsconfig.json', run: ['node', ['node_modules/vitest/vitest.mjs', 'run', ...rest]] },
+  test: { system: ['redis', 'chromium', 'postgresql'], tsconfig: 'tsconfig.json', run: null, halves: ['node', ['node_modules/vitest/vitest.mjs', 'run', ...rest]] },
   build: { system: [], tsconfig: 'tsconfig.build.json', run: null },
   schemas: { system: [], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/src/ops/write-schemas-main.js', ...rest]] },
 };
@@ -36,6 +38,42 @@ ensureNodeModules();
 ensureSystemPackages(spec.system);
 build(spec.tsconfig);
 if (spec.run) run(...spec.run, spec.ipc);
+if (spec.halves) runHalves(...spec.halves);
+
+/** Splits `--store sqlite|postgres` (or `--store=…`) off the test command's arguments; without it, both engines run. */
+function storeOption(args) {
+  const rest = [];
+  let chosen = null;
+  for (let i = 0; i < args.length; i += 1) {
+    const inline = /^--store=(.*)$/.exec(args[i]);
+    if (!inline && args[i] !== '--store') {
+      rest.push(args[i]);
+      continue;
+    }
+    chosen = inline ? inline[1] : args[(i += 1)];
+    if (chosen !== 'sqlite' && chosen !== 'postgres') fail(`--store takes sqlite or postgres, not ${JSON.stringify(chosen ?? '')}.`);
+  }
+  return { stores: chosen ? [chosen] : ['sqlite', 'postgres'], rest };
+}
+
+/**
+ * The suite once per store engine (TEST_STORE, read by test/helpers/test-backend.ts and
+ * vitest.config.ts), one after the other; fails when either half fails. The PostgreSQL half
+ * runs the files test/postgres-half.txt lists.
+ */
+function runHalves(program, args) {
+  const names = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
+  const outcomes = [];
+  for (const store of stores) {
+    say(`Test suite on ${names[store]}${store === 'postgres' ? ' (the files test/postgres-half.txt lists)' : ''}:`);
+    const result = spawnSync(program, args, { cwd: root, stdio: 'inherit', env: { ...process.env, TEST_STORE: store } });
+    outcomes.push({ store, passed: result.status === 0 });
+    // Ctrl-C reached vitest too; do not start the other half.
+    if (result.signal) break;
+  }
+  say(outcomes.map(({ store, passed }) => `${names[store]}: ${passed ? 'passed' : 'FAILED'}`).join('; '));
+  process.exit(outcomes.length === stores.length && outcomes.every(({ passed }) => passed) ? 0 : 1);
+}
 
 function ensureNodeModules() {
   const marker = join(root, 'node_modules', '.package-lock.json');

@@ -11,6 +11,8 @@ export interface Config {
   port: number;
   /** Absolute folder for SQLite files, the definition store, the managed Redis and the snapshot. */
   dataDir: string;
+  /** DATABASE_URL: the PostgreSQL store (`postgres://…`); null (the default): SQLite under `dataDir`. May hold a password: never log it unmasked. */
+  databaseUrl: string | null;
   /** Absolute path of the catalog checkout `POST /ingest` scans. */
   catalogDir: string;
   /** Null: `npm start` runs a managed redis-server under `dataDir/redis`. */
@@ -96,6 +98,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 const MIB = 1024 * 1024;
 const BACKGROUND_QUEUE_NAMES: readonly BackgroundQueue[] = Object.values(BACKGROUND_QUEUES);
 const USERNAME = new RegExp(USERNAME_PATTERN);
+const POSTGRES_PROTOCOLS = ['postgres:', 'postgresql:'];
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -114,6 +117,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     host: read.string('HOST', '127.0.0.1'),
     port: read.port('PORT', 8787),
     dataDir,
+    databaseUrl: read.databaseUrl('DATABASE_URL'),
     catalogDir: read.path('CATALOG_DIR', './examples/catalog', cwd),
     redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:', 'redis+unix:', 'unix:']),
     redisPrefix: read.pattern('REDIS_PREFIX', 'evb', /^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - (at most 64)'),
@@ -275,6 +279,24 @@ class EnvReader {
       return this.fail(name, value, `* or comma-separated origins like https://console.example (${bad === undefined ? 'none given' : `${JSON.stringify(bad)} is not one`})`, '*');
     }
     return origins;
+  }
+
+  /**
+   * A PostgreSQL connection URL. Its host may be empty (`postgres://user@/db?host=/run/postgresql`,
+   * a unix socket), which WHATWG URLs refuse, so a placeholder host stands in while the rest is
+   * checked. A bad value is named without being echoed: it may hold a password.
+   */
+  databaseUrl(name: string): string | null {
+    const value = this.raw(name);
+    if (value === undefined) return null;
+    const withHost = value.replace(/^(postgres(?:ql)?:\/\/(?:[^@/?#]*@)?)(?=[/?#]|$)/i, '$1localhost');
+    try {
+      if (!POSTGRES_PROTOCOLS.includes(new URL(withHost).protocol)) throw new Error('protocol');
+      return value;
+    } catch {
+      this.problems.push(`${name} is not valid (its value is not shown: it may hold a password): expected postgres://user:password@host:port/database.`);
+      return null;
+    }
   }
 
   url(name: string, protocols: string[]): string | null {

@@ -26,6 +26,7 @@ export type ErrorCode =
   | 'queue_unavailable'
   | 'stats_unavailable'
   | 'storage_full'
+  | 'store_unavailable'
   | 'too_many_streams';
 
 export const STATUS: Record<ErrorCode, number> = {
@@ -51,6 +52,7 @@ export const STATUS: Record<ErrorCode, number> = {
   queue_unavailable: 503,
   stats_unavailable: 503,
   storage_full: 503,
+  store_unavailable: 503,
   too_many_streams: 503,
 };
 
@@ -107,6 +109,13 @@ export const storageFull = (
   cause?: unknown,
   message = `The store cannot take writes right now (its disk is full or failing); nothing was stored. Retry in ${STORAGE_FULL_RETRY_SECONDS} s.`,
 ) => Object.assign(new HttpError('storage_full', message, { cause }), { retryAfterSeconds: STORAGE_FULL_RETRY_SECONDS });
+/** How long (s) a request that found the PostgreSQL store unreachable tells its caller to wait (Retry-After). */
+export const STORE_UNAVAILABLE_RETRY_SECONDS = 2;
+/** The PostgreSQL store could not be reached (src/db/store-unavailable.ts); the pool reconnects by itself. */
+export const storeUnavailable = (
+  cause?: unknown,
+  message = `The store (PostgreSQL) cannot be reached right now; retry in ${STORE_UNAVAILABLE_RETRY_SECONDS} s.`,
+) => Object.assign(new HttpError('store_unavailable', message, { cause }), { retryAfterSeconds: STORE_UNAVAILABLE_RETRY_SECONDS });
 export const routerKeyMissing = () =>
   new HttpError('router_key_missing', 'ROUTER_API_KEY is not configured on this deployment.');
 

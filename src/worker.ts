@@ -1,8 +1,8 @@
 /**
  * `npm run worker`: a process that runs the background queue workers (the queues of
- * BACKGROUND_PROCESSORS that WORKER_QUEUES lists, all by default) beside the API. It serves no HTTP. It shares the API's machine and
- * DATA_DIR (the store is SQLite on that disk), and its Redis: REDIS_URL, or the managed
- * redis-server's socket under DATA_DIR/redis.
+ * BACKGROUND_PROCESSORS that WORKER_QUEUES lists, all by default) beside the API. It serves no HTTP. It shares the API's
+ * store (PostgreSQL at DATABASE_URL, or else the SQLite file under the API's DATA_DIR) and
+ * its Redis: REDIS_URL, or the managed redis-server's socket under DATA_DIR/redis.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,9 +11,7 @@ import { pino } from 'pino';
 import { configOrExit } from './runtime/config-or-exit.js';
 import { startBackgroundWorkers } from './queue/background-workers.js';
 import { BACKGROUND_PROCESSORS } from './queue/background-processors.js';
-import { sqliteStore } from './db/dialect.js';
-import { openDatabase } from './db/open-database.js';
-import type { StoreSchema } from './db/store-schema.js';
+import { openStore } from './db/open-store.js';
 import { redactRedisUrl, redisOptionsFromUrl } from './redis/managed-redis.js';
 import { installProcessPolicy } from './runtime/process-policy.js';
 import { exitWithParent } from './runtime/node-child.js';
@@ -40,10 +38,12 @@ async function main() {
   } finally {
     probe.disconnect();
   }
-  // Background jobs write the same store the API reads: this process shares DATA_DIR with it.
-  const db = openDatabase(join(config.dataDir, 'backend.sqlite'));
-  const workers = await startBackgroundWorkers(BACKGROUND_PROCESSORS, { config: { ...config, redisUrl }, db, store: sqliteStore<StoreSchema>(db), log });
-  console.log(`Worker running queues ${workers.queues.join(', ')} on ${redactRedisUrl(redisUrl)} (prefix ${config.redisPrefix}, data in ${config.dataDir})`);
+  // Background jobs write the same store the API reads: its PostgreSQL, or its SQLite file under the shared DATA_DIR.
+  const opened = await openStore(config, {
+    onIdleError: (error) => log.warn({ err: error }, 'an idle PostgreSQL connection failed; the pool opens a new one when next needed'),
+  });
+  const workers = await startBackgroundWorkers(BACKGROUND_PROCESSORS, { config: { ...config, redisUrl }, store: opened.store, sqlite: opened.sqlite, log });
+  console.log(`Worker running queues ${workers.queues.join(', ')} on ${redactRedisUrl(redisUrl)} (prefix ${config.redisPrefix}, store ${opened.location}, data in ${config.dataDir})`);
   const metrics = config.metricsPort === null ? null : await serveProcessMetrics(config.host, config.metricsPort);
   if (metrics) console.log(`Metrics at http://${config.host}:${config.metricsPort}/metrics`);
 
@@ -54,7 +54,7 @@ async function main() {
     console.log(`${signal}: letting running jobs finish, then exiting...`);
     metrics?.close();
     await workers.close();
-    db.close();
+    await opened.close();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -84,4 +84,22 @@ describe('loadConfig', () => {
     for (const name of ['PORT', 'REDIS_URL', 'ALLOW_EXPERIMENTAL', 'LOG_LEVEL', 'RENDER_THREADS']) expect(problems).toContain(`${name}=`);
     expect(problems).toContain('PORT="99999" is not valid: expected a number from 0 to 65535.');
   });
+
+  it('reads DATABASE_URL as a PostgreSQL URL (unix socket hosts too), and refuses a bad one by name without echoing it', () => {
+    expect(loadConfig({}).databaseUrl).toBeNull();
+    for (const url of ['postgres://evb:s3cret@db.internal:5432/evb', 'postgresql://db/evb?sslmode=require', 'postgres://postgres@/evb?host=%2Frun%2Fpostgresql']) {
+      expect(loadConfig({ DATABASE_URL: url }).databaseUrl, url).toBe(url);
+    }
+    for (const bad of ['mysql://evb:s3cret@db/evb', 'evb:s3cret@db/evb', 'postgres://evb:s3cret@db:notaport/evb']) {
+      let caught: unknown;
+      try {
+        loadConfig({ DATABASE_URL: bad });
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught, bad).toBeInstanceOf(ConfigError);
+      expect((caught as ConfigError).message).toContain('DATABASE_URL is not valid');
+      expect((caught as ConfigError).message).not.toContain('s3cret');
+    }
+  });
 });

@@ -1,22 +1,44 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { startManagedPostgres } from '../src/db/managed-postgres.js';
+import { migratePostgres } from '../src/db/migrate-postgres.js';
 import { startManagedRedis } from '../src/redis/managed-redis.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     redisUrl: string;
+    /** The run's PostgreSQL cluster: its maintenance database's URL, its socket folder, and the migrated template database. */
+    postgres: { url: string; dir: string; template: string };
   }
 }
 
-/** One real redis-server for the whole run; each test file isolates itself with its own key prefix. */
+/**
+ * One real redis-server and one throwaway PostgreSQL cluster for the whole run. Each test
+ * file isolates itself with its own Redis key prefix and its own databases; a database for a
+ * test backend is copied from the template database, migrated here once.
+ */
+const TEMPLATE_DATABASE = 'evb_template';
+
 export default async function setup(project: TestProject) {
-  const dir = mkdtempSync(join(tmpdir(), 'evb-redis-'));
-  const redis = await startManagedRedis({ dir, persistent: false });
+  const redisDir = mkdtempSync(join(tmpdir(), 'evb-redis-'));
+  const pgDir = mkdtempSync(join(tmpdir(), 'evb-pg-'));
+  const redis = await startManagedRedis({ dir: redisDir, persistent: false });
+  const postgres = await startManagedPostgres({ dir: pgDir });
+  const template = new pg.Pool({ connectionString: await postgres.createDatabase(TEMPLATE_DATABASE), max: 1 });
+  try {
+    await migratePostgres(template);
+  } finally {
+    // A template database may not be copied while anyone is connected to it.
+    await template.end();
+  }
   project.provide('redisUrl', redis.url);
+  project.provide('postgres', { url: postgres.url, dir: pgDir, template: TEMPLATE_DATABASE });
   return async () => {
-    await redis.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await Promise.all([redis.stop(), postgres.stop()]);
+    rmSync(redisDir, { recursive: true, force: true });
+    rmSync(pgDir, { recursive: true, force: true });
   };
 }

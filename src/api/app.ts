@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { tokenVerifier } from '../accounts/verify-token.js';
 import type { ServiceConfig } from '../config.js';
+import type { BackendStore } from '../db/dialect.js';
 import { jobsTable } from '../db/jobs-table.js';
 import type { Database } from '../db/open-database.js';
 import { SECOND } from '../time.js';
@@ -51,7 +52,10 @@ import { requestValidators } from '../http/request-validators.js';
 export interface AppOptions {
   /** `authUrl` and `redisUrl` must be resolved (the bundled services' addresses when the deployment names none). */
   config: ServiceConfig;
-  db: Database;
+  /** The SQLite handle: the store when `store` is not given; null when the store is PostgreSQL. */
+  db: Database | null;
+  /** The store layer (src/db/open-store.ts); default: Kysely over `db`. The caller owns and closes it. */
+  store?: BackendStore;
   /**
    * Other areas' modules the run queue integrates through (catalog, model rule, record
    * store) and stream timings; tests pass their own, the server the defaults.
@@ -64,15 +68,15 @@ export interface AppOptions {
 }
 
 /** The whole HTTP app as one plugin: the server and the tests build the same thing. */
-async function app(instance: FastifyInstance, { config, db, jobs = {} }: AppOptions) {
+async function app(instance: FastifyInstance, { config, db, store: given, jobs = {} }: AppOptions) {
   await instance.register(errorEnvelope);
   await instance.register(jsonBody);
   await instance.register(crossOrigin, { origins: config.corsOrigins });
   await instance.register(openapi);
-  await instance.register(store, { config, db });
+  await instance.register(store, { config, db, ...(given ? { store: given } : {}) });
   await instance.register(statsReader);
   await instance.register(streams);
-  const tokenHashes = jobsTable(db);
+  const tokenHashes = jobsTable(instance.db);
   await instance.register(authenticate, {
     verifier: tokenVerifier({ authUrl: config.authUrl, cacheMs: config.authCacheMs }),
     serviceToken: config.serviceToken,

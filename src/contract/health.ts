@@ -13,9 +13,10 @@ export const Readiness = Type.Object({
     Type.Literal('empty'),
     Type.Literal('format-mismatch'),
     Type.Literal('storage-full', { description: 'the disk refused the writes the boot needs; only health is served until it takes them' }),
+    Type.Literal('store-unavailable', { description: 'the PostgreSQL store (DATABASE_URL) cannot be reached; requests that need it answer 503 store_unavailable until it is back' }),
   ]),
   storeReady: Type.Boolean(),
-  detail: Type.Optional(Type.String({ description: 'why the API is not ready, with storage-full' })),
+  detail: Type.Optional(Type.String({ description: 'why the API is not ready, with storage-full and store-unavailable' })),
 });
 
 export const PublicConfig = Type.Object({

@@ -22,7 +22,7 @@ export interface ManagedPostgres {
 }
 
 export interface ManagedPostgresOptions {
-  /** Folder for the cluster's files and its socket. Created when missing; handed to the server's user. */
+  /** Folder for the cluster's files and its socket. Created when missing; handed to the server's user. A cluster already in it is started again. */
   dir: string;
   /** How long to wait for the server to accept connections (default 30 s). */
   startTimeoutMs?: number;
@@ -62,9 +62,12 @@ export async function startManagedPostgres(options: ManagedPostgresOptions): Pro
   // PostgreSQL 15 initdb cannot choose ICU; the schema test still checks every column's collation.
   const major = Number(/\/(\d+)\/bin$/.exec(bin)?.[1]);
   const collation = major >= 15 ? ['--locale-provider', 'icu', '--icu-locale', 'en-US'] : [];
-  await promisify(execFile)(...command(runAs, join(bin, 'initdb'), [
-    '--pgdata', data, '--username', SUPERUSER, '--auth', 'trust', '--encoding', 'UTF8', '--no-sync', '--locale', 'C.UTF-8', ...collation,
-  ]), { cwd: dir });
+  // A folder that holds a cluster already (stopped earlier) is started again as it is.
+  if (!existsSync(join(data, 'PG_VERSION'))) {
+    await promisify(execFile)(...command(runAs, join(bin, 'initdb'), [
+      '--pgdata', data, '--username', SUPERUSER, '--auth', 'trust', '--encoding', 'UTF8', '--no-sync', '--locale', 'C.UTF-8', ...collation,
+    ]), { cwd: dir });
+  }
 
   const [program, args] = command(runAs, join(bin, 'postgres'), [
     '-D', data,

@@ -23,7 +23,7 @@ const MIGRATION_LOCK_KEY = 0x6576626d;
  * own transaction, all under a session advisory lock: the API, workers and CLI may start at
  * one moment, and the second process waits for the first and then finds nothing left to do.
  * A database a newer build has migrated is refused with the SQLite runner's message.
- * Not called by the service yet (issue 32 lands in steps); the tests use it.
+ * The service calls it as it opens the store (open-store.ts).
  */
 export async function migratePostgres(pool: pg.Pool, migrationsDir: string = POSTGRES_MIGRATIONS): Promise<void> {
   const { files, newestKnown } = readMigrations(migrationsDir);

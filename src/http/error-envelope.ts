@@ -3,7 +3,8 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { isStorageFull } from '../db/storage-full.js';
-import { HttpError, queueUnavailable, STATUS, storageFull, type ErrorCode } from '../errors.js';
+import { isStoreUnavailable } from '../db/store-unavailable.js';
+import { HttpError, queueUnavailable, STATUS, storageFull, storeUnavailable, type ErrorCode } from '../errors.js';
 import { formatBytes } from './read-capped-body.js';
 import { isRedisUnavailable } from '../redis/redis-connections.js';
 import { MAX_PARAM_LENGTH } from '../contract/common.js';
@@ -32,11 +33,12 @@ async function errorEnvelope(app: FastifyInstance) {
 }
 
 function sendEnvelope(thrown: FastifyError | HttpError, request: FastifyRequest, reply: FastifyReply) {
-  // A Redis outage or a full disk is the client's to retry, not a server fault: 503 at once, never a hang or a 500.
+  // A Redis or PostgreSQL outage or a full disk is the client's to retry, not a server fault: 503 at once, never a hang or a 500.
   const error = thrown instanceof HttpError ? thrown
     : isRedisUnavailable(thrown) ? queueUnavailable(thrown)
       : isStorageFull(thrown) ? storageFull(thrown)
-        : thrown;
+        : isStoreUnavailable(thrown) ? storeUnavailable(thrown)
+          : thrown;
   const { status, code, message } = envelopeOf(error, request);
   if (status >= 500 && code === 'internal') request.log.error({ err: error }, 'request failed');
   else if (status >= 500) request.log.warn({ err: error, cause: error.cause }, error.message);

@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import { backgroundJobDuration, backgroundJobs } from '../metrics/process-metrics.js';
 import type { BackendStore } from '../db/dialect.js';
 import type { Database } from '../db/open-database.js';
+import { sqliteHandleGetter } from '../db/open-store.js';
 import { bullConnection } from '../redis/managed-redis.js';
 import type { BackgroundQueue } from './queue-keys.js';
 import { reportOutages, settlesWithin } from '../redis/redis-connections.js';
@@ -22,10 +23,14 @@ const REACHABLE_WITHIN_MS = 500;
 /** What a background processor may use, in whichever process runs it. */
 export interface WorkerContext {
   config: Config & { redisUrl: string };
-  /** The deployment's SQLite store: worker processes share DATA_DIR with the API. */
-  db: Database;
-  /** The store layer over the same store, for modules moved off the raw handle. */
+  /** The deployment's store, SQLite or PostgreSQL (src/db/open-store.ts). */
   store: BackendStore;
+  /**
+   * The raw SQLite handle under `store`, for processors not moved to the store layer yet (a
+   * worker process on SQLite shares DATA_DIR with the API). On PostgreSQL reading it throws,
+   * naming the reader.
+   */
+  db: Database;
   connection: ConnectionOptions;
   log: WorkerLog;
 }
@@ -67,16 +72,28 @@ export interface BackgroundWorkers {
  */
 export async function startBackgroundWorkers(
   processors: readonly BackgroundProcessor[],
-  context: Omit<WorkerContext, 'connection'>,
+  { sqlite, ...shared }: Omit<WorkerContext, 'connection' | 'db'> & { sqlite: Database | null },
   graceMs = WORKER_CLOSE_GRACE_MS,
 ): Promise<BackgroundWorkers> {
-  const connection = bullConnection(context.config.redisUrl);
+  const connection = bullConnection(shared.config.redisUrl);
+  const context = { ...shared, connection } as WorkerContext;
+  // A getter, not a value: on PostgreSQL only a processor that still reads the handle fails.
+  Object.defineProperty(context, 'db', { get: sqliteHandleGetter(sqlite), enumerable: true });
   const running = processors.filter((entry) => context.config.workerQueues.includes(entry.queue));
+  // Every processor starts before any worker takes a job: one that cannot start (on
+  // PostgreSQL, one that still reads the SQLite handle) fails the whole set, and what the
+  // others opened is closed.
+  const begun: Array<{ entry: BackgroundProcessor } & ReturnType<BackgroundProcessor['start']>> = [];
+  try {
+    for (const entry of running) begun.push({ entry, ...entry.start(context) });
+  } catch (error) {
+    await Promise.all(begun.map(({ close }) => close?.()));
+    throw error;
+  }
   const started: Array<{ worker: Worker; stop?: () => void; close?: () => Promise<void> }> = [];
-  for (const entry of running) {
+  for (const { entry, processor, stop, close, onFailed } of begun) {
     // Set before this process takes a job, so no process can start one past the bound.
     if (entry.globalConcurrency !== undefined) await setGlobalConcurrency(entry.queue, entry.globalConcurrency, connection, context.config.redisPrefix);
-    const { processor, stop, close, onFailed } = entry.start({ ...context, connection });
     const worker = new Worker(entry.queue, processor, {
       ...entry.options,
       connection,

@@ -1,6 +1,5 @@
 import { afterAll } from 'vitest';
 import { postgresPool, postgresStore, sqliteStore, type BackendStore, type Engine } from '../../src/db/dialect.js';
-import { migratePostgres } from '../../src/db/migrate-postgres.js';
 import { openDatabase } from '../../src/db/open-database.js';
 import type { StoreSchema } from '../../src/db/store-schema.js';
 import { stopTestPostgres, testDatabase } from './postgres.js';
@@ -10,8 +9,8 @@ export const ENGINES: readonly Engine[] = ['sqlite', 'postgres'];
 
 /**
  * Fresh, migrated stores for tests that check a store module on both engines: SQLite in
- * memory, PostgreSQL as a new database on the file's throwaway cluster (started on first
- * use). Everything opened is closed after the file's tests.
+ * memory, PostgreSQL as a new database on the run's throwaway cluster. Everything opened is
+ * closed after the file's tests.
  */
 export function engineStores() {
   const opened: BackendStore[] = [];
@@ -25,9 +24,8 @@ export function engineStores() {
       if (engine === 'sqlite') {
         store = sqliteStore<StoreSchema>(openDatabase(':memory:'));
       } else {
-        const pool = postgresPool({ connectionString: await testDatabase() });
-        await migratePostgres(pool);
-        store = postgresStore<StoreSchema>(pool);
+        // A copy of the run's migrated template: no store pays for the migrations.
+        store = postgresStore<StoreSchema>(postgresPool({ connectionString: await testDatabase({ migrated: true }) }));
       }
       opened.push(store);
       return store;

@@ -1,15 +1,46 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
+import { inject } from 'vitest';
 import { startManagedPostgres, type ManagedPostgres } from '../../src/db/managed-postgres.js';
 
+let databases = 0;
+
 /**
- * A throwaway PostgreSQL cluster for the calling test file, started on first use (only the
- * files that need PostgreSQL pay for its `initdb`), with one fresh database per call of
- * `database()`. Call `stopTestPostgres()` in the file's `afterAll`.
+ * A new database on the run's PostgreSQL cluster (test/global-setup.ts): empty, or with
+ * `migrated` a copy of the migrated template, which costs a file copy instead of the
+ * migrations. Answers its URL; `dropTestDatabase` removes it.
+ */
+export async function testDatabase({ migrated = false }: { migrated?: boolean } = {}): Promise<string> {
+  databases += 1;
+  const name = `test_${process.pid}_${databases}`;
+  await maintenance(`CREATE DATABASE ${name}${migrated ? ` TEMPLATE ${inject('postgres').template}` : ''}`);
+  return `postgres://postgres@/${name}?host=${encodeURIComponent(inject('postgres').dir)}`;
+}
+
+/** Drops a database `testDatabase` made, ending whatever sessions are still connected to it. */
+export async function dropTestDatabase(url: string): Promise<void> {
+  const name = /^postgres:\/\/postgres@\/(test_\d+_\d+)\?/.exec(url)?.[1];
+  if (!name) throw new Error(`${url} is not a test database`);
+  await maintenance(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+}
+
+async function maintenance(statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: inject('postgres').url });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A throwaway PostgreSQL cluster of the calling test file's own, for tests that stop it or
+ * look at its process; started on first use. Call `stopTestPostgres()` in the file's `afterAll`.
  */
 let cluster: { server: ManagedPostgres; dir: string } | null = null;
-let databases = 0;
 
 export async function startTestPostgres(): Promise<ManagedPostgres> {
   if (!cluster) {
@@ -23,13 +54,6 @@ export async function startTestPostgres(): Promise<ManagedPostgres> {
     }
   }
   return cluster.server;
-}
-
-/** A new, empty database on the file's cluster; answers its URL. */
-export async function testDatabase(): Promise<string> {
-  const server = await startTestPostgres();
-  databases += 1;
-  return server.createDatabase(`test_${process.pid}_${databases}`);
 }
 
 export async function stopTestPostgres(): Promise<void> {

@@ -7,11 +7,14 @@ import { inject } from 'vitest';
 import { buildApp, type AppOptions } from '../../src/api/app.js';
 import { loadConfig, type Env, type ServiceConfig } from '../../src/config.js';
 import type { BackendStore } from '../../src/db/dialect.js';
-import { openDatabase, type Database } from '../../src/db/open-database.js';
+import type { Database } from '../../src/db/open-database.js';
+import { openStore, sqliteHandleGetter } from '../../src/db/open-store.js';
+import { dropTestDatabase, testDatabase } from './postgres.js';
 import { startTestAuth, type TestAuth } from './test-auth.js';
 
 export interface TestBackend {
   app: FastifyInstance;
+  /** The raw SQLite handle; in the PostgreSQL half, reading it fails naming the reader. */
   db: Database;
   /** The app's store layer (`app.store`). */
   store: BackendStore;
@@ -22,15 +25,23 @@ export interface TestBackend {
 }
 
 /**
- * The real app on a fresh SQLite file, the shared real Redis under a fresh key prefix,
- * and its own real auth service. `env` overrides configuration as the environment would.
+ * The engine test backends run on: `TEST_STORE=postgres` (the PostgreSQL half of `npm test`,
+ * set by scripts/bootstrap.mjs) or SQLite.
  */
+export const TEST_ENGINE = process.env.TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
+
 /** Curated catalog entries with a hand list price, so launches naming them pass the real model rule. */
 export const HAND_LIST_PRICE = { listPriceInputPerMtok: 3, listPriceCachedInputPerMtok: 0.3, listPriceOutputPerMtok: 15, listPriceAsOf: '2026-11-01' };
 
+/**
+ * The real app on a fresh store (a SQLite file, or in the PostgreSQL half a database copied
+ * from the run's migrated template), the shared real Redis under a fresh key prefix, and its
+ * own real auth service. `env` overrides configuration as the environment would.
+ */
 export async function startTestBackend(env: Env = {}, options: Pick<AppOptions, 'jobs' | 'onRoute'> & { pricedModels?: string[] } = {}): Promise<TestBackend> {
   const dataDir = mkdtempSync(join(tmpdir(), 'evb-data-'));
   const auth = await startTestAuth({ relayToken: env.AUTH_RELAY_TOKEN ?? null });
+  const databaseUrl = TEST_ENGINE === 'postgres' ? await testDatabase({ migrated: true }) : undefined;
   const config = {
     ...loadConfig({
       DATA_DIR: dataDir,
@@ -38,28 +49,39 @@ export async function startTestBackend(env: Env = {}, options: Pick<AppOptions, 
       REDIS_PREFIX: `t${randomUUID().slice(0, 8)}`,
       AUTH_CACHE_SECONDS: '0',
       LOG_LEVEL: 'silent',
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       ...env,
     }),
     authUrl: env.AUTH_URL ?? auth.url,
     redisUrl: env.REDIS_URL ?? inject('redisUrl'),
   };
-  const db = openDatabase(join(dataDir, 'backend.sqlite'));
-  const app = await buildApp({ config, db, ...(options.jobs ? { jobs: options.jobs } : {}), ...(options.onRoute ? { onRoute: options.onRoute } : {}) });
+  const opened = await openStore(config);
+  const release = async () => {
+    await opened.close();
+    if (databaseUrl) await dropTestDatabase(databaseUrl);
+    await auth.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  let app: FastifyInstance;
+  try {
+    app = await buildApp({ config, db: opened.sqlite, store: opened.store, ...(options.jobs ? { jobs: options.jobs } : {}), ...(options.onRoute ? { onRoute: options.onRoute } : {}) });
+  } catch (error) {
+    await release();
+    throw error;
+  }
   for (const slug of options.pricedModels ?? []) app.models.create({ slug, ...HAND_LIST_PRICE });
-  return {
+  const backend = {
     app,
-    db,
     store: app.store,
     auth,
     config,
     dataDir,
     async close() {
       await app.close();
-      db.close();
-      await auth.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      await release();
     },
   };
+  return Object.defineProperty(backend, 'db', { get: sqliteHandleGetter(opened.sqlite), enumerable: true }) as TestBackend;
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });

@@ -26,7 +26,7 @@ function setup() {
   const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'evb-bw-')), 'backend.sqlite'));
   const store = sqliteStore<StoreSchema>(db);
   const queue = new Queue(QUEUE, { connection: bullConnection(redisUrl), prefix });
-  return { redisUrl, prefix, config, db, store, queue };
+  return { redisUrl, prefix, config, db, store: sqliteStore<StoreSchema>(db), queue };
 }
 
 it('runs every processor against the shared Redis, competing for jobs across processes, and closes what they opened', async () => {
@@ -54,8 +54,8 @@ it('runs every processor against the shared Redis, competing for jobs across pro
   });
 
   // Two processes' worth of workers on the same queue, as the API process and `npm run worker` are.
-  const first = await startBackgroundWorkers([processor('api')], { config, db, store, log: quiet });
-  const second = await startBackgroundWorkers([processor('worker')], { config, db, store, log: quiet });
+  const first = await startBackgroundWorkers([processor('api')], { config, store, sqlite: db, log: quiet });
+  const second = await startBackgroundWorkers([processor('worker')], { config, store, sqlite: db, log: quiet });
   const events = new QueueEvents(QUEUE, { connection: bullConnection(redisUrl), prefix });
   await events.waitUntilReady();
   try {
@@ -80,7 +80,7 @@ it('closes within its grace period while a job is still running, and says so', a
   const warnings: string[] = [];
   const workers = await startBackgroundWorkers(
     [{ queue: QUEUE, start: () => ({ processor: () => (started(), new Promise(() => {})) }) }],
-    { config, db, store, log: { ...quiet, warn: (_object, message) => void warnings.push(message) } },
+    { config, store, sqlite: db, log: { ...quiet, warn: (_object, message) => void warnings.push(message) } },
     300,
   );
   try {
@@ -111,7 +111,7 @@ it('runs only the queues WORKER_QUEUES lists: an ingest job waits for a set that
   const deployment = openDeploymentQueues(redis, prefix);
   const workingOn = async () => new Set((await deployment.workers()).map((worker) => worker.queue));
   await Promise.all([ingestEvents.waitUntilReady(), publishEvents.waitUntilReady()]);
-  const publishOnly = await startBackgroundWorkers(processors('publish only'), { config: configFor('publish'), db, store, log: quiet });
+  const publishOnly = await startBackgroundWorkers(processors('publish only'), { config: configFor('publish'), store, sqlite: db, log: quiet });
   let both: BackgroundWorkers | undefined;
   try {
     expect(publishOnly.queues).toEqual(['publish']);
@@ -120,13 +120,34 @@ it('runs only the queues WORKER_QUEUES lists: an ingest job waits for a set that
     await (await publish.add('publish', {})).waitUntilFinished(publishEvents, 10_000);
     expect(await scan.getState()).toBe('waiting');
 
-    both = await startBackgroundWorkers(processors('ingest and publish'), { config: configFor('ingest,publish'), db, store, log: quiet });
+    both = await startBackgroundWorkers(processors('ingest and publish'), { config: configFor('ingest,publish'), store, sqlite: db, log: quiet });
     await scan.waitUntilFinished(ingestEvents, 10_000);
     expect(ran.filter(([, queue]) => queue === BACKGROUND_QUEUES.ingest)).toEqual([['ingest and publish', 'ingest']]);
     expect(await workingOn()).toEqual(new Set(['ingest', 'publish']));
   } finally {
     await Promise.all([publishOnly.close(), both?.close(), ingest.close(), publish.close(), ingestEvents.close(), publishEvents.close(), deployment.close()]);
     redis.disconnect();
+    db.close();
+  }
+});
+
+it('on PostgreSQL, refuses to start a processor that still reads the SQLite handle, naming it, and closes what the others opened', async () => {
+  const { config, db, store, queue } = setup();
+  let closed = 0;
+  const storeOnly: BackgroundProcessor = { queue: BACKGROUND_QUEUES.publish, start: ({ store: given }) => (expect(given).toBe(store), { processor: async () => {}, close: async () => void closed++ }) };
+  const rawReader: BackgroundProcessor = {
+    queue: BACKGROUND_QUEUES.ingest,
+    start: function startsOnTheRawHandle(context) {
+      void context.db;
+      return { processor: async () => {} };
+    },
+  };
+  try {
+    await expect(startBackgroundWorkers([storeOnly, rawReader], { config, store, sqlite: null, log: quiet }))
+      .rejects.toThrow(/reads the SQLite handle \(\S*startsOnTheRawHandle /);
+    expect(closed).toBe(1);
+  } finally {
+    await queue.close();
     db.close();
   }
 });

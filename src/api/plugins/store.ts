@@ -4,14 +4,20 @@ import { storeReadiness, type StoreReadiness } from '../../catalog/store-readine
 import type { ServiceConfig } from '../../config.js';
 import { sqliteStore, type BackendStore } from '../../db/dialect.js';
 import type { Database } from '../../db/open-database.js';
+import { sqliteHandleGetter } from '../../db/open-store.js';
 import type { StoreSchema } from '../../db/store-schema.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     config: ServiceConfig;
-    /** The raw SQLite handle, for store modules not yet moved to `store`. */
+    /**
+     * The raw SQLite handle, for store modules not yet moved to `store`. On PostgreSQL there
+     * is none: reading it throws, naming the reader, so a boot that needs it stops at once.
+     */
     db: Database;
-    /** The store layer (Kysely); on SQLite it runs over `db`'s connection. */
+    /** The raw SQLite handle, or null on PostgreSQL. */
+    sqlite: Database | null;
+    /** The store layer (Kysely): over `sqlite`'s connection, or over a PostgreSQL pool. */
     store: BackendStore;
     readiness: StoreReadiness;
   }
@@ -19,15 +25,20 @@ declare module 'fastify' {
 
 export interface StoreOptions {
   config: ServiceConfig;
-  db: Database;
+  /** The SQLite handle (null on PostgreSQL). */
+  db: Database | null;
+  /** The store layer; default: Kysely over `db`. */
+  store?: BackendStore;
 }
 
-/** Decorates the configuration, the SQLite store and its readiness; the caller owns the database handle. */
-async function store(app: FastifyInstance, { config, db }: StoreOptions) {
+/** Decorates the configuration, the store and its readiness; the caller owns the handle or pool. */
+async function store(app: FastifyInstance, { config, db, store: given }: StoreOptions) {
+  if (!given && !db) throw new Error('the store plugin needs a SQLite handle or a store');
   app.decorate('config', config);
-  app.decorate('db', db);
-  // Not destroyed on close: destroying closes the handle, which the caller owns.
-  const backendStore = sqliteStore<StoreSchema>(db);
+  app.decorate('sqlite', db);
+  app.decorate('db', { getter: sqliteHandleGetter(db) });
+  // Not destroyed on close: destroying closes the handle or pool, which the caller owns.
+  const backendStore = given ?? sqliteStore<StoreSchema>(db!);
   app.decorate('store', backendStore);
   app.decorate('readiness', storeReadiness(backendStore));
 }

@@ -15,7 +15,7 @@ export function storeLocation(text: string, cwd: string): StoreLocation {
 }
 
 /** The URL with its password masked, whether in the user part or as a `password=` parameter: safe to print. */
-function maskPostgresUrl(url: string): string {
+export function maskPostgresUrl(url: string): string {
   const masked = redactRedisUrl(url);
   try {
     const parsed = new URL(masked);

@@ -1,0 +1,118 @@
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import type { Config } from '../config.js';
+import { SECOND } from '../time.js';
+import { postgresPool, postgresStore, sqliteStore, type BackendStore } from './dialect.js';
+import { migratePostgres } from './migrate-postgres.js';
+import { openDatabase, type Database } from './open-database.js';
+import { maskPostgresUrl } from './store-copy/store-location.js';
+import type { StoreSchema } from './store-schema.js';
+
+/** A new connection to PostgreSQL not made within this long fails the query (503 `store_unavailable`). */
+export const STORE_CONNECT_TIMEOUT_MS = 1 * SECOND;
+/**
+ * A statement still running after this long is cancelled by the server (statement_timeout),
+ * and the client gives up on its answer a moment later (query_timeout): a server that stopped
+ * answering without closing its connections fails requests instead of holding them. Longer
+ * than any query a request makes; migrations run on a connection of their own without it.
+ */
+export const STORE_STATEMENT_TIMEOUT_MS = 30 * SECOND;
+/** Connections the API or a worker process keeps to PostgreSQL at most. */
+export const STORE_POOL_SIZE = 10;
+
+export interface OpenedStore {
+  store: BackendStore;
+  /**
+   * The SQLite handle under `store`, for modules not moved to the store layer yet; null on
+   * PostgreSQL, where nothing may need it.
+   */
+  sqlite: Database | null;
+  /** Where the store is (a file, or the URL with its password masked): safe to log. */
+  location: string;
+  /** Closes the handle or ends the pool. */
+  close(): Promise<void>;
+}
+
+export interface OpenStoreOptions {
+  /**
+   * Told of an error on an idle pooled connection (the server restarted, say): the pool drops
+   * that connection and opens a new one when next needed. Default: ignored.
+   */
+  onIdleError?: (error: Error) => void;
+}
+
+/**
+ * Opens the deployment's store, migrated: a `pg` pool on DATABASE_URL when it is set (no
+ * SQLite file is created), otherwise the SQLite file `DATA_DIR/backend.sqlite`. The API and
+ * `npm run worker` open it alike.
+ */
+export async function openStore(config: Pick<Config, 'dataDir' | 'databaseUrl'>, options: OpenStoreOptions = {}): Promise<OpenedStore> {
+  if (config.databaseUrl === null) {
+    const file = join(config.dataDir, 'backend.sqlite');
+    const sqlite = openDatabase(file);
+    // The Kysely instance is not destroyed: that would close the handle a second time.
+    return { store: sqliteStore<StoreSchema>(sqlite), sqlite, location: file, close: async () => { sqlite.close(); } };
+  }
+  const connectionString = config.databaseUrl;
+  // Migrations may wait minutes for another process's (an advisory lock) and run long
+  // statements: on a connection of their own, without the serving pool's timeouts.
+  const migrator = postgresPool({ connectionString, max: 1, connectionTimeoutMillis: 10 * STORE_CONNECT_TIMEOUT_MS });
+  migrator.on('error', () => {});
+  try {
+    await migratePostgres(migrator);
+  } finally {
+    await migrator.end();
+  }
+  const pool = postgresPool({
+    connectionString,
+    max: STORE_POOL_SIZE,
+    connectionTimeoutMillis: STORE_CONNECT_TIMEOUT_MS,
+    statement_timeout: STORE_STATEMENT_TIMEOUT_MS,
+    query_timeout: STORE_STATEMENT_TIMEOUT_MS + SECOND,
+    // Finds a peer that vanished without closing (a cut network) on an idle connection.
+    keepAlive: true,
+  });
+  // Without a listener, an idle connection's error (57P01 when the server restarts) would end the process.
+  pool.on('error', options.onIdleError ?? (() => {}));
+  const store = postgresStore<StoreSchema>(pool);
+  return { store, sqlite: null, location: maskPostgresUrl(connectionString), close: () => store.db.destroy() };
+}
+
+/**
+ * Whether the store answers a trivial query within STORE_CONNECT_TIMEOUT_MS: null when it
+ * does, otherwise why not (for readiness). SQLite is a file this process holds open: always
+ * reachable.
+ */
+export async function storeUnreachable(store: BackendStore): Promise<string | null> {
+  if (store.engine === 'sqlite') return null;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${STORE_CONNECT_TIMEOUT_MS} ms`)), STORE_CONNECT_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([sql`SELECT 1`.execute(store.db), late]);
+    return null;
+  } catch (error) {
+    return `The store (PostgreSQL) cannot be reached: ${(error as Error).message}`;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * A getter of the SQLite handle, for modules not moved to the store layer yet (`app.db`, a
+ * background processor's `context.db`). On PostgreSQL it throws, naming the code that read it
+ * (its caller's stack frame): such reads happen as plugins and processors start, so a boot
+ * that cannot work stops at once and says why.
+ */
+export function sqliteHandleGetter(sqlite: Database | null): () => Database {
+  return function rawSqliteHandle() {
+    if (sqlite) return sqlite;
+    // [0] the message, [1] this getter, [2] its reader.
+    const reader = new Error().stack?.split('\n')[2]?.trim().replace(/^at /, '') ?? 'unknown';
+    throw new Error(
+      `DATABASE_URL names a PostgreSQL store, but a module not moved to the store layer yet reads the SQLite handle (${reader}): ` +
+        'run on SQLite (unset DATABASE_URL) until every store module is moved.',
+    );
+  };
+}
