@@ -16,7 +16,10 @@ export async function testDatabase({ migrated = false }: { migrated?: boolean } 
   databases += 1;
   const name = `test_${process.pid}_${databases}`;
   await maintenance(`CREATE DATABASE ${name}${migrated ? ` TEMPLATE ${inject('postgres').template}` : ''}`);
-  return `postgres://postgres@/${name}?host=${encodeURIComponent(inject('postgres').dir)}`;
+  const url = `postgres://postgres@/${name}?host=${encodeURIComponent(inject('postgres').dir)}`;
+  // A copy would share the template's store id (migration 0083); a migrated store has its own.
+  if (migrated) await run(url, "UPDATE store_meta SET value = replace(gen_random_uuid()::text, '-', '') WHERE key = 'store_id'");
+  return url;
 }
 
 /** Drops a database `testDatabase` made, ending whatever sessions are still connected to it. */
@@ -26,8 +29,10 @@ export async function dropTestDatabase(url: string): Promise<void> {
   await maintenance(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
 }
 
-async function maintenance(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: inject('postgres').url });
+const maintenance = (statement: string) => run(inject('postgres').url, statement);
+
+async function run(url: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     await client.query(statement);
