@@ -148,3 +148,18 @@ export function indexedBy(engine: Engine, index: string): RawBuilder<unknown> {
  * - row order of equal keys: there is no `rowid` on PostgreSQL; order by a column.
  * - text order: every text column is COLLATE "C" on PostgreSQL, byte order like SQLite's.
  */
+
+// --- statistics ---
+
+/**
+ * The members of a JSON object of counts as rows `(key, value)`, `value` an integer: a
+ * table for a FROM or JOIN, correlated to the row `json` comes from. SQLite's table-valued
+ * `json_each` sees the outer row by itself and answers numbers typed; PostgreSQL's
+ * `jsonb_each_text` answers text, cast here, inside a LATERAL subquery so the outer row is
+ * visible there too. NULL gives no rows on both; the store writes these columns as objects.
+ */
+export function jsonCounts(engine: Engine, json: Expression<unknown>): RawBuilder<{ key: string; value: number }> {
+  return engine === 'sqlite'
+    ? sql`json_each(${json})`
+    : sql`LATERAL (SELECT key, value::bigint AS value FROM jsonb_each_text((${json})::jsonb))`;
+}
