@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildAuthApp } from '../src/auth/app.js';
-import { AUTH_MIGRATIONS } from '../src/auth/server.js';
+import { AUTH_MIGRATIONS } from '../src/auth/auth-store.js';
+import { sqliteStore } from '../src/db/dialect.js';
 import { CELL_COUNT_SQL, cellsParam, SORTED_QUEUE_SQL } from '../src/coverage/cell-counts.js';
 import { planCells, planMatrix } from '../src/coverage/plan-matrix.js';
 import { planQueue } from '../src/coverage/plan-schedule-actions.js';
@@ -70,7 +71,7 @@ export default async function benchCoverage(): Promise<void> {
   const redis = await benchRedis();
   const authDir = mkdtempSync(join(tmpdir(), 'evb-bench-auth-'));
   const authDb = openDatabase(join(authDir, 'auth.sqlite'), AUTH_MIGRATIONS);
-  const auth = await buildAuthApp({ db: authDb, tokenLifetimeMs: null });
+  const auth = await buildAuthApp({ store: sqliteStore(authDb), tokenLifetimeMs: null });
   const authUrl = await auth.listen({ host: '127.0.0.1', port: 0 });
   const { app, db, url: base, close } = await startBenchBackend(redis.url, { REDIS_PREFIX: `b${randomUUID().slice(0, 8)}`, RUN_WORKERS: 'false', AUTH_URL: authUrl }, { catalog });
   console.log(`${machineLine()} at start`);

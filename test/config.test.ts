@@ -72,6 +72,18 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads AUTH_DATABASE_URL as a PostgreSQL URL, refusing anything else by name without echoing it', () => {
+    expect(loadConfig({}).authDatabaseUrl).toBeNull();
+    const url = 'postgresql://auth:s3cret@db.example:5432/auth';
+    expect(loadConfig({ AUTH_DATABASE_URL: url }).authDatabaseUrl).toBe(url);
+    for (const bad of ['mysql://auth:s3cret@db.example/auth', 's3cret', 'http://db.example']) {
+      const error = (() => { try { loadConfig({ AUTH_DATABASE_URL: bad }); } catch (caught) { return caught as Error; } return null; })();
+      expect(error, bad).toBeInstanceOf(ConfigError);
+      expect(error!.message).toMatch(/AUTH_DATABASE_URL is not valid: expected a URL starting with postgres:\/\/ or postgresql:\/\//);
+      expect(error!.message).not.toContain(bad);
+    }
+  });
+
   it('names every bad variable in one error', () => {
     let caught: unknown;
     try {

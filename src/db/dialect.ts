@@ -163,3 +163,15 @@ export function jsonCounts(engine: Engine, json: Expression<unknown>): RawBuilde
     ? sql`json_each(${json})`
     : sql`LATERAL (SELECT key, value::bigint AS value FROM jsonb_each_text((${json})::jsonb))`;
 }
+
+// --- auth ---
+
+/**
+ * Equality of ASCII text ignoring case. SQLite compares with NOCASE (the auth store's
+ * username column is declared so, and its unique index serves this); PostgreSQL compares
+ * `lower()` of both, which an index on `lower(column)` serves. Both fold ASCII letters only
+ * (PostgreSQL's lower() under COLLATE "C").
+ */
+export function sameTextIgnoringCase(engine: Engine, column: Expression<unknown>, value: Expression<unknown>): RawBuilder<boolean> {
+  return engine === 'sqlite' ? sql<boolean>`${column} = ${value} COLLATE NOCASE` : sql<boolean>`lower(${column}) = lower(${value})`;
+}

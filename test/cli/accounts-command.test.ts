@@ -6,7 +6,8 @@ import { Readable, Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAuthApp } from '../../src/auth/app.js';
-import { AUTH_MIGRATIONS } from '../../src/auth/server.js';
+import { AUTH_MIGRATIONS } from '../../src/auth/auth-store.js';
+import { sqliteStore } from '../../src/db/dialect.js';
 import type { CliIo } from '../../src/cli/cli-io.js';
 import { runCli } from '../../src/cli/main.js';
 import { openDatabase, type Database } from '../../src/db/open-database.js';
@@ -48,7 +49,7 @@ describe('eval-backend accounts add, and REGISTRATION=closed', () => {
     expect(made.status, made.stderr).toBe(0);
     expect(made.stdout).toMatch(/^Added account ada \(.+\)\.\n$/);
     db = openDatabase(join(dataDir, 'auth.sqlite'), AUTH_MIGRATIONS);
-    auth = await buildAuthApp({ db, tokenLifetimeMs: null, registration: 'closed' });
+    auth = await buildAuthApp({ store: sqliteStore(db), tokenLifetimeMs: null, registration: 'closed' });
   }, 60_000);
   afterAll(async () => {
     await auth?.close();
