@@ -3,7 +3,6 @@ import type { Static } from '@sinclair/typebox';
 import type { DeploymentStatus } from '../contract/status.js';
 import { CONTRACT_VERSION } from '../contract-version.js';
 import { IN_FLIGHT_STATES, type InFlightState } from '../db/job-state-counts.js';
-import { storeMeta } from '../db/store-meta.js';
 import { listHarnessConfig } from '../jobs/harness-caps.js';
 import { SECOND } from '../time.js';
 import { withinDeadline } from './within-deadline.js';
@@ -24,7 +23,7 @@ const zeroCounts = (): StateCounts => Object.fromEntries(IN_FLIGHT_STATES.map((s
  * rather than holding the read.
  */
 export function deploymentStatus(app: FastifyInstance): () => Promise<Status> {
-  const meta = storeMeta(app.db);
+  const catalogVersion = app.store.db.selectFrom('store_meta').select('value').where('key', '=', 'catalog_version');
   return async () => {
     const jobs = zeroCounts();
     const byHarness = new Map<string, StateCounts>();
@@ -36,13 +35,14 @@ export function deploymentStatus(app: FastifyInstance): () => Promise<Status> {
       harness[row.state] += row.jobs;
       byHarness.set(row.harness, harness);
     }
+    const catalog = await catalogVersion.executeTakeFirst();
     const status = app.readiness.status();
     const redis = await withinDeadline(Promise.all([app.deploymentQueues.counts(), app.deploymentQueues.workers()]), REDIS_WAIT_MS, 'Redis');
     return {
       status,
       storeReady: status === 'ready',
       version: CONTRACT_VERSION,
-      catalog: { versions: app.catalog.index.all().length, catalogVersion: meta.get('catalog_version') },
+      catalog: { versions: app.catalog.index.all().length, catalogVersion: catalog?.value ?? null },
       jobs,
       harnesses: listHarnessConfig(app.harnessConfig).harnesses.map((entry) => ({
         slug: entry.slug,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  indexedBy, jsonCounts, jsonNumber, jsonText, likeInsensitive, postgresPool, postgresStore, sameValue, sqliteStore, weekStart, writeTransaction, type Store,
+  indexedBy, jsonCounts, jsonNumber, jsonText, likeInsensitive, postgresPool, postgresStore, sameTextIgnoringCase, sameValue, sqliteStore, weekStart, writeTransaction, type Store,
 } from '../../src/db/dialect.js';
 import { migratePostgres } from '../../src/db/migrate-postgres.js';
 import { openDatabase } from '../../src/db/open-database.js';
@@ -127,6 +127,18 @@ describe.each(['sqlite', 'postgres'] as const)('the %s dialect', (engine) => {
       .select((eb) => ['j.key', eb.fn.sum<number>('j.value').as('n'), eb.fn.countAll<number>().as('models')])
       .groupBy('j.key').orderBy('j.key').execute();
     expect(rows).toEqual([{ key: 'x', n: 3, models: 2 }, { key: 'y', n: 5, models: 1 }]);
+  });
+
+  it('matches ASCII text ignoring case, and nothing looser', async () => {
+    await clear();
+    await store().db.insertInto('models').values([model('Acme/Coder'), model('acme_coder'), model('Émile')]).execute();
+    const matching = async (value: string) => (await store().db.selectFrom('models').select('slug')
+      .where(sameTextIgnoringCase(engine, sql.ref('slug'), sql.val(value))).orderBy('slug').execute()).map((r) => r.slug);
+    expect(await matching('ACME/coder')).toEqual(['Acme/Coder']);
+    expect(await matching('acme%coder')).toEqual([]);
+    expect(await matching('ACME_CODER')).toEqual(['acme_coder']);
+    // Non-ASCII letters are not folded, on either engine.
+    expect(await matching('émile')).toEqual([]);
   });
 
   it('commits a write transaction whole, or leaves nothing of it', async () => {
