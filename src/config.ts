@@ -283,24 +283,25 @@ class EnvReader {
   url(name: string, protocols: string[]): string | null {
     const value = this.raw(name);
     if (value === undefined) return null;
-    if (isUrlOf(value, protocols)) return value.replace(/\/+$/, '');
-    return this.fail(name, value, `a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`, null);
+    try {
+      const parsed = new URL(value);
+      if (!protocols.includes(parsed.protocol)) throw new Error('protocol');
+      return value.replace(/\/+$/, '');
+    } catch {
+      return this.fail(name, value, `a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`, null);
+    }
   }
 
-  /** A URL that may carry a password: a bad one is reported without its value. */
+  /**
+   * A connection URL that may carry a password: a bad one is reported without its value. Only
+   * its scheme is checked, since a PostgreSQL URL may name no host (a socket folder in `?host=`),
+   * which WHATWG URLs refuse; the driver reports the rest when it connects.
+   */
   secretUrl(name: string, protocols: string[]): string | null {
     const value = this.raw(name);
-    if (value === undefined || isUrlOf(value, protocols)) return value ?? null;
+    if (value === undefined || protocols.some((protocol) => value.startsWith(`${protocol}//`) && !/\s/.test(value))) return value ?? null;
     this.problems.push(`${name} is not valid: expected a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')} (its value is not shown).`);
     return null;
-  }
-}
-
-function isUrlOf(value: string, protocols: string[]): boolean {
-  try {
-    return protocols.includes(new URL(value).protocol);
-  } catch {
-    return false;
   }
 }
 
