@@ -21,12 +21,17 @@ export interface StatsReaderInput {
 /** Connections of the thread's own PostgreSQL pool: its reads run one at a time, each a few statements at once. */
 const POSTGRES_CONNECTIONS = 2;
 
-const { source } = workerData as StatsReaderInput;
-const raw = source.engine === 'sqlite' ? new BetterSqlite3(source.file, { readonly: true, fileMustExist: true }) : null;
-raw?.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-const store: BackendStore = raw
-  ? sqliteStore<StoreSchema>(raw)
-  : postgresStore<StoreSchema>(postgresPool({ connectionString: (source as { url: string }).url, max: POSTGRES_CONNECTIONS }));
+/** The thread's store, and on SQLite its read-only handle for the reads not moved to the store yet. */
+function openStore(source: StatsSource): { store: BackendStore; raw: Database | null } {
+  if (source.engine === 'postgres') {
+    return { store: postgresStore<StoreSchema>(postgresPool({ connectionString: source.url, max: POSTGRES_CONNECTIONS })), raw: null };
+  }
+  const raw = new BetterSqlite3(source.file, { readonly: true, fileMustExist: true });
+  raw.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  return { store: sqliteStore<StoreSchema>(raw), raw };
+}
+
+const { store, raw } = openStore((workerData as StatsReaderInput).source);
 
 /**
  * A read whose module still prepares statements on the raw SQLite handle (issue 32 moves
