@@ -84,7 +84,7 @@ export default async function benchStatsProviders(): Promise<void> {
     const client = keepAliveClient(backend.url);
     const check = JSON.parse((await client.send('GET', '/stats/providers')).body) as { runsScanned: number; providers: unknown[] };
     if (check.runsScanned !== RUNS || check.providers.length !== PROVIDERS.length + 1) throw new Error(`unexpected answer: ${JSON.stringify(check).slice(0, 300)}`);
-    const raw = providerStats(db).aggregate;
+    const raw = providerStats(app.store).aggregate;
     const iterations = 30;
     const samples: [number[], number[]] = [[], []];
     const stalls: number[] = [];

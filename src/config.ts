@@ -26,6 +26,8 @@ export interface Config {
   authCacheMs: number;
   /** Null: tokens never expire. */
   authTokenLifetimeMs: number | null;
+  /** AUTH_DATABASE_URL: the auth service's own PostgreSQL database (never logged); null: its SQLite file `dataDir/auth.sqlite`. */
+  authDatabaseUrl: string | null;
   serviceToken: string | null;
   /** AUTH_RELAY_TOKEN: shared by the backend and the auth service; a dashboard login relayed with it is throttled by the browser's address. */
   authRelayToken: string | null;
@@ -125,6 +127,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     authPort,
     authCacheMs: read.number('AUTH_CACHE_SECONDS', 5, { min: 0, max: 3600 }) * 1000,
     authTokenLifetimeMs: nullableHours(read.optionalNumber('AUTH_TOKEN_LIFETIME_HOURS', { min: 0.01, max: 24 * 365 * 10 })),
+    authDatabaseUrl: read.secretUrl('AUTH_DATABASE_URL', ['postgres:', 'postgresql:']),
     serviceToken: read.optionalString('SERVICE_TOKEN'),
     authRelayToken: read.optionalString('AUTH_RELAY_TOKEN'),
     registration: read.oneOf('REGISTRATION', 'open', ['open', 'closed'] as const),
@@ -309,6 +312,18 @@ class EnvReader {
     } catch {
       return this.fail(name, value, `a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`, null);
     }
+  }
+
+  /**
+   * A connection URL that may carry a password: a bad one is reported without its value. Only
+   * its scheme is checked, since a PostgreSQL URL may name no host (a socket folder in `?host=`),
+   * which WHATWG URLs refuse; the driver reports the rest when it connects.
+   */
+  secretUrl(name: string, protocols: string[]): string | null {
+    const value = this.raw(name);
+    if (value === undefined || protocols.some((protocol) => value.startsWith(`${protocol}//`) && !/\s/.test(value))) return value ?? null;
+    this.problems.push(`${name} is not valid: expected a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')} (its value is not shown).`);
+    return null;
   }
 }
 

@@ -72,6 +72,19 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads AUTH_DATABASE_URL as a PostgreSQL URL, refusing anything else by name without echoing it', () => {
+    expect(loadConfig({}).authDatabaseUrl).toBeNull();
+    for (const url of ['postgresql://auth:s3cret@db.example:5432/auth', 'postgres://auth@/auth?host=%2Fvar%2Frun%2Fpostgresql']) {
+      expect(loadConfig({ AUTH_DATABASE_URL: url }).authDatabaseUrl).toBe(url);
+    }
+    for (const bad of ['mysql://auth:s3cret@db.example/auth', 's3cret', 'http://db.example', 'postgres://auth:s3 cret@db/auth']) {
+      const error = (() => { try { loadConfig({ AUTH_DATABASE_URL: bad }); } catch (caught) { return caught as Error; } return null; })();
+      expect(error, bad).toBeInstanceOf(ConfigError);
+      expect(error!.message).toMatch(/AUTH_DATABASE_URL is not valid: expected a URL starting with postgres:\/\/ or postgresql:\/\//);
+      expect(error!.message).not.toContain(bad);
+    }
+  });
+
   it('names every bad variable in one error', () => {
     let caught: unknown;
     try {

@@ -1,5 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { Database } from '../db/open-database.js';
+import { sql } from 'kysely';
+import { sameTextIgnoringCase } from '../db/dialect.js';
+import type { AuthStore } from './auth-store.js';
 
 export interface AccountRow {
   id: string;
@@ -7,52 +9,43 @@ export interface AccountRow {
   displayName: string;
 }
 
-interface StoredAccount extends AccountRow {
-  passwordHash: string;
-}
-
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
-export function accountStore(db: Database) {
-  const insertAccount = db.prepare(
-    'INSERT INTO accounts (id, username, display_name, password_hash, created_at) VALUES (?, ?, ?, ?, ?)',
-  );
-  const byUsername = db.prepare<[string], StoredAccount>(
-    'SELECT id, username, display_name AS displayName, password_hash AS passwordHash FROM accounts WHERE username = ?',
-  );
-  const insertToken = db.prepare('INSERT INTO tokens (token_hash, account_id, created_at, expires_at) VALUES (?, ?, ?, ?)');
-  const byToken = db.prepare<[string, string], AccountRow>(
-    `SELECT a.id, a.username, a.display_name AS displayName
-       FROM tokens t JOIN accounts a ON a.id = t.account_id
-      WHERE t.token_hash = ? AND (t.expires_at IS NULL OR t.expires_at > ?)`,
-  );
-  const deleteToken = db.prepare('DELETE FROM tokens WHERE token_hash = ?');
-  const deleteExpired = db.prepare('DELETE FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= ?');
-
+export function accountStore({ engine, db }: AuthStore) {
   return {
-    /** Null when the username is taken. */
-    create(username: string, displayName: string, passwordHash: string): AccountRow | null {
+    /** Null when the username is taken, in any case. */
+    async create(username: string, displayName: string, passwordHash: string): Promise<AccountRow | null> {
       const id = randomUUID();
-      try {
-        insertAccount.run(id, username, displayName, passwordHash, new Date().toISOString());
-      } catch (error) {
-        if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') return null;
-        throw error;
-      }
-      return { id, username, displayName };
+      // DO NOTHING with no target covers the case-folded username index on PostgreSQL as well as the key.
+      const inserted = await db.insertInto('accounts')
+        .values({ id, username, display_name: displayName, password_hash: passwordHash, created_at: new Date().toISOString() })
+        .onConflict((oc) => oc.doNothing())
+        .executeTakeFirst();
+      return inserted.numInsertedOrUpdatedRows === 0n ? null : { id, username, displayName };
     },
-    findByUsername: (username: string) => byUsername.get(username) ?? null,
+    /** The account whose username matches, ignoring case. */
+    findByUsername: async (username: string) => (await db.selectFrom('accounts')
+      .select(['id', 'username', 'display_name as displayName', 'password_hash as passwordHash'])
+      .where(sameTextIgnoringCase(engine, sql.ref('username'), sql.val(username)))
+      .executeTakeFirst()) ?? null,
     /** A fresh 32-byte token; only its hash is stored. */
-    issueToken(accountId: string, lifetimeMs: number | null): string {
+    async issueToken(accountId: string, lifetimeMs: number | null): Promise<string> {
       const token = randomBytes(32).toString('hex');
       const now = Date.now();
       const expires = lifetimeMs === null ? null : new Date(now + lifetimeMs).toISOString();
-      insertToken.run(hashToken(token), accountId, new Date(now).toISOString(), expires);
+      await db.insertInto('tokens').values({ token_hash: hashToken(token), account_id: accountId, created_at: new Date(now).toISOString(), expires_at: expires }).execute();
       return token;
     },
-    accountForToken: (token: string) => byToken.get(hashToken(token), new Date().toISOString()) ?? null,
-    revokeToken: (token: string) => void deleteToken.run(hashToken(token)),
-    purgeExpired: () => deleteExpired.run(new Date().toISOString()).changes,
+    accountForToken: async (token: string): Promise<AccountRow | null> => (await db.selectFrom('tokens as t')
+      .innerJoin('accounts as a', 'a.id', 't.account_id')
+      .select(['a.id', 'a.username', 'a.display_name as displayName'])
+      .where('t.token_hash', '=', hashToken(token))
+      .where((eb) => eb.or([eb('t.expires_at', 'is', null), eb('t.expires_at', '>', new Date().toISOString())]))
+      .executeTakeFirst()) ?? null,
+    revokeToken: async (token: string): Promise<void> => void await db.deleteFrom('tokens').where('token_hash', '=', hashToken(token)).execute(),
+    purgeExpired: async (): Promise<number> => Number((await db.deleteFrom('tokens')
+      .where('expires_at', 'is not', null).where('expires_at', '<=', new Date().toISOString())
+      .executeTakeFirst()).numDeletedRows),
   };
 }
 

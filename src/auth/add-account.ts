@@ -1,6 +1,6 @@
 import { Value } from '@sinclair/typebox/value';
-import type { Database } from '../db/open-database.js';
 import { accountStore, type AccountRow } from './account-store.js';
+import type { AuthStore } from './auth-store.js';
 import { hashPassword } from './password-hash.js';
 import { RegisterBody } from './schemas.js';
 
@@ -22,8 +22,8 @@ export function newAccountProblem(account: NewAccount): string | null {
  * Makes an account in the auth service's store directly, by the rules `POST /auth/register`
  * applies: the operator's way in when REGISTRATION=closed. Null when the username is taken.
  */
-export async function addAccount(db: Database, account: NewAccount): Promise<AccountRow | null> {
+export async function addAccount(store: AuthStore, account: NewAccount): Promise<AccountRow | null> {
   const problem = newAccountProblem(account);
   if (problem) throw new Error(problem);
-  return accountStore(db).create(account.username, account.displayName, await hashPassword(account.password));
+  return accountStore(store).create(account.username, account.displayName, await hashPassword(account.password));
 }

@@ -8,17 +8,18 @@ import jsonBody from '../http/json-body.js';
 import { requestValidators } from '../http/request-validators.js';
 import { errorResponses, NoContent } from '../contract/common.js';
 import type { CorsOrigins, Registration } from '../config.js';
-import type { Database } from '../db/open-database.js';
 import { conflict, forbidden, tooManyRequests, unauthorized } from '../errors.js';
 import { HOUR, SECOND } from '../time.js';
 import { accountStore } from './account-store.js';
+import type { AuthStore } from './auth-store.js';
 import { loginThrottle, type LoginLimits } from './login-throttle.js';
 import { decoyHash, hashPassword, verifyPassword } from './password-hash.js';
 import { loginClientAddress } from './relayed-client.js';
 import { AccountOut, LoginBody, RegisterBody, Session } from './schemas.js';
 
 export interface AuthAppOptions {
-  db: Database;
+  /** The auth service's own store; the caller opens and closes it. */
+  store: AuthStore;
   /** Origins whose pages may call from a browser (`*`: any, the default). */
   corsOrigins?: CorsOrigins;
   /** Null: tokens never expire. */
@@ -35,18 +36,18 @@ export interface AuthAppOptions {
 
 const BAD_LOGIN = 'The username or password is wrong.';
 
-const authRoutes: FastifyPluginAsyncTypebox<AuthAppOptions> = async (app, { db, tokenLifetimeMs, loginLimits, relayToken = null, registration = 'open' }) => {
-  const accounts = accountStore(db);
-  const throttle = loginThrottle(db, loginLimits);
+const authRoutes: FastifyPluginAsyncTypebox<AuthAppOptions> = async (app, { store, tokenLifetimeMs, loginLimits, relayToken = null, registration = 'open' }) => {
+  const accounts = accountStore(store);
+  const throttle = loginThrottle(store, loginLimits);
 
   app.post('/auth/register', { schema: { body: RegisterBody, response: { 201: Session, ...errorResponses(400, 403, 409) } } }, async (request, reply) => {
     if (registration === 'closed') {
       throw forbidden('Registration is closed on this deployment (REGISTRATION=closed); an operator makes accounts with `eval-backend accounts add`.');
     }
     const { username, password, displayName } = request.body;
-    const account = accounts.create(username, displayName, await hashPassword(password));
+    const account = await accounts.create(username, displayName, await hashPassword(password));
     if (!account) throw conflict(`The username ${username} is taken.`);
-    return reply.code(201).send({ token: accounts.issueToken(account.id, tokenLifetimeMs), account });
+    return reply.code(201).send({ token: await accounts.issueToken(account.id, tokenLifetimeMs), account });
   });
 
   app.post('/auth/login', { schema: { body: LoginBody, response: { 200: Session, ...errorResponses(400, 401, 429, 503) } } }, async (request) => {
@@ -57,30 +58,29 @@ const authRoutes: FastifyPluginAsyncTypebox<AuthAppOptions> = async (app, { db, 
       const seconds = Math.ceil(waitMs / SECOND);
       throw tooManyRequests(`Too many failed logins for ${username} from this address; try again in ${seconds} s.`, seconds);
     }
-    const stored = accounts.findByUsername(username);
+    const stored = await accounts.findByUsername(username);
     const matches = await verifyPassword(password, stored?.passwordHash ?? (await decoyHash()));
     if (!stored || !matches) throw unauthorized(BAD_LOGIN);
     await throttle.succeeded(username, address);
     const account = { id: stored.id, username: stored.username, displayName: stored.displayName };
-    return { token: accounts.issueToken(stored.id, tokenLifetimeMs), account };
+    return { token: await accounts.issueToken(stored.id, tokenLifetimeMs), account };
   });
 
   app.post('/auth/verify', { schema: { response: { 200: AccountOut, ...errorResponses(401) } } }, async (request) => {
     const token = bearerToken(request);
-    const account = token ? accounts.accountForToken(token) : null;
+    const account = token ? await accounts.accountForToken(token) : null;
     if (!account) throw unauthorized('The bearer token is not valid.');
     return account;
   });
 
   app.post('/auth/logout', { schema: { response: { 204: NoContent, ...errorResponses() } } }, async (request, reply) => {
     const token = bearerToken(request);
-    if (token) accounts.revokeToken(token);
+    if (token) await accounts.revokeToken(token);
     return reply.code(204).send(null);
   });
 
   const purge = setInterval(() => {
-    accounts.purgeExpired();
-    throttle.purgeExpired();
+    Promise.all([accounts.purgeExpired(), throttle.purgeExpired()]).catch((error: unknown) => app.log.error({ err: error }, 'purging expired tokens and login counters failed'));
   }, HOUR).unref();
   app.addHook('onClose', async () => clearInterval(purge));
 };
@@ -96,7 +96,7 @@ export async function buildAuthApp(options: AuthAppOptions & { logLevel?: string
   await app.register(errorEnvelope);
   await app.register(jsonBody);
   await app.register(crossOrigin, { origins: options.corsOrigins ?? '*' });
-  const { db, tokenLifetimeMs, loginLimits, relayToken = null, registration = 'open' } = options;
-  await app.register(authRoutes, { db, tokenLifetimeMs, relayToken, registration, ...(loginLimits ? { loginLimits } : {}) });
+  const { store, tokenLifetimeMs, loginLimits, relayToken = null, registration = 'open' } = options;
+  await app.register(authRoutes, { store, tokenLifetimeMs, relayToken, registration, ...(loginLimits ? { loginLimits } : {}) });
   return app;
 }

@@ -1,25 +1,22 @@
 /**
  * The standalone auth service: `npm run auth`, or started by `npm start` as a child
- * process. Reads HOST (AUTH_HOST), AUTH_PORT, DATA_DIR, AUTH_TOKEN_LIFETIME_HOURS, AUTH_RELAY_TOKEN,
- * REGISTRATION, CORS_ORIGINS, LOG_LEVEL.
+ * process. Reads HOST (AUTH_HOST), AUTH_PORT, DATA_DIR, AUTH_DATABASE_URL, AUTH_TOKEN_LIFETIME_HOURS,
+ * AUTH_RELAY_TOKEN, REGISTRATION, CORS_ORIGINS, LOG_LEVEL.
  */
 import { fileURLToPath } from 'node:url';
-import { join } from 'node:path';
 import { configOrExit } from '../runtime/config-or-exit.js';
-import { openDatabase } from '../db/open-database.js';
 import { pino } from 'pino';
 import { announceReady, exitWithParent } from '../runtime/node-child.js';
 import { installProcessPolicy } from '../runtime/process-policy.js';
 import { buildAuthApp } from './app.js';
-
-export const AUTH_MIGRATIONS = fileURLToPath(new URL('./migrations/', import.meta.url));
+import { authStoreLocation, openAuthStore } from './auth-store.js';
 
 async function main() {
   const config = configOrExit();
   installProcessPolicy(pino({ level: config.logLevel === 'silent' ? 'error' : config.logLevel, base: { process: 'auth' } }));
-  const db = openDatabase(join(config.dataDir, 'auth.sqlite'), AUTH_MIGRATIONS);
+  const store = await openAuthStore(authStoreLocation(config));
   const app = await buildAuthApp({
-    db,
+    store,
     tokenLifetimeMs: config.authTokenLifetimeMs,
     relayToken: config.authRelayToken,
     registration: config.registration,
@@ -36,7 +33,7 @@ async function main() {
     if (closing) process.exit(1);
     closing = true;
     await app.close();
-    db.close();
+    await store.db.destroy();
     process.exit(0);
   };
   process.on('SIGTERM', shutdown);

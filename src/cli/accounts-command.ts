@@ -1,8 +1,7 @@
 import { join, resolve } from 'node:path';
 import { addAccount, newAccountProblem } from '../auth/add-account.js';
-import { AUTH_MIGRATIONS } from '../auth/server.js';
+import { authStoreLocation, openAuthStore, type AuthStoreLocation } from '../auth/auth-store.js';
 import { ConfigError, loadConfig } from '../config.js';
-import { openDatabase } from '../db/open-database.js';
 import { EXIT, UnusableError, type CliIo } from './cli-io.js';
 
 export interface AddAccountOptions {
@@ -12,7 +11,7 @@ export interface AddAccountOptions {
 
 /**
  * `eval-backend accounts add <username>`: makes an account in the auth service's store
- * (`DATA_DIR/auth.sqlite`) on the host it runs on, the way in when REGISTRATION=closed. The
+ * (`DATA_DIR/auth.sqlite` on the host it runs on, or AUTH_DATABASE_URL's database), the way in when REGISTRATION=closed. The
  * password is the first line of standard input, never an argument a shell history keeps.
  */
 export async function addAccountCommand(username: string, options: AddAccountOptions, io: CliIo): Promise<number> {
@@ -20,9 +19,9 @@ export async function addAccountCommand(username: string, options: AddAccountOpt
   const account = { username, password, displayName: options.displayName ?? username };
   const problem = newAccountProblem(account);
   if (problem) throw new UnusableError(problem);
-  const db = openDatabase(join(dataDir(options, io), 'auth.sqlite'), AUTH_MIGRATIONS);
+  const store = await openAuthStore(storeLocation(options, io));
   try {
-    const added = await addAccount(db, account);
+    const added = await addAccount(store, account);
     if (!added) {
       io.stderr.write(`eval-backend: the username ${username} is taken.\n`);
       return EXIT.failed;
@@ -30,14 +29,15 @@ export async function addAccountCommand(username: string, options: AddAccountOpt
     io.stdout.write(`Added account ${added.username} (${added.id}).\n`);
     return EXIT.ok;
   } finally {
-    db.close();
+    await store.db.destroy();
   }
 }
 
-function dataDir(options: AddAccountOptions, io: CliIo): string {
-  if (options.dataDir) return resolve(io.cwd, options.dataDir);
+/** `--data-dir`'s SQLite file when given, else the store the auth service's configuration names. */
+function storeLocation(options: AddAccountOptions, io: CliIo): AuthStoreLocation {
+  if (options.dataDir) return { file: join(resolve(io.cwd, options.dataDir), 'auth.sqlite') };
   try {
-    return loadConfig(io.env, io.cwd).dataDir;
+    return authStoreLocation(loadConfig(io.env, io.cwd));
   } catch (error) {
     throw new UnusableError(error instanceof ConfigError ? error.message : String(error));
   }

@@ -162,3 +162,30 @@ export function jsonArrayRows(engine: Engine, json: Expression<unknown>): RawBui
     ? sql`json_each(${json})`
     : sql`(SELECT e.ordinality - 1 AS key, e.value FROM jsonb_array_elements(CAST(${json} AS jsonb)) WITH ORDINALITY AS e(value, ordinality))`;
 }
+
+// --- statistics ---
+
+/**
+ * The members of a JSON object of counts as rows `(key, value)`, `value` an integer: a
+ * table for a FROM or JOIN, correlated to the row `json` comes from. SQLite's table-valued
+ * `json_each` sees the outer row by itself and answers numbers typed; PostgreSQL's
+ * `jsonb_each_text` answers text, cast here, inside a LATERAL subquery so the outer row is
+ * visible there too. NULL gives no rows on both; the store writes these columns as objects.
+ */
+export function jsonCounts(engine: Engine, json: Expression<unknown>): RawBuilder<{ key: string; value: number }> {
+  return engine === 'sqlite'
+    ? sql`json_each(${json})`
+    : sql`LATERAL (SELECT key, value::bigint AS value FROM jsonb_each_text((${json})::jsonb))`;
+}
+
+// --- auth ---
+
+/**
+ * Equality of ASCII text ignoring case. SQLite compares with NOCASE (the auth store's
+ * username column is declared so, and its unique index serves this); PostgreSQL compares
+ * `lower()` of both, which an index on `lower(column)` serves. Both fold ASCII letters only
+ * (PostgreSQL's lower() under COLLATE "C").
+ */
+export function sameTextIgnoringCase(engine: Engine, column: Expression<unknown>, value: Expression<unknown>): RawBuilder<boolean> {
+  return engine === 'sqlite' ? sql<boolean>`${column} = ${value} COLLATE NOCASE` : sql<boolean>`lower(${column}) = lower(${value})`;
+}

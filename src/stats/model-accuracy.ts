@@ -1,4 +1,5 @@
-import type { Database } from '../db/open-database.js';
+import { sql } from 'kysely';
+import { jsonCounts, type BackendStore } from '../db/dialect.js';
 
 export interface RacHalf {
   runs: number;
@@ -49,21 +50,8 @@ interface RacRow {
   missing?: number | null;
 }
 
-interface ToolRow {
-  model_id: string;
-  runs: number;
-  calls: number | null;
-  ok: number | null;
-}
-
-type TypeRow = { model_id: string; type: string; n: number };
-
-const RAC = "g.execution_mode = 'responses_as_code'";
-const TOOL = "g.execution_mode = 'tool_calling'";
-/** A run's failed calls, summed over its failure classes. */
-const FAILED = '(SELECT COALESCE(SUM(f.value), 0) FROM json_each(g.tool_failures) f)';
-/** The run recorded at least one failure class (the original's non-empty `tool_failures`). */
-const HAS_FAILURES = "(g.tool_failures IS NOT NULL AND g.tool_failures <> '{}')";
+const RAC = 'responses_as_code';
+const TOOL = 'tool_calling';
 
 /**
  * `GET /stats/model-accuracy`: per model, its responses-as-code turns split into valid,
@@ -83,50 +71,64 @@ const HAS_FAILURES = "(g.tool_failures IS NOT NULL AND g.tool_failures <> '{}')"
  * A half is null when the model has no evidence of that mode. Models are ordered by turns +
  * calls, most first, then by id.
  */
-export function modelAccuracy(db: Database) {
-  const racSlices = db.prepare<[], RacRow>(
-    `SELECT s.model_id, COUNT(DISTINCT s.run_id) AS runs, SUM(s.turns) AS turns, SUM(s.working) AS valid
-       FROM run_provider_slices s JOIN run_gg_stats g ON g.run_id = s.run_id
-      WHERE ${RAC} AND g.has_provider_data = 1 AND s.model_id IS NOT NULL GROUP BY s.model_id`,
-  );
-  const racSliceTypes = db.prepare<[], TypeRow>(
-    `SELECT e.model_id, e.error_type AS type, SUM(e.n) AS n
-       FROM run_provider_slice_errors e JOIN run_gg_stats g ON g.run_id = e.run_id
-      WHERE ${RAC} AND g.has_provider_data = 1 AND e.model_id IS NOT NULL GROUP BY e.model_id, e.error_type`,
-  );
-  const racRollups = db.prepare<[], RacRow>(
-    `SELECT g.sole_model AS model_id, COUNT(*) AS runs, SUM(g.turns) AS turns, SUM(MAX(COALESCE(g.turns, 0) - COALESCE(g.errors_total, 0), 0)) AS valid,
-            SUM(g.transpile) AS compile, SUM(COALESCE(g.program_fault, 0) + COALESCE(g.sandbox_limit, 0)) AS runtime,
-            SUM(g.model_api) AS model_errors, SUM(g.missing_completion) AS missing
-       FROM run_gg_stats g WHERE ${RAC} AND g.has_provider_data = 0 AND g.sole_model IS NOT NULL GROUP BY g.sole_model`,
-  );
-  const racRollupTypes = db.prepare<[], TypeRow>(
-    `SELECT g.sole_model AS model_id, j.key AS type, SUM(j.value) AS n
-       FROM run_gg_stats g, json_each(g.errors_by_type) j
-      WHERE ${RAC} AND g.has_provider_data = 0 AND g.sole_model IS NOT NULL GROUP BY g.sole_model, j.key`,
-  );
-  const tool = db.prepare<[], ToolRow>(
-    `SELECT g.sole_model AS model_id, COUNT(*) AS runs, SUM(g.tool_calls) AS calls, SUM(MAX(g.tool_calls - ${FAILED}, 0)) AS ok
-       FROM run_gg_stats g WHERE ${TOOL} AND g.sole_model IS NOT NULL AND g.tool_calls > 0 GROUP BY g.sole_model`,
-  );
-  const toolFailures = db.prepare<[], TypeRow>(
-    `SELECT g.sole_model AS model_id, j.key AS type, SUM(j.value) AS n
-       FROM run_gg_stats g, json_each(g.tool_failures) j
-      WHERE ${TOOL} AND g.sole_model IS NOT NULL AND g.tool_calls > 0 GROUP BY g.sole_model, j.key`,
-  );
-  const withoutTotals = db.prepare<[], { model_id: string; runs: number }>(
-    `SELECT g.sole_model AS model_id, COUNT(*) AS runs FROM run_gg_stats g
-      WHERE ${TOOL} AND g.sole_model IS NOT NULL AND COALESCE(g.tool_calls, 0) = 0 AND ${HAS_FAILURES} GROUP BY g.sole_model`,
-  );
-  const unattributable = db.prepare<[], number>(
-    `SELECT COUNT(*) FROM run_gg_stats g
-      WHERE (${RAC} AND g.has_provider_data = 0 AND g.sole_model IS NULL)
-         OR (${RAC} AND g.has_provider_data = 1
-             AND NOT EXISTS (SELECT 1 FROM run_provider_slices s WHERE s.run_id = g.run_id AND s.model_id IS NOT NULL))
-         OR (${TOOL} AND g.sole_model IS NULL AND (g.tool_calls > 0 OR ${HAS_FAILURES}))`,
-  ).pluck();
+export function modelAccuracy({ engine, db }: BackendStore) {
+  const gg = db.selectFrom('run_gg_stats as g');
+  /** A run's failed calls, summed over its failure classes. */
+  const failed = db.selectFrom(jsonCounts(engine, sql.ref('g.tool_failures')).as('f')).select(sql<number>`COALESCE(SUM(f.value), 0)`.as('n'));
+  /** The run recorded at least one failure class (the original's non-empty `tool_failures`). */
+  const hasFailures = sql<boolean>`(g.tool_failures IS NOT NULL AND g.tool_failures <> '{}')`;
+  const racRollup = gg.where('g.execution_mode', '=', RAC).where('g.has_provider_data', '=', 0).where('g.sole_model', 'is not', null);
+  const toolTotals = gg.where('g.execution_mode', '=', TOOL).where('g.sole_model', 'is not', null).where('g.tool_calls', '>', 0);
+  const soleModel = sql.ref<string>('g.sole_model').as('model_id');
 
-  return () => {
+  const racSlices = db.selectFrom('run_provider_slices as s').innerJoin('run_gg_stats as g', 'g.run_id', 's.run_id')
+    .where('g.execution_mode', '=', RAC).where('g.has_provider_data', '=', 1).where('s.model_id', 'is not', null)
+    .groupBy('s.model_id')
+    .select((eb) => [
+      sql.ref<string>('s.model_id').as('model_id'), eb.fn.count<number>('s.run_id').distinct().as('runs'),
+      eb.fn.sum<number | null>('s.turns').as('turns'), eb.fn.sum<number | null>('s.working').as('valid'),
+    ]);
+  const racSliceTypes = db.selectFrom('run_provider_slice_errors as e').innerJoin('run_gg_stats as g', 'g.run_id', 'e.run_id')
+    .where('g.execution_mode', '=', RAC).where('g.has_provider_data', '=', 1).where('e.model_id', 'is not', null)
+    .groupBy(['e.model_id', 'e.error_type'])
+    .select((eb) => [sql.ref<string>('e.model_id').as('model_id'), 'e.error_type as type', eb.fn.sum<number>('e.n').as('n')]);
+  const racRollups = racRollup.groupBy('g.sole_model')
+    .select((eb) => [
+      soleModel, eb.fn.countAll<number>().as('runs'), eb.fn.sum<number | null>('g.turns').as('turns'),
+      sql<number | null>`SUM(CASE WHEN COALESCE(g.turns, 0) > COALESCE(g.errors_total, 0) THEN COALESCE(g.turns, 0) - COALESCE(g.errors_total, 0) ELSE 0 END)`.as('valid'),
+      eb.fn.sum<number | null>('g.transpile').as('compile'),
+      sql<number | null>`SUM(COALESCE(g.program_fault, 0) + COALESCE(g.sandbox_limit, 0))`.as('runtime'),
+      eb.fn.sum<number | null>('g.model_api').as('model_errors'), eb.fn.sum<number | null>('g.missing_completion').as('missing'),
+    ]);
+  const racRollupTypes = racRollup.innerJoin(jsonCounts(engine, sql.ref('g.errors_by_type')).as('j'), (join) => join.onTrue())
+    .groupBy(['g.sole_model', 'j.key'])
+    .select((eb) => [soleModel, 'j.key as type', eb.fn.sum<number>('j.value').as('n')]);
+  const tool = toolTotals.groupBy('g.sole_model')
+    .select((eb) => [
+      soleModel, eb.fn.countAll<number>().as('runs'), eb.fn.sum<number | null>('g.tool_calls').as('calls'),
+      sql<number | null>`SUM(CASE WHEN g.tool_calls > (${failed}) THEN g.tool_calls - (${failed}) ELSE 0 END)`.as('ok'),
+    ]);
+  const toolFailures = toolTotals.innerJoin(jsonCounts(engine, sql.ref('g.tool_failures')).as('j'), (join) => join.onTrue())
+    .groupBy(['g.sole_model', 'j.key'])
+    .select((eb) => [soleModel, 'j.key as type', eb.fn.sum<number>('j.value').as('n')]);
+  const withoutTotals = gg.where('g.execution_mode', '=', TOOL).where('g.sole_model', 'is not', null)
+    .where(sql<boolean>`COALESCE(g.tool_calls, 0) = 0`).where(hasFailures)
+    .groupBy('g.sole_model')
+    .select((eb) => [soleModel, eb.fn.countAll<number>().as('runs')]);
+  const unattributable = gg.select((eb) => eb.fn.countAll<number>().as('n')).where((eb) => eb.or([
+    eb.and([eb('g.execution_mode', '=', RAC), eb('g.has_provider_data', '=', 0), eb('g.sole_model', 'is', null)]),
+    eb.and([
+      eb('g.execution_mode', '=', RAC), eb('g.has_provider_data', '=', 1),
+      eb.not(eb.exists(eb.selectFrom('run_provider_slices as s').select(sql.lit(1).as('one')).whereRef('s.run_id', '=', 'g.run_id').where('s.model_id', 'is not', null))),
+    ]),
+    eb.and([eb('g.execution_mode', '=', TOOL), eb('g.sole_model', 'is', null), eb.or([eb('g.tool_calls', '>', 0), hasFailures])]),
+  ]));
+
+  return async () => {
+    const [racSliceRows, racSliceTypeRows, racRollupRows, racRollupTypeRows, toolRows, toolFailureRows, withoutTotalsRows, { n: unattributableRuns }] = await Promise.all([
+      racSlices.execute(), racSliceTypes.execute(), racRollups.execute(), racRollupTypes.execute(),
+      tool.execute(), toolFailures.execute(), withoutTotals.execute(), unattributable.executeTakeFirstOrThrow(),
+    ]);
     const models = new Map<string, { modelId: string; rac: RacHalf; tool: ToolCallingHalf }>();
     const entry = (modelId: string) => models.get(modelId) ?? models.set(modelId, {
       modelId,
@@ -134,7 +136,7 @@ export function modelAccuracy(db: Database) {
       tool: { runs: 0, calls: 0, ok: 0, failures: {}, runsWithoutCallTotals: 0 },
     }).get(modelId)!;
 
-    for (const [rows, approximate] of [[racSlices.all(), false], [racRollups.all(), true]] as const) {
+    for (const [rows, approximate] of [[racSliceRows, false], [racRollupRows, true]] as Array<[RacRow[], boolean]>) {
       for (const row of rows) {
         const { rac } = entry(row.model_id);
         rac.runs += row.runs;
@@ -147,24 +149,24 @@ export function modelAccuracy(db: Database) {
         if (approximate) rac.approximateRuns += row.runs;
       }
     }
-    for (const row of racSliceTypes.all()) {
+    for (const row of racSliceTypeRows) {
       const { rac } = entry(row.model_id);
       rac.byType[row.type] = (rac.byType[row.type] ?? 0) + row.n;
       const group = GROUP_OF[row.type];
       if (group) rac[group] += row.n;
     }
-    for (const row of racRollupTypes.all()) {
+    for (const row of racRollupTypeRows) {
       const { rac } = entry(row.model_id);
       rac.byType[row.type] = (rac.byType[row.type] ?? 0) + row.n;
     }
-    for (const row of tool.all()) {
+    for (const row of toolRows) {
       const half = entry(row.model_id).tool;
       half.runs += row.runs;
       half.calls += row.calls ?? 0;
       half.ok += row.ok ?? 0;
     }
-    for (const row of toolFailures.all()) entry(row.model_id).tool.failures[row.type] = row.n;
-    for (const row of withoutTotals.all()) entry(row.model_id).tool.runsWithoutCallTotals += row.runs;
+    for (const row of toolFailureRows) entry(row.model_id).tool.failures[row.type] = row.n;
+    for (const row of withoutTotalsRows) entry(row.model_id).tool.runsWithoutCallTotals += row.runs;
 
     const volume = (m: { rac: RacHalf | null; toolCalling: ToolCallingHalf | null }) => (m.rac?.turns ?? 0) + (m.toolCalling?.calls ?? 0);
     const out = [...models.values()].map(({ modelId, rac, tool: toolCalling }) => ({
@@ -173,7 +175,7 @@ export function modelAccuracy(db: Database) {
       toolCalling: toolCalling.calls > 0 || toolCalling.runsWithoutCallTotals > 0 ? { ...toolCalling, failures: sortedKeys(toolCalling.failures) } : null,
     }));
     out.sort((a, b) => volume(b) - volume(a) || (a.modelId < b.modelId ? -1 : a.modelId > b.modelId ? 1 : 0));
-    return { models: out, unattributableRuns: unattributable.get()! };
+    return { models: out, unattributableRuns };
   };
 }
 

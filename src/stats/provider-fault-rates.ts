@@ -1,4 +1,5 @@
-import type { Database } from '../db/open-database.js';
+import { sql } from 'kysely';
+import type { BackendStore } from '../db/dialect.js';
 import { providerKey } from '../models/quantization.js';
 
 /**
@@ -9,17 +10,20 @@ import { providerKey } from '../models/quantization.js';
  * ids the model is recorded under, whatever model the run was launched on. Providers are
  * matched by provider key, so `Z.AI` in a record is `z-ai` in a listing.
  */
-export function providerFaultRates(db: Database) {
-  const perProvider = db.prepare<[string], { provider: string; calls: number | null; faults: number }>(
-    `SELECT s.provider, SUM(s.calls) AS calls,
-            SUM(COALESCE(s.stalls, 0) + COALESCE(s.cache_misses, 0) + COALESCE(s.model_faults, 0)) AS faults
-       FROM run_provider_slices s
-      WHERE s.model_id IN (SELECT value FROM json_each(?)) AND s.provider IS NOT NULL GROUP BY s.provider`,
-  );
+export function providerFaultRates({ db }: BackendStore) {
   /** `modelIds`: the routing id, the catalog slug and its aliases. */
-  return (modelIds: readonly string[]): ((provider: string) => number | null) => {
+  return async (modelIds: readonly string[]): Promise<(provider: string) => number | null> => {
+    const ids = [...new Set(modelIds)];
+    const rows = ids.length === 0 ? [] : await db.selectFrom('run_provider_slices as s')
+      .where('s.model_id', 'in', ids).where('s.provider', 'is not', null)
+      .groupBy('s.provider')
+      .select((eb) => [
+        sql.ref<string>('s.provider').as('provider'), eb.fn.sum<number | null>('s.calls').as('calls'),
+        sql<number>`SUM(COALESCE(s.stalls, 0) + COALESCE(s.cache_misses, 0) + COALESCE(s.model_faults, 0))`.as('faults'),
+      ])
+      .execute();
     const rates = new Map<string, { calls: number; faults: number }>();
-    for (const row of perProvider.all(JSON.stringify([...new Set(modelIds)]))) {
+    for (const row of rows) {
       const k = providerKey(row.provider);
       const held = rates.get(k) ?? { calls: 0, faults: 0 };
       rates.set(k, { calls: held.calls + (row.calls ?? 0), faults: held.faults + row.faults });

@@ -1,4 +1,5 @@
-import type { Database } from '../db/open-database.js';
+import { sql } from 'kysely';
+import type { BackendStore } from '../db/dialect.js';
 
 export interface SliceStats {
   runs: number;
@@ -28,10 +29,6 @@ interface SliceRow {
   stalls: number | null;
   cache_misses: number | null;
 }
-
-// Each run counts once per group through the first-of flags set at store time, so no group counts distinct runs.
-const SUMS = `SUM(first_of_pair) AS runs, SUM(first_of_provider) AS provider_runs, SUM(calls) AS calls, SUM(total_tokens) AS total_tokens, SUM(cost) AS cost,
-  SUM(rejected) AS rejected, SUM(turns) AS turns, SUM(working) AS working, SUM(stalls) AS stalls, SUM(cache_misses) AS cache_misses`;
 
 const key = (provider: string | null, modelId: string | null) => `${provider ?? '\u0000'}\u0001${modelId ?? '\u0000'}`;
 
@@ -79,30 +76,36 @@ const byCalls = <T extends { calls: number | null }>(a: { name: string | null; s
  * lifted at store time (one aggregate per table, no record decoded), and probe evidence per
  * provider per probed model, kept apart. A figure no record carried stays null.
  */
-export function providerStats(db: Database) {
+export function providerStats({ db }: BackendStore) {
   // As the original counts them: the runs with a summary, and among them those with a non-empty slice list.
-  const scanned = db.prepare<[], number>('SELECT COUNT(*) FROM run_gg_stats').pluck();
-  const withData = db.prepare<[], number>('SELECT COUNT(*) FROM run_gg_stats WHERE has_provider_data = 1').pluck();
-  const perModel = db.prepare<[], SliceRow>(`SELECT provider, model_id, ${SUMS} FROM run_provider_slices GROUP BY provider, model_id`);
-  const errors = db.prepare<[], { provider: string | null; model_id: string | null; error_type: string; n: number }>(
-    'SELECT provider, model_id, error_type, SUM(n) AS n FROM run_provider_slice_errors GROUP BY provider, model_id, error_type',
-  );
-  const probes = db.prepare<[], { provider: string | null; model_slug: string; items: number; passes: number; errored: number }>(
-    `SELECT i.provider, p.model_slug, COUNT(*) AS items, SUM(i.pass) AS passes, SUM(i.error IS NOT NULL) AS errored
-       FROM model_probe_items i JOIN model_probes p ON p.id = i.probe_id GROUP BY i.provider, p.model_slug`,
-  );
+  const scanned = db.selectFrom('run_gg_stats').select((eb) => [
+    eb.fn.countAll<number>().as('runs'),
+    sql<number>`COALESCE(SUM(CASE WHEN has_provider_data = 1 THEN 1 ELSE 0 END), 0)`.as('with_data'),
+  ]);
+  // Each run counts once per group through the first-of flags set at store time, so no group counts distinct runs.
+  const perModel = db.selectFrom('run_provider_slices').groupBy(['provider', 'model_id']).select((eb) => [
+    'provider', 'model_id', eb.fn.sum<number>('first_of_pair').as('runs'), eb.fn.sum<number>('first_of_provider').as('provider_runs'),
+    ...FIGURES.map((figure) => eb.fn.sum<number | null>(figure).as(figure)),
+  ]);
+  const errors = db.selectFrom('run_provider_slice_errors').groupBy(['provider', 'model_id', 'error_type'])
+    .select((eb) => ['provider', 'model_id', 'error_type', eb.fn.sum<number>('n').as('n')]);
+  const probes = db.selectFrom('model_probe_items as i').innerJoin('model_probes as p', 'p.id', 'i.probe_id')
+    .groupBy(['i.provider', 'p.model_slug'])
+    .select((eb) => [
+      'i.provider', 'p.model_slug', eb.fn.countAll<number>().as('items'), eb.fn.sum<number>('i.pass').as('passes'),
+      sql<number>`SUM(CASE WHEN i.error IS NOT NULL THEN 1 ELSE 0 END)`.as('errored'),
+    ]);
 
-  /** The SQLite aggregates the read needs, unfolded (what the benchmark compares the read against). */
-  const aggregate = () => ({
-    runsScanned: scanned.get()!,
-    runsWithProviderData: withData.get()!,
-    perModel: perModel.all(),
-    errors: errors.all(),
-    probes: probes.all(),
-  });
+  /** The aggregates the read needs, unfolded (what the benchmark compares the read against). */
+  const aggregate = async () => {
+    const [counts, perModelRows, errorRows, probeRows] = await Promise.all([
+      scanned.executeTakeFirstOrThrow(), perModel.execute() as Promise<SliceRow[]>, errors.execute(), probes.execute(),
+    ]);
+    return { runsScanned: counts.runs, runsWithProviderData: counts.with_data, perModel: perModelRows, errors: errorRows, probes: probeRows };
+  };
 
-  const read = () => {
-    const raw = aggregate();
+  const read = async () => {
+    const raw = await aggregate();
     const errorsOf = new Map<string, Record<string, number>>();
     const providerErrors = new Map<string | null, Record<string, number>>();
     for (const row of raw.errors) {

@@ -1,7 +1,6 @@
 import { Piscina } from 'piscina';
-import type { Database } from '../db/open-database.js';
 import { HttpError, statsThreadFailed, statsUnavailable, toError } from '../errors.js';
-import type { StatsRead, StatsReaderInput, StatsReaders, StatsTask } from '../workers/read-stats.js';
+import type { StatsRead, StatsReaderInput, StatsReaders, StatsSource, StatsTask } from '../workers/read-stats.js';
 import { poolFailures } from '../workers/pool-failures.js';
 import { workerFile } from '../workers/worker-file.js';
 
@@ -35,7 +34,8 @@ interface Waiting {
  * in-flight job (80 ms at 100,000 queued), and a ladder's cell counts and gate evidence every
  * run of its cells (119 ms for 1,000 cells over 100,000 runs), with the HTTP event loop held
  * all the while, claims included. They run on a worker thread of their own
- * (src/workers/read-stats.ts) over a read-only connection, one at a time: a second scan in
+ * (src/workers/read-stats.ts) over a connection of its own (read-only on SQLite, a small pool
+ * of its own on PostgreSQL, which `source` names), one at a time: a second scan in
  * parallel would only take a core from the API. The thread starts with the first read and
  * ends after a minute without one; a read still running after `timeoutMs` is stopped with
  * its thread and answered 503.
@@ -48,13 +48,15 @@ interface Waiting {
  * `onError` and fails the read waiting for it with a 503; the next read starts a new thread.
  */
 export function statsReader(
-  db: Database,
+  source: StatsSource,
   { timeoutMs = READ_TIMEOUT_MS, onError = (error: Error) => process.emitWarning(error) }: { timeoutMs?: number; onError?: (error: Error) => void } = {},
 ): StatsReader {
-  if (db.memory) throw new Error('Statistics are read over a second connection, which an in-memory store cannot have.');
+  if (source.engine === 'sqlite' && (source.file === '' || source.file === ':memory:')) {
+    throw new Error('Statistics are read over a second connection, which an in-memory store cannot have.');
+  }
   const piscina = new Piscina<StatsTask, unknown>({
     filename: workerFile('read-stats'),
-    workerData: { file: db.name } satisfies StatsReaderInput,
+    workerData: { source } satisfies StatsReaderInput,
     minThreads: 0,
     maxThreads: 1,
     idleTimeout: IDLE_MS,

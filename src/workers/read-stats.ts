@@ -1,28 +1,53 @@
 import { workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { cellCountQueries, type CellCountArgs } from '../coverage/cell-counts.js';
-import { sqliteStore } from '../db/dialect.js';
+import { postgresPool, postgresStore, sqliteStore, type BackendStore } from '../db/dialect.js';
 import { jobStateCounts } from '../db/job-state-counts.js';
-import { BUSY_TIMEOUT_MS } from '../db/open-database.js';
+import { BUSY_TIMEOUT_MS, type Database } from '../db/open-database.js';
 import type { StoreSchema } from '../db/store-schema.js';
 import { gateEvidenceQuery, type GateEvidenceArgs } from '../ladders/gate-evidence.js';
 import { cabinetStats } from '../runs/cabinet-stats.js';
 import { modelAccuracy } from '../stats/model-accuracy.js';
 import { providerStats } from '../stats/provider-stats.js';
 
+/** The store the thread reads: the SQLite file, opened read-only, or a PostgreSQL database. */
+export type StatsSource = { engine: 'sqlite'; file: string } | { engine: 'postgres'; url: string };
+
 /** The pool's `workerData`. */
 export interface StatsReaderInput {
-  /** The store's file. */
-  file: string;
+  source: StatsSource;
 }
 
-const db = new BetterSqlite3((workerData as StatsReaderInput).file, { readonly: true, fileMustExist: true });
-db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-const providers = providerStats(db);
-const accuracy = modelAccuracy(db);
-const cabinet = cabinetStats(db);
-const jobCounts = jobStateCounts(db);
-const store = sqliteStore<StoreSchema>(db);
+/** Connections of the thread's own PostgreSQL pool: its reads run one at a time, each a few statements at once. */
+const POSTGRES_CONNECTIONS = 2;
+
+/** The thread's store, and on SQLite its read-only handle for the reads not moved to the store yet. */
+function openStore(source: StatsSource): { store: BackendStore; raw: Database | null } {
+  if (source.engine === 'postgres') {
+    return { store: postgresStore<StoreSchema>(postgresPool({ connectionString: source.url, max: POSTGRES_CONNECTIONS })), raw: null };
+  }
+  const raw = new BetterSqlite3(source.file, { readonly: true, fileMustExist: true });
+  raw.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  return { store: sqliteStore<StoreSchema>(raw), raw };
+}
+
+const { store, raw } = openStore((workerData as StatsReaderInput).source);
+
+/**
+ * A read whose module still prepares statements on the raw SQLite handle (issue 32 moves
+ * them to the store): on PostgreSQL it fails with a message saying so, rather than at load.
+ */
+function overRawHandle<A extends unknown[], R>(name: string, reader: (db: Database) => (...args: A) => R): (...args: A) => R {
+  if (raw) return reader(raw);
+  return () => {
+    throw new Error(`The ${name} read runs on SQLite only until its module moves to the store layer.`);
+  };
+}
+
+const providers = providerStats(store);
+const accuracy = modelAccuracy(store);
+const cabinet = overRawHandle('cabinet', cabinetStats);
+const jobCounts = overRawHandle('job-state-counts', jobStateCounts);
 const cellCounts = cellCountQueries(store);
 const evidence = gateEvidenceQuery(store);
 
@@ -51,8 +76,8 @@ export interface StatsTask {
 
 /**
  * Piscina task: one read that scans a whole table, or every run of many cells, over this
- * thread's read-only connection, so it never holds the event loop that serves HTTP
- * (src/stats/stats-reader.ts).
+ * thread's own connection (read-only on SQLite), so it never holds the event loop that
+ * serves HTTP (src/stats/stats-reader.ts).
  */
 export default function readStats(task: StatsTask): unknown {
   return (readers[task.read] as (now: number, args: unknown) => unknown)(task.now, task.args);

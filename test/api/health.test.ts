@@ -84,3 +84,14 @@ describe('error envelope', () => {
     expect(response.json()).toEqual({ error: { code: 'not_found', message: 'No route GET /no/such/route.' } });
   });
 });
+
+// Last: a /status read starts the statistics thread, which the test of a thread that cannot open the store needs not yet started.
+describe('GET /status', () => {
+  it('names the catalog version the store was last ingested under', async () => {
+    expect((await backend.app.inject('/status')).json().catalog.catalogVersion).toBeNull();
+    await storeMeta(backend.store).set('catalog_version', 'c0ffee');
+    const status = await backend.app.inject('/status');
+    expect(status.statusCode).toBe(200);
+    expect(status.json().catalog.catalogVersion).toBe('c0ffee');
+  });
+});

@@ -6,7 +6,8 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PARAM_LENGTH } from '../../src/contract/common.js';
 import { buildAuthApp } from '../../src/auth/app.js';
-import { AUTH_MIGRATIONS } from '../../src/auth/server.js';
+import { AUTH_MIGRATIONS } from '../../src/auth/auth-store.js';
+import { sqliteStore } from '../../src/db/dialect.js';
 import { openDatabase, type Database } from '../../src/db/open-database.js';
 import { seedCatalog } from '../helpers/jobs-fixtures.js';
 import { DEEP_MARKER, deepValueOf, inputOf, valueOf, withDeepNesting, type JsonSchema } from '../helpers/schema-arbitrary.js';
@@ -198,7 +199,7 @@ describe('every auth service route, fuzzed from its schema', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'evb-fuzz-auth-'));
     db = openDatabase(join(dir, 'auth.sqlite'), AUTH_MIGRATIONS);
-    app = await buildAuthApp({ db, tokenLifetimeMs: null, onRoute: collect(routes) });
+    app = await buildAuthApp({ store: sqliteStore(db), tokenLifetimeMs: null, onRoute: collect(routes) });
   });
   afterAll(async () => {
     await app.close();

@@ -6,7 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import { hashToken } from '../../src/auth/account-store.js';
 import { buildAuthApp } from '../../src/auth/app.js';
 import { relayedClientHeaders } from '../../src/auth/relayed-client.js';
-import { AUTH_MIGRATIONS } from '../../src/auth/server.js';
+import { AUTH_MIGRATIONS } from '../../src/auth/auth-store.js';
+import { sqliteStore } from '../../src/db/dialect.js';
 import { openDatabase, type Database } from '../../src/db/open-database.js';
 import { startTestAuth, type TestAuth } from '../helpers/test-auth.js';
 import { fillStore } from '../helpers/temp-store.js';
@@ -115,7 +116,7 @@ describe('failed-login throttle', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'evb-throttle-'));
     db = openDatabase(join(dir, 'auth.sqlite'), AUTH_MIGRATIONS);
-    app = await buildAuthApp({ db, tokenLifetimeMs: null, loginLimits: limits, relayToken });
+    app = await buildAuthApp({ store: sqliteStore(db), tokenLifetimeMs: null, loginLimits: limits, relayToken });
     for (const username of ['ada', 'bob', 'cy', 'dee', 'eve']) {
       await app.inject({ method: 'POST', url: '/auth/register', payload: { username, password: 'right password', displayName: username } });
     }
@@ -186,7 +187,7 @@ describe('failed-login throttle', () => {
     await app.close();
     db.close();
     db = openDatabase(join(dir, 'auth.sqlite'), AUTH_MIGRATIONS);
-    app = await buildAuthApp({ db, tokenLifetimeMs: null, loginLimits: limits });
+    app = await buildAuthApp({ store: sqliteStore(db), tokenLifetimeMs: null, loginLimits: limits });
     expect((await login('cy', 'right password', '10.0.0.6')).statusCode).toBe(429);
   });
 });

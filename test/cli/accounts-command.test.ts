@@ -6,10 +6,12 @@ import { Readable, Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAuthApp } from '../../src/auth/app.js';
-import { AUTH_MIGRATIONS } from '../../src/auth/server.js';
+import { AUTH_MIGRATIONS, openAuthStore } from '../../src/auth/auth-store.js';
+import { sqliteStore } from '../../src/db/dialect.js';
 import type { CliIo } from '../../src/cli/cli-io.js';
 import { runCli } from '../../src/cli/main.js';
 import { openDatabase, type Database } from '../../src/db/open-database.js';
+import { stopTestPostgres, testDatabase } from '../helpers/postgres.js';
 
 const BIN = resolve(__dirname, '../../bin/eval-backend.mjs');
 
@@ -27,10 +29,10 @@ class Capture extends Writable {
   }
 }
 
-async function addInProcess(args: string[], stdin: string | null) {
+async function addInProcess(args: string[], stdin: string | null, env: Record<string, string> = { DATA_DIR: dataDir }) {
   const stdout = new Capture();
   const stderr = new Capture();
-  const io: CliIo = { stdout, stderr, env: { DATA_DIR: dataDir }, cwd: tmpdir(), signal: new AbortController().signal, ...(stdin === null ? {} : { stdin: Readable.from([stdin]) }) };
+  const io: CliIo = { stdout, stderr, env, cwd: tmpdir(), signal: new AbortController().signal, ...(stdin === null ? {} : { stdin: Readable.from([stdin]) }) };
   return { code: await runCli(['accounts', 'add', ...args], io), stdout: stdout.text, stderr: stderr.text };
 }
 
@@ -48,7 +50,7 @@ describe('eval-backend accounts add, and REGISTRATION=closed', () => {
     expect(made.status, made.stderr).toBe(0);
     expect(made.stdout).toMatch(/^Added account ada \(.+\)\.\n$/);
     db = openDatabase(join(dataDir, 'auth.sqlite'), AUTH_MIGRATIONS);
-    auth = await buildAuthApp({ db, tokenLifetimeMs: null, registration: 'closed' });
+    auth = await buildAuthApp({ store: sqliteStore(db), tokenLifetimeMs: null, registration: 'closed' });
   }, 60_000);
   afterAll(async () => {
     await auth?.close();
@@ -76,5 +78,22 @@ describe('eval-backend accounts add, and REGISTRATION=closed', () => {
     expect(short.stderr).toContain('password');
     expect((await addInProcess(['bob'], null)).code).toBe(2);
     expect(db.prepare('SELECT username FROM accounts ORDER BY username').pluck().all()).toEqual(['ada']);
+  });
+});
+
+describe('eval-backend accounts add with AUTH_DATABASE_URL', () => {
+  afterAll(() => stopTestPostgres());
+
+  it('makes the account in that PostgreSQL database, migrating it first', async () => {
+    const url = await testDatabase();
+    const env = { DATA_DIR: dataDir, AUTH_DATABASE_URL: url };
+    expect(await addInProcess(['grace', '--display-name', 'Grace H.'], 'a long enough password\n', env)).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Added account grace /) });
+    expect((await addInProcess(['GRACE'], 'another long password\n', env)).code).toBe(1);
+    const store = await openAuthStore({ url });
+    try {
+      expect(await store.db.selectFrom('accounts').select(['username', 'display_name']).execute()).toEqual([{ username: 'grace', display_name: 'Grace H.' }]);
+    } finally {
+      await store.db.destroy();
+    }
   });
 });

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  indexedBy, jsonArrayRows, jsonNumber, jsonText, likeInsensitive, postgresPool, postgresStore, sameValue, sqliteStore, weekStart, writeTransaction, type Store,
+  indexedBy, jsonArrayRows, jsonCounts, jsonNumber, jsonText, likeInsensitive, postgresPool, postgresStore, sameTextIgnoringCase, sameValue, sqliteStore, weekStart,
+  writeTransaction, type Store,
 } from '../../src/db/dialect.js';
 import { migratePostgres } from '../../src/db/migrate-postgres.js';
 import { openDatabase } from '../../src/db/open-database.js';
@@ -123,6 +124,30 @@ describe.each(['sqlite', 'postgres'] as const)('the %s dialect', (engine) => {
     await put(2);
     await store().db.insertInto('harness_config').values({ slug: 'codex', max_parallelism: 9, updated_at: NOW, revision: 9 }).onConflict((oc) => oc.doNothing()).execute();
     expect(await store().db.selectFrom('harness_config').select(['slug', 'max_parallelism', 'revision']).execute()).toEqual([{ slug: 'codex', max_parallelism: 2, revision: 2 }]);
+  });
+
+  it('reads a JSON object of counts as integer rows per key, joined to the row it comes from', async () => {
+    await clear();
+    await store().db.insertInto('models').values([
+      { ...model('a'), name: '{"x":2,"y":5}' }, { ...model('b'), name: '{"x":1}' }, { ...model('c'), name: null }, { ...model('d'), name: '{}' },
+    ]).execute();
+    const rows = await store().db.selectFrom('models as m')
+      .innerJoin(jsonCounts(engine, sql.ref('m.name')).as('j'), (join) => join.onTrue())
+      .select((eb) => ['j.key', eb.fn.sum<number>('j.value').as('n'), eb.fn.countAll<number>().as('models')])
+      .groupBy('j.key').orderBy('j.key').execute();
+    expect(rows).toEqual([{ key: 'x', n: 3, models: 2 }, { key: 'y', n: 5, models: 1 }]);
+  });
+
+  it('matches ASCII text ignoring case, and nothing looser', async () => {
+    await clear();
+    await store().db.insertInto('models').values([model('Acme/Coder'), model('acme_coder'), model('Émile')]).execute();
+    const matching = async (value: string) => (await store().db.selectFrom('models').select('slug')
+      .where(sameTextIgnoringCase(engine, sql.ref('slug'), sql.val(value))).orderBy('slug').execute()).map((r) => r.slug);
+    expect(await matching('ACME/coder')).toEqual(['Acme/Coder']);
+    expect(await matching('acme%coder')).toEqual([]);
+    expect(await matching('ACME_CODER')).toEqual(['acme_coder']);
+    // Non-ASCII letters are not folded, on either engine.
+    expect(await matching('émile')).toEqual([]);
   });
 
   it('commits a write transaction whole, or leaves nothing of it', async () => {

@@ -16,9 +16,11 @@ import { jobRow, useTempStore } from '../helpers/temp-store.js';
 import { ggRunRecord, slice } from './gg-run-records.js';
 
 const store = useTempStore('evb-stats-reader-');
+/** The temporary store's file, as the API names it to the thread. */
+const source = () => ({ engine: 'sqlite', file: store.db.name }) as const;
 let reader: StatsReader;
 beforeEach(() => {
-  reader = statsReader(store.db);
+  reader = statsReader(source());
 });
 afterEach(() => reader.close());
 
@@ -31,7 +33,7 @@ function storeGgRun(id: string, calls: number): void {
 describe('statistics reader thread', () => {
   it('answers what the aggregates answer on the API connection, writes committed just before included', async () => {
     storeGgRun('gg-1', 10);
-    expect(await reader.read('providers')).toEqual(providerStats(store.db).read());
+    expect(await reader.read('providers')).toEqual(await providerStats(sqliteStore(store.db)).read());
     storeGgRun('gg-2', 7);
     const providers = await reader.read('providers');
     expect(providers.runsScanned).toBe(2);
@@ -84,7 +86,7 @@ describe('statistics reader thread', () => {
   });
 
   it('stops a read that runs past its time, with its thread, and answers 503', async () => {
-    const hurried = statsReader(store.db, { timeoutMs: 1 });
+    const hurried = statsReader(source(), { timeoutMs: 1 });
     try {
       // Starting the thread and opening the store alone take longer than a millisecond.
       const error = (await hurried.read('cabinet').catch((caught: unknown) => caught)) as HttpError;
@@ -98,7 +100,7 @@ describe('statistics reader thread', () => {
 
   it('answers 503 at once, and keeps the process, when its thread cannot open the store; the next read opens it again', async () => {
     const failures: Error[] = [];
-    const failing = statsReader(store.db, { onError: (error) => failures.push(error) });
+    const failing = statsReader(source(), { onError: (error) => failures.push(error) });
     const file = store.db.name;
     renameSync(file, `${file}.away`);
     try {
@@ -121,7 +123,7 @@ describe('statistics reader thread', () => {
   });
 
   it('ends reads with the reader: those running or waiting fail, later ones are refused', async () => {
-    const closing = statsReader(store.db);
+    const closing = statsReader(source());
     const reads = Promise.allSettled([closing.read('cabinet'), closing.read('providers')]);
     await closing.close();
     expect((await reads).map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
@@ -132,7 +134,7 @@ describe('statistics reader thread', () => {
 
   it('refuses an in-memory store, which a second connection cannot open', () => {
     const memory = openDatabase(':memory:');
-    expect(() => statsReader(memory)).toThrow('in-memory store');
+    expect(() => statsReader({ engine: 'sqlite', file: memory.name })).toThrow('in-memory store');
     memory.close();
   });
 });

@@ -10,7 +10,8 @@ declare module 'fastify' {
 }
 
 async function statsReaderPlugin(app: FastifyInstance) {
-  const reader = statsReader(app.db, { onError: (error) => app.log.error({ err: error }, 'the statistics thread failed') });
+  // The API serves from SQLite until it reads DATABASE_URL; a PostgreSQL store is passed as `{ engine: 'postgres', url }`.
+  const reader = statsReader({ engine: 'sqlite', file: app.db.name }, { onError: (error) => app.log.error({ err: error }, 'the statistics thread failed') });
   app.decorate('statsReader', reader);
   app.addHook('onClose', () => reader.close());
 }

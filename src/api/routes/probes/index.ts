@@ -15,7 +15,7 @@ const AnyModelParams = Type.Union([ModelPathParams, ModelAuthorNameParams]);
 /** Model probes: trigger (token), history and detail (open), the providers a probe may pin and the gg candidates (token). */
 const probeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { probes, models, router } = app;
-  const faultRates = providerFaultRates(app.db);
+  const faultRates = providerFaultRates(app.store);
 
   /** The entry (404 when the catalog has none) and the id the routing provider knows it by (422 when it has none). */
   async function routedModel(slug: string): Promise<{ entry: ModelEntry; routingId: string }> {
@@ -41,7 +41,7 @@ const probeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!listing) throw notFound(`The routing provider does not list the model ${routingId}.`);
       // The ids the model's runs are recorded under, as the original gathers them (`CatalogCandidates::of`).
       const recordedIds = [routingId, slug, ...entry.aliases.map((alias) => alias.slug)].map((id) => id.trim()).filter((id) => id !== '');
-      return ggCandidates(routingId, entry, listing.endpoints, faultRates(recordedIds));
+      return ggCandidates(routingId, entry, listing.endpoints, await faultRates(recordedIds));
     });
   }
 
