@@ -105,7 +105,7 @@ export default async function benchCoverage(): Promise<void> {
     // The matrix: 1,000 cells over the 100,000 runs.
     const matrixPlan = await create({ name: 'matrix', runsPerCell: 100, combos, cases: pins(0, CASES) });
     const plan = app.coverage.plans.get(account.id, matrixPlan.id)!;
-    const cells = planCells(app.coverage, account.id, plan);
+    const cells = await planCells(app.coverage, account.id, plan);
     const statements = [db.prepare(CELL_COUNT_SQL.runs), db.prepare(CELL_COUNT_SQL.jobs), db.prepare(CELL_COUNT_SQL.originInFlight).pluck()];
     for (const [label, sql] of [['runs', CELL_COUNT_SQL.runs], ['jobs', CELL_COUNT_SQL.jobs]] as const) {
       const steps = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ cells: cellsParam(cells), ...(label === 'runs' ? { reviewer: account.id } : {}) }) as Array<{ detail: string }>;

@@ -71,7 +71,7 @@ export default async function benchLadderProgress(): Promise<void> {
 
     const ctx = app.ladders;
     const combos = HARNESSES.flatMap((harness, h) => Array.from({ length: MODELS }, (_, m) => ({ harness, model: `vendor/model-${m}`, h }))).sort((a, b) => a.h - b.h);
-    const { id } = createLadder(ctx, ACCOUNT, {
+    const { id } = await createLadder(ctx, ACCOUNT, {
       name: 'bench', runsPerCell: RUNS_PER_CELL,
       combos: combos.map(({ harness, model }) => ({ harness, model })),
       rungs: Array.from({ length: RUNGS }, (_, r) => ({ slug: `rung-${r}`, version: 'v1.0.0', variant: 'base' })),
@@ -85,7 +85,7 @@ export default async function benchLadderProgress(): Promise<void> {
     console.log(`gate evidence plan: ${plan.map((step) => step.detail).join(' | ')}`);
 
     // The statements the board runs, prepared once, with the parameters it passes.
-    const cells = cellsParam(ladderCells(ladder, ladderClimbers(ctx, ladder)));
+    const cells = cellsParam(ladderCells(ladder, await ladderClimbers(ctx, ladder)));
     const statements = {
       runs: db.prepare(CELL_COUNT_SQL.runs),
       jobs: db.prepare(CELL_COUNT_SQL.jobs),

@@ -15,6 +15,7 @@
  * same configuration and models share the cell. Provider does not split cells otherwise:
  * runs do not record it.
  */
+import { sqliteStore } from '../db/dialect.js';
 import { harnessConfigTable } from '../db/harness-config-table.js';
 import { inFlight } from '../db/jobs-table.js';
 import type { Database } from '../db/open-database.js';
@@ -155,7 +156,7 @@ export function cellCounts(db: Database, readRows: (args: CellCountArgs) => Prom
      FROM runs AS r WHERE r.id = ?`,
   );
 
-  const harnessCaps = harnessConfigTable(db);
+  const harnessCaps = harnessConfigTable(sqliteStore(db));
   const harnessInFlight = db.prepare<[string], number>(`SELECT COUNT(*) FROM jobs INDEXED BY jobs_in_flight WHERE ${inFlight()} AND harness_slug = ?`).pluck();
 
   return {
@@ -177,8 +178,8 @@ export function cellCounts(db: Database, readRows: (args: CellCountArgs) => Prom
       return counts;
     },
     /** Every capped harness's load, whatever launched its jobs: the cap is global. */
-    harnessLoad(): HarnessLoad {
-      return new Map([...harnessCaps.caps()].map(([slug, cap]) => [slug, { cap, inFlight: harnessInFlight.get(slug) ?? 0 }]));
+    async harnessLoad(): Promise<HarnessLoad> {
+      return new Map([...(await harnessCaps.caps())].map(([slug, cap]) => [slug, { cap, inFlight: harnessInFlight.get(slug) ?? 0 }]));
     },
     /** Non-terminal jobs launched with this origin (`plan:<id>`, `ladder:<id>`). */
     inFlightOfOrigin: (origin: string): number => originInFlight.get(origin) ?? 0,

@@ -27,11 +27,11 @@ export function checkGroupIds(ctx: CoverageContext, accountId: string, ids: stri
   return [...new Set(ids)];
 }
 
-function declarationOf(ctx: CoverageContext, accountId: string, body: PlanBodyT): PlanDeclaration {
+async function declarationOf(ctx: CoverageContext, accountId: string, body: PlanBodyT): Promise<PlanDeclaration> {
   if (!Number.isInteger(body.runsPerCell) || body.runsPerCell < MIN_RUNS_PER_CELL || body.runsPerCell > MAX_RUNS_PER_CELL) {
     throw badRequest(`body.runsPerCell must be between ${MIN_RUNS_PER_CELL} and ${MAX_RUNS_PER_CELL} (got ${body.runsPerCell}).`);
   }
-  const configs = ggConfigLookup(ctx.jobs, accountId);
+  const configs = await ggConfigLookup(ctx.jobs, accountId);
   return {
     name: body.name,
     runsPerCell: body.runsPerCell,
@@ -43,25 +43,25 @@ function declarationOf(ctx: CoverageContext, accountId: string, body: PlanBodyT)
 }
 
 /** The plan as read: declaration and schedule flattened, members resolved (gg names, root models). */
-export function planView(ctx: CoverageContext, accountId: string, plan: CoveragePlan) {
-  const configs = ggConfigLookup(ctx.jobs, accountId);
+export async function planView(ctx: CoverageContext, accountId: string, plan: CoveragePlan) {
+  const configs = await ggConfigLookup(ctx.jobs, accountId);
   const { schedule, ...declaration } = plan;
   return { ...declaration, combos: plan.combos.map((combo) => combinationView(resolveCombination(combo, configs))), ...schedule };
 }
 
 export const listPlans = (ctx: CoverageContext, accountId: string) =>
-  ctx.plans.list(accountId).map((plan) => planView(ctx, accountId, plan));
+  Promise.all(ctx.plans.list(accountId).map((plan) => planView(ctx, accountId, plan)));
 
-export function createPlan(ctx: CoverageContext, accountId: string, body: PlanBodyT) {
-  const declaration = declarationOf(ctx, accountId, body);
+export async function createPlan(ctx: CoverageContext, accountId: string, body: PlanBodyT) {
+  const declaration = await declarationOf(ctx, accountId, body);
   const schedule = mergeSchedule(DEFAULT_SCHEDULE, body.schedule ?? {}, 'body.schedule');
   return planView(ctx, accountId, ctx.plans.create(accountId, declaration, schedule));
 }
 
 /** A PUT without `schedule` leaves the schedule alone. */
-export function updatePlan(ctx: CoverageContext, accountId: string, id: string, body: PlanBodyT) {
+export async function updatePlan(ctx: CoverageContext, accountId: string, id: string, body: PlanBodyT) {
   const current = requirePlan(ctx, accountId, id);
-  const declaration = declarationOf(ctx, accountId, body);
+  const declaration = await declarationOf(ctx, accountId, body);
   const schedule = body.schedule ? mergeSchedule(current.schedule, body.schedule, 'body.schedule') : null;
   const plan = ctx.plans.update(accountId, id, declaration, schedule);
   if (!plan) throw notFound(`No coverage plan ${id}.`);

@@ -8,13 +8,13 @@ import { occupancyOf, remainingOf, targetOf, uniqueCells, type OwnedCell } from 
  * A plan's cells in emission order: its case groups' pins then its own, crossed with its
  * combo groups' members then its own, nested on `outerAxis`. Dangling group ids are ignored.
  */
-export function planCells(ctx: CoverageContext, accountId: string, plan: CoveragePlan): CoverageCell[] {
+export async function planCells(ctx: CoverageContext, accountId: string, plan: CoveragePlan): Promise<CoverageCell[]> {
   const groups = (ids: string[], kind: 'case' | 'combo') =>
     ids.flatMap((id) => {
       const group = ctx.groups.get(accountId, id);
       return group && group.kind === kind ? [group] : [];
     });
-  const configs = ggConfigLookup(ctx.jobs, accountId);
+  const configs = await ggConfigLookup(ctx.jobs, accountId);
   const pins = uniquePins([...groups(plan.caseGroupIds, 'case').flatMap((group) => group.cases), ...plan.cases].map(pinOf));
   const combos = uniqueCombinations(
     [...groups(plan.comboGroupIds, 'combo').flatMap((group) => group.combos), ...plan.combos].map((combo) => resolveCombination(combo, configs)),
@@ -24,7 +24,7 @@ export function planCells(ctx: CoverageContext, accountId: string, plan: Coverag
 
 /** Every cell of the plan counted for the requester, with its newest ingested version: what a top-up feeds and the buffer covers. */
 export async function measurePlan(ctx: CoverageContext, accountId: string, plan: CoveragePlan) {
-  const cells = planCells(ctx, accountId, plan);
+  const cells = await planCells(ctx, accountId, plan);
   const counts = await ctx.counter.count(cells, accountId);
   const check = ctx.launchability();
   const feed = cells.map((cell, i): OwnedCell & { latestVersion: string } => ({

@@ -26,7 +26,7 @@ export async function autoTopUpAfterReview(ctx: CoverageContext, account: Accoun
   if (!run) return;
   for (const plan of ctx.plans.list(account.id)) {
     if (!plan.schedule.autoTopUp || plan.schedule.paused) continue;
-    if (!planCells(ctx, account.id, plan).some((cell) => runInCell(run, cell))) continue;
+    if (!(await planCells(ctx, account.id, plan)).some((cell) => runInCell(run, cell))) continue;
     await topUpPlan(ctx, account.id, plan.id);
   }
 }
@@ -45,7 +45,7 @@ export async function haltPlan(ctx: CoverageContext, account: Account, id: strin
 }
 
 /** `GET /coverage-plans/{id}/queue`: the requester's unreviewed completed runs in plan order. */
-export function planQueue(ctx: CoverageContext, accountId: string, id: string, limit?: number) {
-  const cells = planCells(ctx, accountId, requirePlan(ctx, accountId, id));
+export async function planQueue(ctx: CoverageContext, accountId: string, id: string, limit?: number) {
+  const cells = await planCells(ctx, accountId, requirePlan(ctx, accountId, id));
   return ownerQueue(ctx, cells.map((cell) => ({ cell })), accountId, limit);
 }

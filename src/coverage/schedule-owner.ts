@@ -214,7 +214,7 @@ export async function topUpOwner(ctx: OwnerContext, owner: ScheduleOwner, noun: 
     const schedule = scheduleOf(ctx, owner.origin, noun);
     if (schedule.paused) return skip('paused');
     const target = targetOf(ctx, owner.accountId, schedule);
-    const prepared = await prepareTopUp(ctx.jobs, owner.accountId, owner.origin, target, await owner.measure(), () => !paused(), ctx.counter.harnessLoad());
+    const prepared = await prepareTopUp(ctx.jobs, owner.accountId, owner.origin, target, await owner.measure(), () => !paused(), await ctx.counter.harnessLoad());
     if (!prepared) return skip('paused');
     const launches = prepared.chosen.flatMap((item) => item.launches);
     if (launches.length > 0) await lock.confirm();
@@ -238,7 +238,7 @@ async function cancelOrigin(ctx: OwnerContext, origin: string, scope: HaltScope,
   let canceled = 0;
   for (let i = 0; i < ids.length; i += SWEEP_STEP) {
     const result = await ctx.jobs.queue.cancel(scope === 'all' ? 'any' : 'waiting', detail, { ids: ids.slice(i, i + SWEEP_STEP) });
-    recordCancel(ctx.jobs, result, detail);
+    await recordCancel(ctx.jobs, result, detail);
     canceled += result.canceled.length;
   }
   return canceled;

@@ -17,8 +17,8 @@ export interface Climber {
  * combination once; dangling group ids read as empty). The combination's counting key is the
  * climber key steering and verdicts are stored against.
  */
-export function ladderClimbers(ctx: LadderContext, ladder: Ladder): Climber[] {
-  const configs = ggConfigLookup(ctx.coverage.jobs, ladder.accountId);
+export async function ladderClimbers(ctx: LadderContext, ladder: Ladder): Promise<Climber[]> {
+  const configs = await ggConfigLookup(ctx.coverage.jobs, ladder.accountId);
   const members = ladder.comboGroupIds.flatMap((id) => {
     const group = ctx.coverage.groups.get(ladder.accountId, id);
     return group?.kind === 'combo' ? group.combos : [];

@@ -39,9 +39,9 @@ const gateOf = (body: LadderBodyT['gate']): Gate => {
  * Checks a ladder body and splits it into the declaration and the rungs. `current` is the
  * stored ladder on a PUT: a rung that names an id must name one of its rungs, once.
  */
-export function readDeclaration(ctx: LadderContext, accountId: string, body: LadderBodyT, current: Ladder | null): { declaration: LadderDeclaration; rungs: RungInput[] } {
+export async function readDeclaration(ctx: LadderContext, accountId: string, body: LadderBodyT, current: Ladder | null): Promise<{ declaration: LadderDeclaration; rungs: RungInput[] }> {
   const { coverage } = ctx;
-  const configs = ggConfigLookup(coverage.jobs, accountId);
+  const configs = await ggConfigLookup(coverage.jobs, accountId);
   const currentIds = new Set(current?.rungs.map((rung) => rung.id) ?? []);
   const seen = new Set<string>();
   const rungs = body.rungs.map((rung, index): RungInput => {

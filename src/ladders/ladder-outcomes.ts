@@ -23,7 +23,7 @@ export async function overrideOutcome(ctx: LadderContext, accountId: string, id:
   const rung = ladder.rungs.find((candidate) => candidate.id === body.rungId);
   if (!rung) throw notFound(`body.rungId "${body.rungId}" is not a rung of ladder ${ladder.id}.`);
   const { rungId: _rungId, outcome, ...naming } = body;
-  const key = climberKeyOf(ctx, ladder, naming);
+  const key = await climberKeyOf(ctx, ladder, naming);
   const pin = { climberKey: key, rungId: rung.id, decidedSlug: rung.slug, decidedVersion: rung.version, decidedEngine: rung.engine };
 
   const climber = (await measureLadder(ctx, accountId, ladder)).climbers.find((candidate) => candidate.climber.combination.key === key)!;

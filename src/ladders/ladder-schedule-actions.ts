@@ -49,7 +49,7 @@ export async function autoTopUpLadders(ctx: LadderContext, account: Account, run
   if (!run) return;
   for (const ladder of ctx.ladders.list(account.id)) {
     if (!ladder.autoTopUp || ladder.paused) continue;
-    if (!ladderCells(ladder, ladderClimbers(ctx, ladder)).some((cell) => runInCell(run, cell))) continue;
+    if (!ladderCells(ladder, await ladderClimbers(ctx, ladder)).some((cell) => runInCell(run, cell))) continue;
     await topUpLadder(ctx, account.id, ladder.id);
   }
 }

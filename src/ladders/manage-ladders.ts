@@ -20,8 +20,8 @@ export function requireLadder(ctx: LadderContext, accountId: string, id: string)
 export const scheduleView = ({ outerAxis, paused, autoTopUp, bufferTarget }: Ladder) => ({ outerAxis, paused, autoTopUp, bufferTarget });
 
 /** The ladder as read: declaration and schedule flattened, gg members named and given their root model. */
-export function ladderView(ctx: LadderContext, ladder: Ladder) {
-  const configs = ggConfigLookup(ctx.coverage.jobs, ladder.accountId);
+export async function ladderView(ctx: LadderContext, ladder: Ladder) {
+  const configs = await ggConfigLookup(ctx.coverage.jobs, ladder.accountId);
   return {
     id: ladder.id,
     name: ladder.name,
@@ -35,17 +35,17 @@ export function ladderView(ctx: LadderContext, ladder: Ladder) {
   };
 }
 
-export const listLadders = (ctx: LadderContext, accountId: string) => ctx.ladders.list(accountId).map((ladder) => ladderView(ctx, ladder));
+export const listLadders = (ctx: LadderContext, accountId: string) => Promise.all(ctx.ladders.list(accountId).map((ladder) => ladderView(ctx, ladder)));
 
-export function createLadder(ctx: LadderContext, accountId: string, body: LadderBodyT) {
-  const { declaration, rungs } = readDeclaration(ctx, accountId, body, null);
+export async function createLadder(ctx: LadderContext, accountId: string, body: LadderBodyT) {
+  const { declaration, rungs } = await readDeclaration(ctx, accountId, body, null);
   return ladderView(ctx, ctx.ladders.create(accountId, declaration, rungs, initialSchedule(body.schedule)));
 }
 
 /** Rungs are reconciled by id, so kept rungs keep their verdicts; a PUT without `schedule` leaves it alone. */
-export function updateLadder(ctx: LadderContext, accountId: string, id: string, body: LadderBodyT) {
+export async function updateLadder(ctx: LadderContext, accountId: string, id: string, body: LadderBodyT) {
   const current = requireLadder(ctx, accountId, id);
-  const { declaration, rungs } = readDeclaration(ctx, accountId, body, current);
+  const { declaration, rungs } = await readDeclaration(ctx, accountId, body, current);
   const schedule = body.schedule === undefined ? null : mergeSchedule(current, body.schedule, 'body.schedule');
   const updated = ctx.ladders.update(accountId, id, declaration, rungs, schedule);
   if (!updated) throw notFound(`No ladder ${id}.`);
@@ -95,24 +95,24 @@ function checkCombination(combination: Parameters<typeof checkCombinations>[0][n
 export type ClimberNaming = Omit<ClimberBodyT, 'priority' | 'focused' | 'held'>;
 
 /** The key of the climber a body names; 400 when the ladder does not climb it. */
-export function climberKeyOf(ctx: LadderContext, ladder: Ladder, body: ClimberNaming): string {
+export async function climberKeyOf(ctx: LadderContext, ladder: Ladder, body: ClimberNaming): Promise<string> {
   const { key: given, combination: nested, ...flattened } = body;
   let key = given;
   if (key === undefined) {
-    const configs = ggConfigLookup(ctx.coverage.jobs, ladder.accountId);
+    const configs = await ggConfigLookup(ctx.coverage.jobs, ladder.accountId);
     const written = nested ?? flattened;
     const field = nested ? 'body.combination' : 'body';
     key = resolveCombination(checkCombination(written, (rowId) => configs(rowId) !== null, field), configs).key;
   }
-  if (!ladderClimbers(ctx, ladder).some((climber) => climber.combination.key === key)) {
+  if (!(await ladderClimbers(ctx, ladder)).some((climber) => climber.combination.key === key)) {
     throw badRequest(`body names the climber "${key}", which ladder ${ladder.id} does not climb (not among its combo groups' members and combos).`);
   }
   return key;
 }
 
 /** `POST /ladders/{id}/climbers`: one climber's steering, written whole (an omitted field is reset to its default). */
-export function steerClimber(ctx: LadderContext, accountId: string, id: string, body: ClimberBodyT): ClimberSteering {
+export async function steerClimber(ctx: LadderContext, accountId: string, id: string, body: ClimberBodyT): Promise<ClimberSteering> {
   const ladder = requireLadder(ctx, accountId, id);
   const { priority = 0, focused = false, held = false, ...named } = body;
-  return ctx.climbers.put(ladder.id, { key: climberKeyOf(ctx, ladder, named), priority, focused, held });
+  return ctx.climbers.put(ladder.id, { key: await climberKeyOf(ctx, ladder, named), priority, focused, held });
 }

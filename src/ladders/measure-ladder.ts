@@ -71,7 +71,7 @@ function verdictsOf(stored: StoredVerdict[]) {
  * Reads only: a verdict resolved here is reported unrecorded, and only a top-up stores it.
  */
 export async function measureLadder(ctx: LadderContext, accountId: string, ladder: Ladder): Promise<MeasuredLadder> {
-  const climbers = ladderClimbers(ctx, ladder);
+  const climbers = await ladderClimbers(ctx, ladder);
   const cells = ladderCells(ladder, climbers);
   const [counts, evidence] = await Promise.all([
     ctx.coverage.counter.count(cells, accountId),

@@ -1,6 +1,7 @@
 import { workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { cellCountQueries, type CellCountArgs } from '../coverage/cell-counts.js';
+import { sqliteStore } from '../db/dialect.js';
 import { jobStateCounts } from '../db/job-state-counts.js';
 import { BUSY_TIMEOUT_MS } from '../db/open-database.js';
 import { gateEvidenceQuery, type GateEvidenceArgs } from '../ladders/gate-evidence.js';
@@ -19,7 +20,7 @@ db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
 const providers = providerStats(db);
 const accuracy = modelAccuracy(db);
 const cabinet = cabinetStats(db);
-const jobCounts = jobStateCounts(db);
+const jobCounts = jobStateCounts(sqliteStore(db));
 const cellCounts = cellCountQueries(db);
 const evidence = gateEvidenceQuery(db);
 

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeEach, describe, expect, it, inject } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
+import { sqliteStore } from '../../src/db/dialect.js';
 import { jobsTable } from '../../src/db/jobs-table.js';
+import type { StoreSchema } from '../../src/db/store-schema.js';
 import { openDatabase, type Database } from '../../src/db/open-database.js';
 import { storeMeta } from '../../src/db/store-meta.js';
 import { runQueueKeys, storeIdKey } from '../../src/queue/queue-keys.js';
@@ -101,7 +103,7 @@ describe('the store and the Redis prefix belong together', () => {
 
   it('takes a prefix with jobs but no store id for a store that has jobs (a deployment upgraded to ids), and an emptied Redis for its store', async () => {
     const store = newStore();
-    jobsTable(store).insert([jobRow('j1')]);
+    await jobsTable(sqliteStore<StoreSchema>(store)).insert([jobRow('j1')]);
     await queueJob('j1');
     await claimStoreIdentity(redis, store, { prefix });
     expect(await redis.get(storeIdKey(prefix))).toBe(idOf(store));

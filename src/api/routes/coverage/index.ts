@@ -21,7 +21,7 @@ const coverageRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/coverage-groups', { config: auth, schema: { response: { 200: Type.Array(GroupOut), ...errorResponses(401, 502) } } }, async (request) =>
     listGroups(ctx, request.account!.id));
   app.post('/coverage-groups', { config: auth, schema: { body: GroupBody, response: { 201: GroupOut, ...errorResponses(400, 401, 502) } } },
-    async (request, reply) => reply.code(201).send(createGroup(ctx, request.account!.id, request.body)));
+    async (request, reply) => reply.code(201).send(await createGroup(ctx, request.account!.id, request.body)));
   app.put('/coverage-groups/:id', { config: auth, schema: { params, body: GroupBody, response: { 200: GroupOut, ...errorResponses(400, 401, 404, 502) } } },
     async (request) => updateGroup(ctx, request.account!.id, request.params.id, request.body));
   app.delete('/coverage-groups/:id', { config: auth, schema: { params, response: { 204: NoContent, ...errorResponses(401, 404, 502) } } },
@@ -38,7 +38,7 @@ const coverageRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/coverage-plans', { config: auth, schema: { response: { 200: Type.Array(PlanOut), ...errorResponses(401, 502) } } }, async (request) =>
     listPlans(ctx, request.account!.id));
   app.post('/coverage-plans', { config: auth, schema: { body: PlanBody, response: { 201: PlanOut, ...errorResponses(400, 401, 502) } } },
-    async (request, reply) => reply.code(201).send(createPlan(ctx, request.account!.id, request.body)));
+    async (request, reply) => reply.code(201).send(await createPlan(ctx, request.account!.id, request.body)));
   // Registered before `/coverage-plans/:id`; find-my-way prefers the static segment anyway.
   app.get('/coverage-plans/summary', { config: auth, schema: { response: { 200: SummaryOut, ...errorResponses(401, 502) } } }, async (request) =>
     planSummary(ctx, request.account!.id));

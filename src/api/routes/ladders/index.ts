@@ -22,7 +22,7 @@ const ladderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/ladders', { config, schema: { response: { 200: LadderList, ...errorResponses(401, 502) } } }, async (request) =>
     listLadders(ctx, request.account!.id));
   app.post('/ladders', { config, schema: { body: LadderBody, response: { 201: LadderOut, ...errorResponses(400, 401, 502) } } },
-    async (request, reply) => reply.code(201).send(createLadder(ctx, request.account!.id, request.body)));
+    async (request, reply) => reply.code(201).send(await createLadder(ctx, request.account!.id, request.body)));
   app.get('/ladders/:id', { config, schema: { params, response: { 200: LadderOut, ...errorResponses(401, 404, 502) } } }, async (request) =>
     ladderView(ctx, requireLadder(ctx, request.account!.id, request.params.id)));
   app.put('/ladders/:id', { config, schema: { params, body: LadderBody, response: { 200: LadderOut, ...errorResponses(400, 401, 404, 502) } } },
