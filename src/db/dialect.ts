@@ -174,13 +174,13 @@ export function boundRows(engine: Engine, alias: string, columns: readonly Bound
 
 /**
  * The next harness-cap revision, one no concurrent writer shares. PostgreSQL draws it from
- * a sequence (migration 0091): a `MAX() + 1` there reads the committed rows as its statement
- * starts, so two concurrent transactions can take the same. On SQLite a statement that
- * writes holds the database's only write lock from its start, so the `MAX() + 1` it
- * computes inside the same statement cannot be taken twice.
+ * the column's identity sequence (migration 0091): a `MAX() + 1` there reads the committed
+ * rows as its statement starts, so two concurrent transactions can take the same. On SQLite
+ * a statement that writes holds the database's only write lock from its start, so the
+ * `MAX() + 1` it computes inside the same statement cannot be taken twice.
  */
 export function nextCapRevision(engine: Engine): RawBuilder<number> {
   return engine === 'sqlite'
     ? sql<number>`(SELECT COALESCE(MAX(revision), 0) + 1 FROM harness_config)`
-    : sql<number>`nextval('harness_config_revision')`;
+    : sql<number>`nextval(pg_get_serial_sequence('harness_config', 'revision'))`;
 }
