@@ -92,7 +92,7 @@ export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConf
     });
     // The page's copies in one statement for its claims, and one commit for its moves.
     await ctx.jobs.markAllDispatched(claims);
-    await ctx.jobs.batch(async (jobs) => { for (const copy of copies) await copyState(jobs, ...copy, now); });
+    if (copies.length > 0) await ctx.jobs.batch(async (jobs) => { for (const copy of copies) await copyState(jobs, ...copy, now); });
     const held = await ctx.queue.add(requeue);
     await ctx.jobs.markWaiting(requeue.map((run) => run.id), 'queued');
     await announceWaiting(ctx, held, 'pending');
