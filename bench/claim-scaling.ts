@@ -131,7 +131,7 @@ export async function claimLatencyByDepth(noopUrl: string): Promise<{ rows: Dept
     const rows: DepthRow[] = [];
     for (const [i, { depth, app, added, fillSeconds }] of depths.entries()) {
       const countsStarted = performance.now();
-      jobStateCounts(app.db)();
+      await jobStateCounts(app.app.store)();
       const countsInline = performance.now() - countsStarted;
       const client = keepAliveClient(app.url);
       const scrapeHold = await longestStall(() => client.send('GET', '/metrics')).finally(() => client.close());

@@ -76,7 +76,7 @@ async function app(instance: FastifyInstance, { config, db, store: given, jobs =
   await instance.register(store, { config, db, ...(given ? { store: given } : {}) });
   await instance.register(statsReader);
   await instance.register(streams);
-  const tokenHashes = jobsTable(instance.db);
+  const tokenHashes = jobsTable(instance.store);
   await instance.register(authenticate, {
     verifier: tokenVerifier({ authUrl: config.authUrl, cacheMs: config.authCacheMs }),
     serviceToken: config.serviceToken,
@@ -84,8 +84,8 @@ async function app(instance: FastifyInstance, { config, db, store: given, jobs =
     // A claim's row is written just behind its answer (dispatch-recorder.ts): this process
     // remembers the claims it has not written yet, and a claim another process made moments
     // ago is in Redis before it is in the store.
-    jobTokenHash: (jobId) => {
-      const stored = instance.runJobs.dispatches.pendingTokenHash(jobId) ?? tokenHashes.tokenHash(jobId);
+    jobTokenHash: async (jobId) => {
+      const stored = instance.runJobs.dispatches.pendingTokenHash(jobId) ?? (await tokenHashes.tokenHash(jobId));
       return stored === null ? instance.runJobs.queue.tokenHash(jobId) : stored;
     },
   });

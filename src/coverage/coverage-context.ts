@@ -23,11 +23,8 @@ export interface CoverageContext {
   launchability(): Promise<CellLaunchability>;
 }
 
-/** The account's gg configurations by row id, each looked up once per request. */
-export function ggConfigLookup(jobs: JobsContext, accountId: string): (rowId: string) => GgConfig | null {
-  const seen = new Map<string, GgConfig | null>();
-  return (rowId) => {
-    if (!seen.has(rowId)) seen.set(rowId, jobs.ggConfigs.get(accountId, rowId));
-    return seen.get(rowId)!;
-  };
+/** The account's gg configurations by row id, read in one query per request. */
+export async function ggConfigLookup(jobs: JobsContext, accountId: string): Promise<(rowId: string) => GgConfig | null> {
+  const configs = new Map((await jobs.ggConfigs.list(accountId)).map((config) => [config.id, config]));
+  return (rowId) => configs.get(rowId) ?? null;
 }

@@ -6,12 +6,12 @@ import { ggConfigLookup, type CoverageContext } from './coverage-context.js';
 import { checkPins } from './coverage-cells.js';
 
 /** A written group, checked: members of the other kind are refused, as is a gg member naming a configuration the account does not hold. */
-function groupWrite(ctx: CoverageContext, accountId: string, body: GroupBodyT): GroupWrite {
+async function groupWrite(ctx: CoverageContext, accountId: string, body: GroupBodyT): Promise<GroupWrite> {
   const combos = body.combos ?? [];
   const cases = body.cases ?? [];
   if (body.kind === 'combo' && cases.length > 0) throw badRequest('body.cases must be empty on a group of kind combo.');
   if (body.kind === 'case' && combos.length > 0) throw badRequest('body.combos must be empty on a group of kind case.');
-  const configs = ggConfigLookup(ctx.jobs, accountId);
+  const configs = await ggConfigLookup(ctx.jobs, accountId);
   return {
     name: body.name,
     kind: body.kind,
@@ -20,22 +20,22 @@ function groupWrite(ctx: CoverageContext, accountId: string, body: GroupBodyT): 
   };
 }
 
-export function groupView(ctx: CoverageContext, accountId: string, group: CoverageGroup) {
-  const configs = ggConfigLookup(ctx.jobs, accountId);
+export async function groupView(ctx: CoverageContext, accountId: string, group: CoverageGroup) {
+  const configs = await ggConfigLookup(ctx.jobs, accountId);
   return { ...group, combos: group.combos.map((combo) => combinationView(resolveCombination(combo, configs))) };
 }
 
 const missing = (id: string) => notFound(`No coverage group ${id}.`);
 
 export const listGroups = async (ctx: CoverageContext, accountId: string) =>
-  (await ctx.groups.list(accountId)).map((group) => groupView(ctx, accountId, group));
+  Promise.all((await ctx.groups.list(accountId)).map((group) => groupView(ctx, accountId, group)));
 
 export const createGroup = async (ctx: CoverageContext, accountId: string, body: GroupBodyT) =>
-  groupView(ctx, accountId, await ctx.groups.create(accountId, groupWrite(ctx, accountId, body)));
+  groupView(ctx, accountId, await ctx.groups.create(accountId, await groupWrite(ctx, accountId, body)));
 
 export async function updateGroup(ctx: CoverageContext, accountId: string, id: string, body: GroupBodyT) {
   if (!(await ctx.groups.get(accountId, id))) throw missing(id);
-  const group = await ctx.groups.update(accountId, id, groupWrite(ctx, accountId, body));
+  const group = await ctx.groups.update(accountId, id, await groupWrite(ctx, accountId, body));
   if (!group) throw missing(id);
   return groupView(ctx, accountId, group);
 }

@@ -32,7 +32,7 @@ async function declarationOf(ctx: CoverageContext, accountId: string, body: Plan
   if (!Number.isInteger(body.runsPerCell) || body.runsPerCell < MIN_RUNS_PER_CELL || body.runsPerCell > MAX_RUNS_PER_CELL) {
     throw badRequest(`body.runsPerCell must be between ${MIN_RUNS_PER_CELL} and ${MAX_RUNS_PER_CELL} (got ${body.runsPerCell}).`);
   }
-  const configs = ggConfigLookup(ctx.jobs, accountId);
+  const configs = await ggConfigLookup(ctx.jobs, accountId);
   return {
     name: body.name,
     runsPerCell: body.runsPerCell,
@@ -44,14 +44,14 @@ async function declarationOf(ctx: CoverageContext, accountId: string, body: Plan
 }
 
 /** The plan as read: declaration and schedule flattened, members resolved (gg names, root models). */
-export function planView(ctx: CoverageContext, accountId: string, plan: CoveragePlan) {
-  const configs = ggConfigLookup(ctx.jobs, accountId);
+export async function planView(ctx: CoverageContext, accountId: string, plan: CoveragePlan) {
+  const configs = await ggConfigLookup(ctx.jobs, accountId);
   const { schedule, ...declaration } = plan;
   return { ...declaration, combos: plan.combos.map((combo) => combinationView(resolveCombination(combo, configs))), ...schedule };
 }
 
 export const listPlans = async (ctx: CoverageContext, accountId: string) =>
-  (await ctx.plans.list(accountId)).map((plan) => planView(ctx, accountId, plan));
+  Promise.all((await ctx.plans.list(accountId)).map((plan) => planView(ctx, accountId, plan)));
 
 export async function createPlan(ctx: CoverageContext, accountId: string, body: PlanBodyT) {
   const declaration = await declarationOf(ctx, accountId, body);

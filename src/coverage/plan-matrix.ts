@@ -15,7 +15,7 @@ export async function planCells(ctx: CoverageContext, accountId: string, plan: C
       const group = stored.get(id);
       return group && group.kind === kind ? [group] : [];
     });
-  const configs = ggConfigLookup(ctx.jobs, accountId);
+  const configs = await ggConfigLookup(ctx.jobs, accountId);
   const pins = uniquePins([...groups(plan.caseGroupIds, 'case').flatMap((group) => group.cases), ...plan.cases].map(pinOf));
   const combos = uniqueCombinations(
     [...groups(plan.comboGroupIds, 'combo').flatMap((group) => group.combos), ...plan.combos].map((combo) => resolveCombination(combo, configs)),

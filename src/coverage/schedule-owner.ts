@@ -240,7 +240,7 @@ async function cancelOrigin(ctx: OwnerContext, origin: string, scope: HaltScope,
   let canceled = 0;
   for (let i = 0; i < ids.length; i += SWEEP_STEP) {
     const result = await ctx.jobs.queue.cancel(scope === 'all' ? 'any' : 'waiting', detail, { ids: ids.slice(i, i + SWEEP_STEP) });
-    recordCancel(ctx.jobs, result, detail);
+    await recordCancel(ctx.jobs, result, detail);
     canceled += result.canceled.length;
   }
   return canceled;

@@ -189,3 +189,39 @@ export function jsonCounts(engine: Engine, json: Expression<unknown>): RawBuilde
 export function sameTextIgnoringCase(engine: Engine, column: Expression<unknown>, value: Expression<unknown>): RawBuilder<boolean> {
   return engine === 'sqlite' ? sql<boolean>`${column} = ${value} COLLATE NOCASE` : sql<boolean>`lower(${column}) = lower(${value})`;
 }
+
+// --- jobs ---
+
+/** A column of `boundRows`: its name, and its type on PostgreSQL (SQLite reads JSON's own). */
+export type BoundColumn = readonly [name: string, type: 'bigint' | 'text'];
+
+/**
+ * Rows passed as a fixed number of bound parameters and read as a table named `alias`, for
+ * `UPDATE … FROM` one statement per batch however many rows it holds. PostgreSQL unnests one
+ * array per column (`unnest($1::bigint[], $2::text[]) AS c(seq, token_hash)`); SQLite has no
+ * array parameter, so the rows go as one JSON array of arrays, read back with `json_each`.
+ */
+export function boundRows(engine: Engine, alias: string, columns: readonly BoundColumn[], rows: ReadonlyArray<readonly unknown[]>): RawBuilder<unknown> {
+  for (const name of [alias, ...columns.map(([column]) => column)]) {
+    if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`"${name}" is not a plain identifier`);
+  }
+  if (engine === 'sqlite') {
+    const picks = columns.map(([name], i) => `json_extract(value, '$[${i}]') AS ${name}`).join(', ');
+    return sql`(SELECT ${sql.raw(picks)} FROM json_each(${JSON.stringify(rows)})) AS ${sql.raw(alias)}`;
+  }
+  const arrays = columns.map(([, type], i) => sql`${rows.map((row) => row[i])}::${sql.raw(type)}[]`);
+  return sql`unnest(${sql.join(arrays)}) AS ${sql.raw(`${alias}(${columns.map(([name]) => name).join(', ')})`)}`;
+}
+
+/**
+ * The next harness-cap revision, one no concurrent writer shares. PostgreSQL draws it from
+ * the column's identity sequence (migration 0091): a `MAX() + 1` there reads the committed
+ * rows as its statement starts, so two concurrent transactions can take the same. On SQLite
+ * a statement that writes holds the database's only write lock from its start, so the
+ * `MAX() + 1` it computes inside the same statement cannot be taken twice.
+ */
+export function nextCapRevision(engine: Engine): RawBuilder<number> {
+  return engine === 'sqlite'
+    ? sql<number>`(SELECT COALESCE(MAX(revision), 0) + 1 FROM harness_config)`
+    : sql<number>`nextval(pg_get_serial_sequence('harness_config', 'revision'))`;
+}

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Database } from './open-database.js';
+import type { BackendStore } from './dialect.js';
 
 export interface GgConfig {
   id: string;
@@ -23,37 +23,40 @@ const fromRow = (row: Row): GgConfig => ({
 });
 
 /** Saved gg configurations; every query is scoped to the owning account. */
-export function ggConfigsTable(db: Database) {
-  const select = 'SELECT id, name, capability_set AS capabilitySet, slot_models AS slotModels FROM gg_configs';
-  const list = db.prepare<[string], Row>(`${select} WHERE account_id = ? ORDER BY created_at, id`);
-  const one = db.prepare<[string, string], Row>(`${select} WHERE id = ? AND account_id = ?`);
-  const insert = db.prepare(
-    `INSERT INTO gg_configs (id, account_id, name, capability_set, slot_models, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const update = db.prepare(
-    'UPDATE gg_configs SET name = ?, capability_set = ?, slot_models = ?, updated_at = ? WHERE id = ? AND account_id = ?',
-  );
-  const remove = db.prepare('DELETE FROM gg_configs WHERE id = ? AND account_id = ?');
+export function ggConfigsTable(store: BackendStore) {
+  const { db } = store;
+  const select = () => db.selectFrom('gg_configs').select(['id', 'name', 'capability_set as capabilitySet', 'slot_models as slotModels']);
 
   return {
-    list: (accountId: string) => list.all(accountId).map(fromRow),
-    get: (accountId: string, id: string) => {
-      const row = one.get(id, accountId);
+    list: async (accountId: string): Promise<GgConfig[]> =>
+      (await select().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute()).map(fromRow),
+    async get(accountId: string, id: string): Promise<GgConfig | null> {
+      const row = await select().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
       return row ? fromRow(row) : null;
     },
-    create(accountId: string, body: Omit<GgConfig, 'id'>): GgConfig {
+    async create(accountId: string, body: Omit<GgConfig, 'id'>): Promise<GgConfig> {
       const id = randomUUID();
       const now = new Date().toISOString();
-      insert.run(id, accountId, body.name, JSON.stringify(body.capabilitySet), JSON.stringify(body.slotModels), now, now);
+      await db
+        .insertInto('gg_configs')
+        .values({ id, account_id: accountId, name: body.name, capability_set: JSON.stringify(body.capabilitySet), slot_models: JSON.stringify(body.slotModels), created_at: now, updated_at: now })
+        .execute();
       return { id, ...body };
     },
     /** Null when the account holds no such configuration. */
-    update(accountId: string, id: string, body: Omit<GgConfig, 'id'>): GgConfig | null {
-      const changes = update.run(body.name, JSON.stringify(body.capabilitySet), JSON.stringify(body.slotModels), new Date().toISOString(), id, accountId).changes;
-      return changes === 0 ? null : { id, ...body };
+    async update(accountId: string, id: string, body: Omit<GgConfig, 'id'>): Promise<GgConfig | null> {
+      const result = await db
+        .updateTable('gg_configs')
+        .set({ name: body.name, capability_set: JSON.stringify(body.capabilitySet), slot_models: JSON.stringify(body.slotModels), updated_at: new Date().toISOString() })
+        .where('id', '=', id)
+        .where('account_id', '=', accountId)
+        .executeTakeFirst();
+      return result.numUpdatedRows === 0n ? null : { id, ...body };
     },
-    delete: (accountId: string, id: string): boolean => remove.run(id, accountId).changes > 0,
+    async delete(accountId: string, id: string): Promise<boolean> {
+      const result = await db.deleteFrom('gg_configs').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
   };
 }
 

@@ -1,5 +1,6 @@
+import { sql } from 'kysely';
+import type { BackendStore } from './dialect.js';
 import { inFlight } from './jobs-table.js';
-import type { Database } from './open-database.js';
 
 export const IN_FLIGHT_STATES = ['queued', 'pending', 'dispatched', 'starting', 'running'] as const;
 export type InFlightState = (typeof IN_FLIGHT_STATES)[number];
@@ -11,11 +12,14 @@ export interface HarnessStateCount {
 }
 
 /** Counts of in-flight run jobs per harness and state. */
-export function jobStateCounts(db: Database): () => HarnessStateCount[] {
-  const select = db.prepare<[], HarnessStateCount>(
-    `SELECT harness_slug AS harness, state, count(*) AS jobs FROM jobs
-      WHERE ${inFlight()}
-      GROUP BY harness_slug, state ORDER BY harness_slug, state`,
-  );
-  return () => select.all();
+export function jobStateCounts(store: BackendStore): () => Promise<HarnessStateCount[]> {
+  return async () =>
+    (await store.db
+      .selectFrom('jobs')
+      .select(['harness_slug as harness', 'state', (eb) => eb.fn.countAll<number>().as('jobs')])
+      .where(sql<boolean>`${sql.raw(inFlight())}`)
+      .groupBy(['harness_slug', 'state'])
+      .orderBy('harness_slug')
+      .orderBy('state')
+      .execute()) as HarnessStateCount[];
 }

@@ -1,4 +1,6 @@
-import type { Database } from './open-database.js';
+import { sql, type Kysely } from 'kysely';
+import { boundRows, writeTransaction, type BackendStore, type BoundColumn, type Engine } from './dialect.js';
+import type { StoreSchema } from './store-schema.js';
 import type { JobState, TerminalState } from '../queue/run-queue.js';
 
 /** A run job as the `jobs` table keeps it. */
@@ -33,11 +35,19 @@ export type NewJobRow = Omit<JobRow, 'seq' | 'state' | 'tokenHash' | 'recordId' 
   ggModels?: string | null;
 };
 
-const COLUMNS = `seq, id, account_id AS accountId, origin, test_case_slug AS testCaseSlug,
-  test_case_version AS testCaseVersion, variant, harness_slug AS harnessSlug, model_id AS modelId,
-  provider, engine, test_type AS testType, gg_config_id AS ggConfigId, gg_preset AS ggPreset, request,
-  state, token_hash AS tokenHash, record_id AS recordId, detail, enqueued_at AS enqueuedAt,
-  dispatched_at AS dispatchedAt, started_at AS startedAt, finished_at AS finishedAt`;
+/** Every column of a row, as `JobRow` names them. */
+const COLUMNS = [
+  'seq', 'id', 'account_id as accountId', 'origin', 'test_case_slug as testCaseSlug', 'test_case_version as testCaseVersion',
+  'variant', 'harness_slug as harnessSlug', 'model_id as modelId', 'provider', 'engine', 'test_type as testType',
+  'gg_config_id as ggConfigId', 'gg_preset as ggPreset', 'request', 'state', 'token_hash as tokenHash', 'record_id as recordId',
+  'detail', 'enqueued_at as enqueuedAt', 'dispatched_at as dispatchedAt', 'started_at as startedAt', 'finished_at as finishedAt',
+] as const;
+
+const ACTIVE_COLUMNS = [
+  'seq', 'id', 'state', 'test_case_slug as testCaseSlug', 'test_case_version as testCaseVersion', 'variant',
+  'harness_slug as harnessSlug', 'model_id as modelId', 'engine', 'gg_preset as ggPreset', 'origin', 'enqueued_at as enqueuedAt',
+  'started_at as startedAt',
+] as const;
 
 /** What the active list (`GET /jobs/active`) shows of a job in flight. */
 export type ActiveJobRow = Pick<JobRow, 'seq' | 'id' | 'state' | 'testCaseSlug' | 'testCaseVersion' | 'variant' | 'harnessSlug'
@@ -50,73 +60,139 @@ export type ActiveJobRow = Pick<JobRow, 'seq' | 'id' | 'state' | 'testCaseSlug' 
  */
 export const inFlight = (table = 'jobs') => `${table}.finished_at IS NULL`;
 
-/** Prepared statements over `jobs`; every write is one statement or one transaction. */
-export function jobsTable(db: Database) {
-  const insert = db.prepare(
-    `INSERT INTO jobs (id, account_id, origin, test_case_slug, test_case_version, variant, harness_slug, model_id,
-       provider, engine, test_type, gg_config_id, gg_preset, gg_models, request, state, enqueued_at)
-     VALUES (@id, @accountId, @origin, @testCaseSlug, @testCaseVersion, @variant, @harnessSlug, @modelId,
-       @provider, @engine, @testType, @ggConfigId, @ggPreset, @ggModels, @request, 'queued', @enqueuedAt)`,
-  );
-  const insertAll = db.transaction((rows: NewJobRow[]) => rows.map((row) => Number(insert.run({ ggModels: null, ...row }).lastInsertRowid)));
-  const byId = db.prepare<[string], JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`);
-  const tokenOf = db.prepare<[string], string | null>('SELECT token_hash FROM jobs WHERE id = ?').pluck();
-  // A page of jobs in flight in queue order, after a `seq`.
-  const inFlightPage = <Row>(columns: string) =>
-    db.prepare<[number, number], Row>(`SELECT ${columns} FROM jobs WHERE ${inFlight()} AND seq > ? ORDER BY seq LIMIT ?`);
-  const inFlightRows = inFlightPage<JobRow>(COLUMNS);
-  const activeRows = inFlightPage<ActiveJobRow>(`seq, id, state, test_case_slug AS testCaseSlug, test_case_version AS testCaseVersion,
-    variant, harness_slug AS harnessSlug, model_id AS modelId, engine, gg_preset AS ggPreset, origin, enqueued_at AS enqueuedAt,
-    started_at AS startedAt`);
-  // By `seq`, the row's key: the claim's hot path skips the id index, and it writes no column
-  // an index reads, so no index entry changes. Claims are written behind their answer, so a
-  // driver's report (or a cancel) may have moved the row on already: only a waiting row
-  // becomes `dispatched`; the token and time are written anyway.
-  const dispatched = db.prepare<[string, string, number]>(
-    `UPDATE jobs SET state = CASE WHEN state IN ('queued', 'pending') THEN 'dispatched' ELSE state END,
-       token_hash = ?, dispatched_at = ? WHERE seq = ?`,
-  );
-  const waitingState = db.prepare<[JobState, string]>('UPDATE jobs SET state = ?, finished_at = NULL WHERE id = ?');
-  const started = db.prepare<[JobState, string, string]>(
-    'UPDATE jobs SET state = ?, started_at = COALESCE(started_at, ?), finished_at = NULL WHERE id = ?',
-  );
-  const finished = db.prepare<[TerminalState, string | null, string | null, string, string]>(
-    'UPDATE jobs SET state = ?, detail = ?, record_id = COALESCE(?, record_id), finished_at = COALESCE(finished_at, ?) WHERE id = ?',
-  );
-  const attachRecord = db.prepare<[string, string]>('UPDATE jobs SET record_id = ? WHERE id = ?');
-  const setStates = db.transaction((ids: string[], state: JobState) => {
-    for (const id of ids) waitingState.run(state, id);
-  });
-  const dispatchAll = db.transaction((claims: Array<{ seq: number; tokenHash: string; at: string }>) => {
-    for (const claim of claims) dispatched.run(claim.tokenHash, claim.at, claim.seq);
-  });
-  const finishAll = db.transaction((ids: string[], state: TerminalState, detail: string | null, at: string) => {
-    for (const id of ids) finished.run(state, detail, null, at, id);
-  });
+/** A claim's copy in the store: the job by `seq`, its token's hash, and when Redis answered it. */
+export interface DispatchedClaim {
+  seq: number;
+  tokenHash: string;
+  at: string;
+}
 
+/** A claim batch's rows, bound whole as a few parameters (three arrays, or one JSON text): a batch needs no chunking. */
+const CLAIM_COLUMNS: BoundColumn[] = [['seq', 'bigint'], ['token_hash', 'text'], ['dispatched_at', 'text']];
+
+/** Bound parameters per statement, under both engines' limits (SQLite 32,766, PostgreSQL 65,535). */
+const MAX_PARAMETERS = 30_000;
+/** Columns an insert binds per row. */
+const INSERT_COLUMNS = 17;
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** The `jobs` queries over a store; every write is one statement or one transaction. */
+export function jobsTable(store: BackendStore): JobsTable {
+  return tableOver(store.engine, store.db, (work) => writeTransaction(store, work));
+}
+
+type Transaction = <T>(work: (db: Kysely<StoreSchema>) => Promise<T>) => Promise<T>;
+
+function tableOver(engine: Engine, db: Kysely<StoreSchema>, transaction: Transaction): JobsTable {
   return {
-    /** Inserts new jobs in one transaction; returns each one's `seq` (enqueue order). */
-    insert: (rows: NewJobRow[]): number[] => insertAll(rows),
-    get: (id: string): JobRow | null => byId.get(id) ?? null,
-    /** undefined: no such job; null: not claimed yet. */
-    tokenHash: (id: string): string | null | undefined => tokenOf.get(id),
-    /** Non-terminal jobs in queue order: every one, or a page of `limit` after `after` (a `seq`). */
-    inFlight: ({ after = Number.MIN_SAFE_INTEGER, limit = -1 }: { after?: number; limit?: number } = {}): JobRow[] => inFlightRows.all(after, limit),
-    /** A page of `limit` non-terminal jobs after `after` (a `seq`; default the first) in queue order, with only what the active list shows of them. */
-    activeList: ({ after = Number.MIN_SAFE_INTEGER, limit }: { after?: number; limit: number }): ActiveJobRow[] => activeRows.all(after, limit),
-    /** Claims, many at once, each with its token's hash and time. */
-    markAllDispatched: (claims: Array<{ seq: number; tokenHash: string; at: string }>) => void dispatchAll(claims),
-    /** queued <-> pending moves, many at once. */
-    markWaiting: (ids: string[], state: 'queued' | 'pending') => void (ids.length > 0 && setStates(ids, state)),
-    markStarted: (id: string, state: 'starting' | 'running', at: string) => void started.run(state, at, id),
-    markFinished: (id: string, state: TerminalState, detail: string | null, recordId: string | null, at: string) =>
-      void finished.run(state, detail, recordId, at, id),
-    markAllFinished: (ids: string[], state: TerminalState, detail: string | null, at: string) =>
-      void (ids.length > 0 && finishAll(ids, state, detail, at)),
-    attachRecord: (id: string, recordId: string) => void attachRecord.run(recordId, id),
-    /** Runs `work`'s writes as one transaction (one commit for many jobs' moves). */
-    batch: <T>(work: () => T): T => db.transaction(work)(),
+    ...jobsQueries(engine, db, transaction),
+    batch: (work) => transaction((trx) => work(tableOver(engine, trx, (inner) => inner(trx)))),
   };
 }
 
-export type JobsTable = ReturnType<typeof jobsTable>;
+/**
+ * The queries over `db`, the store or a transaction of it; `transaction` runs writes of
+ * several statements as one (within a transaction already, it runs them in it).
+ */
+function jobsQueries(engine: Engine, db: Kysely<StoreSchema>, transaction: Transaction) {
+  // A page of jobs in flight in queue order, after a `seq`; no limit reads to the end.
+  const inFlightPage = (after: number, limit: number | undefined) => {
+    const page = db.selectFrom('jobs').where(sql<boolean>`${sql.raw(inFlight())}`).where('seq', '>', after).orderBy('seq');
+    return limit === undefined ? page : page.limit(limit);
+  };
+  // Statements of at most MAX_PARAMETERS ids each, as one transaction when there are several.
+  const byIds = async (ids: string[], write: (db: Kysely<StoreSchema>, ids: string[]) => Promise<unknown>) => {
+    if (ids.length === 0) return;
+    const parts = chunks(ids, MAX_PARAMETERS);
+    if (parts.length === 1) await write(db, ids);
+    else await transaction(async (trx) => { for (const part of parts) await write(trx, part); });
+  };
+  const dispatched = (claims: DispatchedClaim[]) =>
+    sql`UPDATE jobs SET state = CASE WHEN jobs.state IN ('queued', 'pending') THEN 'dispatched' ELSE jobs.state END,
+        token_hash = c.token_hash, dispatched_at = c.dispatched_at
+      FROM ${boundRows(engine, 'c', CLAIM_COLUMNS, claims.map((claim) => [claim.seq, claim.tokenHash, claim.at]))}
+      WHERE jobs.seq = c.seq`;
+  const finishAll = (db: Kysely<StoreSchema>, ids: string[], state: TerminalState, detail: string | null, at: string) =>
+    db.updateTable('jobs').set({ state, detail, finished_at: sql<string>`COALESCE(finished_at, ${at})` }).where('id', 'in', ids).execute();
+
+  return {
+    /** Inserts new jobs in one transaction; returns each one's `seq` (enqueue order). */
+    async insert(rows: NewJobRow[]): Promise<number[]> {
+      if (rows.length === 0) return [];
+      const values = rows.map((row) => ({
+        id: row.id, account_id: row.accountId, origin: row.origin, test_case_slug: row.testCaseSlug,
+        test_case_version: row.testCaseVersion, variant: row.variant, harness_slug: row.harnessSlug, model_id: row.modelId,
+        provider: row.provider, engine: row.engine, test_type: row.testType, gg_config_id: row.ggConfigId,
+        gg_preset: row.ggPreset, gg_models: row.ggModels ?? null, request: row.request, state: 'queued', enqueued_at: row.enqueuedAt,
+      }));
+      // By id: neither engine promises RETURNING's row order.
+      const seqs = new Map<string, number>();
+      await transaction(async (trx) => {
+        for (const part of chunks(values, Math.floor(MAX_PARAMETERS / INSERT_COLUMNS))) {
+          for (const { id, seq } of await trx.insertInto('jobs').values(part).returning(['id', 'seq']).execute()) seqs.set(id, seq);
+        }
+      });
+      return rows.map((row) => seqs.get(row.id)!);
+    },
+    get: async (id: string): Promise<JobRow | null> =>
+      ((await db.selectFrom('jobs').select(COLUMNS).where('id', '=', id).executeTakeFirst()) as JobRow | undefined) ?? null,
+    /** undefined: no such job; null: not claimed yet. */
+    tokenHash: async (id: string): Promise<string | null | undefined> =>
+      (await db.selectFrom('jobs').select('token_hash').where('id', '=', id).executeTakeFirst())?.token_hash,
+    /** Non-terminal jobs in queue order: every one, or a page of `limit` after `after` (a `seq`). */
+    inFlight: async ({ after = Number.MIN_SAFE_INTEGER, limit }: { after?: number; limit?: number } = {}): Promise<JobRow[]> =>
+      (await inFlightPage(after, limit).select(COLUMNS).execute()) as JobRow[],
+    /** A page of `limit` non-terminal jobs after `after` (a `seq`; default the first) in queue order, with only what the active list shows of them. */
+    activeList: async ({ after = Number.MIN_SAFE_INTEGER, limit }: { after?: number; limit: number }): Promise<ActiveJobRow[]> =>
+      (await inFlightPage(after, limit).select(ACTIVE_COLUMNS).execute()) as ActiveJobRow[],
+    /**
+     * Claims, many at once, in one statement. By `seq`, the row's key: the claim's hot path
+     * skips the id index, and it writes no column an index reads, so no index entry changes.
+     * Claims are written behind their answer, so a driver's report (or a cancel) may have
+     * moved the row on already: only a waiting row becomes `dispatched`; the token and time
+     * are written anyway.
+     */
+    async markAllDispatched(claims: DispatchedClaim[]): Promise<void> {
+      if (claims.length > 0) await dispatched(claims).execute(db);
+    },
+    /**
+     * `markAllDispatched`'s statement compiled, for a connection that runs no query builder
+     * (the SQLite claim writer thread prepares it on its own). The claims are bound as a fixed
+     * number of parameters, so every batch's statement has the same text.
+     */
+    dispatchedStatement: (claims: DispatchedClaim[]): { sql: string; parameters: readonly unknown[] } => {
+      const { sql, parameters } = dispatched(claims).compile(db);
+      return { sql, parameters };
+    },
+    /** queued <-> pending moves, many at once. */
+    markWaiting: (ids: string[], state: 'queued' | 'pending'): Promise<void> =>
+      byIds(ids, (db, part) => db.updateTable('jobs').set({ state, finished_at: null }).where('id', 'in', part).execute()),
+    markStarted: async (id: string, state: 'starting' | 'running', at: string): Promise<void> => {
+      await db.updateTable('jobs').set({ state, started_at: sql<string>`COALESCE(started_at, ${at})`, finished_at: null }).where('id', '=', id).execute();
+    },
+    markFinished: async (id: string, state: TerminalState, detail: string | null, recordId: string | null, at: string): Promise<void> => {
+      await db.updateTable('jobs')
+        .set({ state, detail, record_id: sql<string | null>`COALESCE(${recordId}, record_id)`, finished_at: sql<string>`COALESCE(finished_at, ${at})` })
+        .where('id', '=', id).execute();
+    },
+    markAllFinished: (ids: string[], state: TerminalState, detail: string | null, at: string): Promise<void> =>
+      byIds(ids, (db, part) => finishAll(db, part, state, detail, at)),
+    attachRecord: async (id: string, recordId: string): Promise<void> => {
+      await db.updateTable('jobs').set({ record_id: recordId }).where('id', '=', id).execute();
+    },
+  };
+}
+
+export interface JobsTable extends ReturnType<typeof jobsQueries> {
+  /**
+   * Runs `work`'s writes, made through the table it is handed, as one transaction (one
+   * commit for many jobs' moves). `work` awaits only that table's queries (see
+   * `writeTransaction`).
+   */
+  batch<T>(work: (jobs: JobsTable) => Promise<T>): Promise<T>;
+}

@@ -12,3 +12,13 @@ export function* keysetPages<Row>(read: (last: Row | undefined) => Row[], limit:
     page = read(page.at(-1));
   }
 }
+
+/** `keysetPages` over a store module's pages, which come as promises. */
+export async function* asyncKeysetPages<Row>(read: (last: Row | undefined) => Promise<Row[]>, limit: number): AsyncGenerator<Row[]> {
+  let page = await read(undefined);
+  while (page.length > 0) {
+    yield page;
+    if (page.length < limit) return;
+    page = await read(page.at(-1));
+  }
+}

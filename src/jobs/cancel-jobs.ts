@@ -7,13 +7,13 @@ import { announceWaiting, type JobsContext } from './jobs-context.js';
 export const SWEEP_STEP = 500;
 
 /** Records what one cancel script did: SQLite rows, `finished` events, released holds. A cancel raises no notification. */
-export function recordCancel(ctx: JobsContext, result: CancelResult, detail: string): void {
+export async function recordCancel(ctx: JobsContext, result: CancelResult, detail: string): Promise<void> {
   const at = new Date().toISOString();
-  ctx.jobs.markAllFinished(result.canceled.map((job) => job.id), 'canceled', detail, at);
+  await ctx.jobs.markAllFinished(result.canceled.map((job) => job.id), 'canceled', detail, at);
   for (const job of result.canceled) {
     ctx.bus.publishRun(runEventJson('finished', 'canceled', job.subjectJson, { recordId: null, detail }));
   }
-  announceWaiting(ctx, result.released, 'queued');
+  await announceWaiting(ctx, result.released, 'queued');
 }
 
 /** `POST /jobs/{id}/cancel`: atomic from any non-terminal state; 409 on a terminal job. */
@@ -25,14 +25,14 @@ export interface Canceller {
 }
 
 export async function cancelJob(ctx: JobsContext, id: string, by: Canceller) {
-  const launchedBy = ctx.jobs.get(id)?.accountId;
+  const launchedBy = (await ctx.jobs.get(id))?.accountId;
   if (launchedBy !== undefined && launchedBy !== by.id && !by.isOperator) {
     throw forbidden(`Job ${id} was launched by another account; only an operator (OPERATOR_ACCOUNTS) may cancel it.`);
   }
   const detail = `Canceled by ${by.username}.`;
   const result = await ctx.queue.cancel('any', detail, { ids: [id] });
-  recordCancel(ctx, result, detail);
-  const job = ctx.jobs.get(id);
+  await recordCancel(ctx, result, detail);
+  const job = await ctx.jobs.get(id);
   if (!job) throw notFound(`No job ${id}.`);
   if (result.canceled.length === 0) throw conflict(`Job ${id} already ${job.state}; only a job that has not finished can be canceled.`);
   return { id, state: job.state, recordId: job.recordId, detail: job.detail };
@@ -51,7 +51,7 @@ export async function cancelSweep(ctx: JobsContext, sweep: Sweep, by: string) {
   let canceled = 0;
   const run = async (scope: CancelScope, source: { ids: string[] } | { popWait: number }) => {
     const result = await ctx.queue.cancel(scope, detail, source);
-    recordCancel(ctx, result, detail);
+    await recordCancel(ctx, result, detail);
     canceled += result.canceled.length;
     return result;
   };

@@ -3,7 +3,7 @@ import { mintJobToken } from './mint-job-token.js';
 
 /**
  * `POST /jobs/next`: one Redis script claims the oldest claimable job (holding capped and
- * jammed ones on the way) and stores the per-job token's hash with it; the SQLite copy is
+ * jammed ones on the way) and stores the per-job token's hash with it; the store's copy is
  * written behind the answer, batched with the claims around it. Answers the claimed job as
  * JSON text spliced around the stored launch body, which is never re-parsed; null when
  * nothing is claimable.
@@ -13,7 +13,7 @@ export async function claimNextJob(ctx: JobsContext): Promise<string | null> {
   const tokenHash = sha256Hex(jobToken);
   const { claimed, held } = await ctx.queue.claim(tokenHash);
   // The script published the holds' and the claim's run events with the moves themselves.
-  announceWaiting(ctx, held, 'pending', true);
+  await announceWaiting(ctx, held, 'pending', true);
   if (!claimed) return null;
   ctx.dispatches.record(claimed.id, claimed.seq, tokenHash);
   const origin = claimed.origin === null ? 'null' : JSON.stringify(claimed.origin);

@@ -1,8 +1,13 @@
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
+import { CompiledQuery } from 'kysely';
+import type { BackendStore } from '../db/dialect.js';
+import { jobsTable } from '../db/jobs-table.js';
 import type { Database } from '../db/open-database.js';
+import type { DispatchWriterInput } from '../workers/dispatch-writer.js';
 import { workerFile } from '../workers/worker-file.js';
+import { claimBatchWriter, STOP_WRITER, type DispatchBatch, type DispatchWriterReply } from './claim-batch-writer.js';
 
 /**
  * Claims wait at most this long (ms) to be handed to the writer, so one commit carries many
@@ -27,7 +32,7 @@ const RESTART_MS = 1000;
  */
 const MAX_UNWRITTEN = 100_000;
 
-/** A claim Redis decided, waiting for its SQLite row to be written. */
+/** A claim Redis decided, waiting for its row to be written. */
 export interface PendingDispatch {
   seq: number;
   tokenHash: string;
@@ -35,23 +40,18 @@ export interface PendingDispatch {
   atMs: number;
 }
 
-export interface DispatchWriterInput {
-  file: string;
-}
-export interface DispatchBatch {
-  batch: number;
-  claims: PendingDispatch[];
-}
 /**
- * What the writer answers: a batch written (`resumed` on the first one after a refusal), or
- * that the store started refusing writes (once, with the first error, until one goes through).
+ * Where a recorder's batches go: the SQLite writer thread, or PostgreSQL over the store's
+ * pool from this thread (its writes wait on the network, not on this thread).
  */
-export type DispatchWriterReply = { batch: number; resumed?: true } | { refused: string };
-/** Tells the writer thread to close its connection and end once its current write returns. */
-export const STOP_WRITER = 'stop';
+interface ClaimWriter {
+  post(batch: DispatchBatch): void;
+  /** Ends the writer once its current write returns (bounded by CLOSE_WAIT_MS). */
+  stop(): Promise<void>;
+}
 
 export interface DispatchRecorder {
-  /** Queues a claim's SQLite write; the claim answers without waiting for it. */
+  /** Queues a claim's store write; the claim answers without waiting for it. */
   record(jobId: string, seq: number, tokenHash: string): void;
   /** The token hash of a claim this process made whose row is not written yet. */
   pendingTokenHash(jobId: string): string | undefined;
@@ -61,17 +61,18 @@ export interface DispatchRecorder {
    * read, never holds it.
    */
   settled(withinMs?: number): Promise<boolean>;
-  /** Writes what is left, then stops the writer thread. */
+  /** Writes what is left, then stops the writer. */
   close(): Promise<void>;
 }
 
 /**
- * Copies claims to SQLite behind the claim's answer, on a thread of its own. Redis decides
- * a claim (its run state holds `dispatched` and the token's hash before the script returns),
- * so the row is a copy, as for every other transition; batching claims for up to FLUSH_MS
- * lets one commit carry many, and the writer thread
- * (src/workers/dispatch-writer.ts) takes the commit, and the log checkpoints, off the thread
- * that answers dispatchers. Until its row is written, `pendingTokenHash` answers for a claim
+ * Copies claims to the store behind the claim's answer. Redis decides a claim (its run state
+ * holds `dispatched` and the token's hash before the script returns), so the row is a copy,
+ * as for every other transition; batching claims for up to FLUSH_MS lets one statement and
+ * one commit carry many. On SQLite the writer thread (src/workers/dispatch-writer.ts) takes
+ * the commit, and the log checkpoints, off the thread that answers dispatchers, over a
+ * second connection to `db`, the store's file; on PostgreSQL the batches go over the store's
+ * own pool (`db` is not used). Until its row is written, `pendingTokenHash` answers for a claim
  * (a driver that reports at once is not refused); a process that dies first leaves the claim
  * in Redis, from where boot's reconcile copies it (src/jobs/reconcile-jobs.ts). The writer
  * retries a refused write with backoff, and `onError` and `onResumed` hear once each when the
@@ -81,9 +82,10 @@ export interface DispatchRecorder {
  * store takes writes again.
  */
 export function dispatchRecorder(
-  db: Database,
+  store: BackendStore,
+  db: Database | undefined,
   onError: (error: unknown) => void,
-  /** Sees each writer thread as it starts (tests stop one to see it replaced). */
+  /** Sees each SQLite writer thread as it starts (tests stop one to see it replaced). */
   onWriter?: (writer: Worker) => void,
   options: {
     /** Default MAX_UNWRITTEN. */
@@ -100,8 +102,8 @@ export function dispatchRecorder(
   const maxUnwritten = options.maxUnwritten ?? MAX_UNWRITTEN;
   /** Claims left to Redis since the store last took a write. */
   let dropped = 0;
-  if (db.memory) throw new Error('Claims are written by a second connection, which an in-memory store cannot have.');
-  const file = db.name;
+  const jobs = jobsTable(store);
+  const engineName = store.engine === 'sqlite' ? 'SQLite' : 'PostgreSQL';
   /** Every claim not yet acknowledged as written, by job id. */
   const unwritten = new Map<string, PendingDispatch>();
   let queued: Array<[string, PendingDispatch]> = [];
@@ -111,40 +113,78 @@ export function dispatchRecorder(
   let timer: NodeJS.Timeout | null = null;
   let waiters: Array<{ upTo: number; done: () => void }> = [];
   let closing = false;
-  let writer = startWriter();
-  // The writer thread checkpoints the log; this connection's commits stop doing it inline.
-  const autocheckpoint = db.pragma('wal_autocheckpoint', { simple: true }) as number;
-  db.pragma('wal_autocheckpoint = 0');
+  const writer = store.engine === 'sqlite' ? sqliteWriter() : postgresWriter();
 
-  function startWriter(): Worker {
-    const worker = new Worker(workerFile('dispatch-writer'), { workerData: { file } satisfies DispatchWriterInput });
-    worker.unref();
-    worker.on('message', (message: DispatchWriterReply) => {
-      if ('refused' in message) return onError(new Error(`SQLite refuses claim writes (${message.refused}); retrying with backoff until it takes them`));
-      const { batch, resumed } = message;
-      if (resumed) options.onResumed?.();
-      for (const [id, claim] of sent.get(batch) ?? []) if (unwritten.get(id) === claim) unwritten.delete(id);
-      sent.delete(batch);
-      if (dropped > 0) {
-        options.onDropped?.(dropped);
-        dropped = 0;
-      }
-      const oldest = oldestSent();
-      const done = waiters.filter((waiter) => waiter.upTo < oldest);
-      waiters = waiters.filter((waiter) => waiter.upTo >= oldest);
-      for (const waiter of done) waiter.done();
-    });
-    worker.on('error', onError);
-    onWriter?.(worker);
-    worker.on('exit', () => {
-      if (closing) return;
-      setTimeout(() => {
+  function heard(message: DispatchWriterReply): void {
+    if ('refused' in message) return onError(new Error(`${engineName} refuses claim writes (${message.refused}); retrying with backoff until it takes them`));
+    const { batch, resumed } = message;
+    if (resumed) options.onResumed?.();
+    for (const [id, claim] of sent.get(batch) ?? []) if (unwritten.get(id) === claim) unwritten.delete(id);
+    sent.delete(batch);
+    if (dropped > 0) {
+      options.onDropped?.(dropped);
+      dropped = 0;
+    }
+    const oldest = oldestSent();
+    const done = waiters.filter((waiter) => waiter.upTo < oldest);
+    waiters = waiters.filter((waiter) => waiter.upTo >= oldest);
+    for (const waiter of done) waiter.done();
+  }
+
+  /** A batch as the statement that writes it, the claims' times formatted as every stored time. */
+  function statementOf(batch: number, claims: Array<[string, PendingDispatch]>): DispatchBatch {
+    const rows = claims.map(([, { seq, tokenHash, atMs }]) => ({ seq, tokenHash, at: new Date(atMs).toISOString() }));
+    return { batch, ...jobs.dispatchedStatement(rows) };
+  }
+
+  function sqliteWriter(): ClaimWriter {
+    if (!db || db.memory) throw new Error('Claims are written by a second connection to the store\'s file, which an in-memory store cannot have.');
+    const file = db.name;
+    // The writer thread checkpoints the log; this connection's commits stop doing it inline.
+    const autocheckpoint = db.pragma('wal_autocheckpoint', { simple: true }) as number;
+    db.pragma('wal_autocheckpoint = 0');
+    let thread = startThread();
+
+    function startThread(): Worker {
+      const worker = new Worker(workerFile('dispatch-writer'), { workerData: { file } satisfies DispatchWriterInput });
+      worker.unref();
+      worker.on('message', heard);
+      worker.on('error', onError);
+      onWriter?.(worker);
+      worker.on('exit', () => {
         if (closing) return;
-        writer = startWriter();
-        for (const [batch, claims] of sent) writer.postMessage({ batch, claims: claims.map(([, claim]) => claim) } satisfies DispatchBatch);
-      }, RESTART_MS);
-    });
-    return worker;
+        setTimeout(() => {
+          if (closing) return;
+          thread = startThread();
+          for (const [batch, claims] of sent) thread.postMessage(statementOf(batch, claims));
+        }, RESTART_MS);
+      });
+      return worker;
+    }
+
+    return {
+      post: (batch) => thread.postMessage(batch),
+      async stop() {
+        // A writer that died meanwhile (threadId -1) has nothing to stop.
+        if (thread.threadId !== -1) {
+          const ended = once(thread, 'exit');
+          thread.postMessage(STOP_WRITER);
+          // A write waiting on a lock returns within the busy timeout; past the bound, end it anyway.
+          if (!(await Promise.race([ended.then(() => true), sleep(CLOSE_WAIT_MS, false, { ref: false })]))) await thread.terminate();
+        }
+        if (db.open) db.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
+      },
+    };
+  }
+
+  // One statement per batch over the pool: a store that is down fails the write, which is
+  // tried again with backoff until the pool reaches it once more.
+  function postgresWriter(): ClaimWriter {
+    const loop = claimBatchWriter(({ sql, parameters }) => store.db.executeQuery(CompiledQuery.raw(sql, [...parameters])), heard);
+    return {
+      post: (batch) => loop.add(batch),
+      stop: async () => void (await Promise.race([loop.stop(), sleep(CLOSE_WAIT_MS, undefined, { ref: false })])),
+    };
   }
 
   /**
@@ -163,7 +203,7 @@ export function dispatchRecorder(
     if (queued.length === 0) return nextBatch - 1;
     const batch = nextBatch++;
     sent.set(batch, queued);
-    writer.postMessage({ batch, claims: queued.map(([, claim]) => claim) } satisfies DispatchBatch);
+    writer.post(statementOf(batch, queued));
     queued = [];
     return batch;
   }
@@ -181,7 +221,7 @@ export function dispatchRecorder(
   return {
     record(jobId, seq, tokenHash) {
       if (unwritten.size >= maxUnwritten) {
-        if (dropped === 0) onError(new Error(`${unwritten.size} claims wait to be written to SQLite; later ones are left to Redis until the store takes writes again`));
+        if (dropped === 0) onError(new Error(`${unwritten.size} claims wait to be written to ${engineName}; later ones are left to Redis until the store takes writes again`));
         dropped += 1;
         return;
       }
@@ -196,16 +236,9 @@ export function dispatchRecorder(
     async close() {
       // A store that stays unwritable must not hold shutdown: what is left is in Redis, and
       // the next boot's reconcile copies it.
-      if (!(await settled(CLOSE_WAIT_MS))) onError(new Error(`claims not written to SQLite within ${CLOSE_WAIT_MS / 1000} s of shutdown; the next boot copies them from Redis`));
+      if (!(await settled(CLOSE_WAIT_MS))) onError(new Error(`claims not written to ${engineName} within ${CLOSE_WAIT_MS / 1000} s of shutdown; the next boot copies them from Redis`));
       closing = true;
-      // A writer that died meanwhile (threadId -1) has nothing to stop.
-      if (writer.threadId !== -1) {
-        const ended = once(writer, 'exit');
-        writer.postMessage(STOP_WRITER);
-        // A write waiting on a lock returns within the busy timeout; past the bound, end it anyway.
-        if (!(await Promise.race([ended.then(() => true), sleep(CLOSE_WAIT_MS, false, { ref: false })]))) await writer.terminate();
-      }
-      if (db.open) db.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
+      await writer.stop();
     },
   };
 }

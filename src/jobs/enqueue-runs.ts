@@ -111,7 +111,7 @@ export async function prepareLaunch(
   const request: LaunchBodyT & { ggSlotModels?: Record<string, string> } = { ...body };
   let gg: GgLaunch | null = null;
   if (body.harness === 'gg') {
-    gg = resolvedGg ?? resolveGg(ctx, accountId, body);
+    gg = resolvedGg ?? (await resolveGg(ctx, accountId, body));
     request.ggCapabilitySet = gg.capabilitySet;
     if (Object.keys(gg.slotModels).length > 0) request.ggSlotModels = gg.slotModels;
   } else if (body.presetId || body.ggCapabilitySet) {
@@ -171,7 +171,7 @@ export async function enqueuePrepared(ctx: JobsContext, launches: PreparedLaunch
  */
 async function queuePrepared(ctx: JobsContext, launches: PreparedLaunch[], origin: string | null): Promise<{ ids: string[]; failed: Set<string>; error?: unknown }> {
   if (launches.length === 0) return { ids: [], failed: new Set() };
-  const seqs = ctx.jobs.insert(launches.map((launch) => launch.row));
+  const seqs = await ctx.jobs.insert(launches.map((launch) => launch.row));
   const runs: QueuedRun[] = launches.map(({ row, jam, request, maxRuntimeSeconds }, i) => ({
     id: row.id,
     seq: seqs[i]!,
@@ -186,11 +186,11 @@ async function queuePrepared(ctx: JobsContext, launches: PreparedLaunch[], origi
   const { held, absent, error } = await addReadingBack(ctx, runs);
   if (absent.length > 0) {
     const detail = 'The job could not be queued.';
-    ctx.jobs.markAllFinished(absent.map((run) => run.id), 'failed', detail, new Date().toISOString());
+    await ctx.jobs.markAllFinished(absent.map((run) => run.id), 'failed', detail, new Date().toISOString());
     for (const run of absent) ctx.bus.publishRun(runEventJson('finished', 'failed', run.subjectJson, { recordId: null, detail }));
   }
   // Jobs whose harness is at its cap (or whose game jam is in play) wait from the start.
-  announceWaiting(ctx, held, 'pending');
+  await announceWaiting(ctx, held, 'pending');
   return { ids: runs.map((run) => run.id), failed: new Set(absent.map((run) => run.id)), error };
 }
 
@@ -244,9 +244,9 @@ async function addReadingBack(ctx: JobsContext, runs: QueuedRun[]): Promise<{ he
  * set. The launch names its listed model itself; the models the set binds (and the preset's
  * slotModels over them) are bound too, so the model rule sees each of them.
  */
-function resolveGg(ctx: JobsContext, accountId: string, body: LaunchBodyT): GgLaunch {
+async function resolveGg(ctx: JobsContext, accountId: string, body: LaunchBodyT): Promise<GgLaunch> {
   if (body.presetId) {
-    const config = ctx.ggConfigs.get(accountId, body.presetId);
+    const config = await ctx.ggConfigs.get(accountId, body.presetId);
     if (!config) throw badRequest(`presetId "${body.presetId}" names no gg configuration of this account.`);
     const slotModels = bindGgModels(config.capabilitySet, config.slotModels, { listedModel: true });
     return { configId: config.id, preset: config.name, capabilitySet: config.capabilitySet, slotModels };

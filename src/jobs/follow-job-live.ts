@@ -64,7 +64,7 @@ export async function followJobLive(ctx: JobsContext, redis: Redis, tail: Stream
     }
     while (outcome === 'more' && !signal.aborted) {
       // A job that finished whose backlog expired has no end marker left to wait for.
-      const job = ctx.jobs.get(id);
+      const job = await ctx.jobs.get(id);
       if (!job || isTerminal(job.state)) {
         const count = nextPageSize(seen, seenBytes);
         const rest = (await redis.xrange(key, `(${cursor}`, '+', 'COUNT', count)) as StreamEntry[];

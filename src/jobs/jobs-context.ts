@@ -24,14 +24,14 @@ export interface JobsContext {
   catalog: LaunchCatalog;
   models: LaunchModels;
   records: RunRecordSink;
-  /** Copies claims to SQLite behind their answers (see dispatch-recorder.ts). */
+  /** Copies claims to the store behind their answers (see dispatch-recorder.ts). */
   dispatches: DispatchRecorder;
   log: JobsLog;
 }
 
 export const sha256Hex = (text: string) => hash('sha256', text, 'hex');
 
-/** What copies a script's decisions to SQLite and announces them; a background worker builds one too. */
+/** What copies a script's decisions to the store and announces them; a background worker builds one too. */
 export interface JobsRecorder {
   jobs: JobsTable;
   bus: Pick<ConsoleEventBus, 'publishRun' | 'publishNotification'>;
@@ -41,26 +41,26 @@ export interface JobsRecorder {
  * Records queued <-> pending moves a script made and announces each as `state-changed`
  * (unless the script published them itself, as the claim script does).
  */
-export function announceWaiting(ctx: JobsRecorder, moved: MovedJob[], state: 'queued' | 'pending', published = false): void {
+export async function announceWaiting(ctx: JobsRecorder, moved: MovedJob[], state: 'queued' | 'pending', published = false): Promise<void> {
   if (moved.length === 0) return;
-  ctx.jobs.markWaiting(moved.map((job) => job.id), state);
+  await ctx.jobs.markWaiting(moved.map((job) => job.id), state);
   if (!published) for (const job of moved) ctx.bus.publishRun(runEventJson('state-changed', state, job.subjectJson));
 }
 
 /**
- * Records a job a script ended (succeeded or failed from an active state): the SQLite row,
+ * Records a job a script ended (succeeded or failed from an active state): the store's row,
  * the `finished` run event, the held jobs its slots released, and the completion notification.
  */
-export function recordFinished(
+export async function recordFinished(
   ctx: JobsRecorder,
   job: MovedJob & { state: 'succeeded' | 'failed'; detail: string | null; recordId: string | null },
   released: MovedJob[],
   now: string,
-): void {
+): Promise<void> {
   const { id, state, detail, recordId } = job;
-  ctx.jobs.markFinished(id, state, detail, recordId, now);
+  await ctx.jobs.markFinished(id, state, detail, recordId, now);
   ctx.bus.publishRun(runEventJson('finished', state, job.subjectJson, { recordId, detail }));
-  announceWaiting(ctx, released, 'queued');
-  const row = ctx.jobs.get(id);
+  await announceWaiting(ctx, released, 'queued');
+  const row = await ctx.jobs.get(id);
   if (row) ctx.bus.publishNotification(runCompletedNotification(row, state, recordId, detail));
 }

@@ -11,7 +11,7 @@ export async function launchGgRun(ctx: JobsContext, accountId: string, body: GgR
   }
   let gg: GgLaunch;
   if (body.presetId) {
-    const config = ctx.ggConfigs.get(accountId, body.presetId);
+    const config = await ctx.ggConfigs.get(accountId, body.presetId);
     if (!config) throw badRequest(`presetId "${body.presetId}" names no gg configuration of this account.`);
     // The launch's slotModels replace the saved ones by name; both replace the set's own bindings.
     const slotModels = bindGgModels(config.capabilitySet, { ...config.slotModels, ...body.slotModels });

@@ -1,5 +1,5 @@
-import type { JobRow } from '../db/jobs-table.js';
-import { keysetPages } from '../db/keyset-pages.js';
+import type { DispatchedClaim, JobRow, JobsTable } from '../db/jobs-table.js';
+import { asyncKeysetPages } from '../db/keyset-pages.js';
 import { runSubjectJson } from '../events/run-events.js';
 import { isTerminal, type JobState, type QueuedRun } from '../queue/run-queue.js';
 import { MINUTE } from '../time.js';
@@ -48,11 +48,11 @@ export interface ReconcileReport {
 export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConfigTable, options: ReconcileOptions): Promise<ReconcileReport> {
   const settledBefore = options.exclusive ? Infinity : Date.now() - (options.graceMs ?? MINUTE);
   const settled = (row: JobRow) => Date.parse(row.enqueuedAt) < settledBefore;
-  const stored = harnessConfig.rows();
+  const stored = await harnessConfig.rows();
   await ctx.queue.resetCapRevisionsAbove(Math.max(0, ...stored.map((row) => row.revision)));
   const known = new Set(stored.map((row) => row.slug));
-  for (const slug of (await ctx.queue.caps()).keys()) if (!known.has(slug)) announceWaiting(ctx, await ctx.queue.setCap(slug, null, null), 'queued');
-  for (const row of stored) announceWaiting(ctx, await ctx.queue.setCap(row.slug, row.maxParallelism, row.revision), 'queued');
+  for (const slug of (await ctx.queue.caps()).keys()) if (!known.has(slug)) await announceWaiting(ctx, await ctx.queue.setCap(slug, null, null), 'queued');
+  for (const row of stored) await announceWaiting(ctx, await ctx.queue.setCap(row.slug, row.maxParallelism, row.revision), 'queued');
 
   const report: ReconcileReport = { updated: 0, requeued: 0, lost: 0, firstTooYoung: null, lastSeq: options.afterSeq ?? 0 };
   let checked = 0;
@@ -61,10 +61,12 @@ export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConf
   // A page of in-flight rows at a time, each after the last of the one before: a queue of a
   // million jobs read at once (launch bodies included) could take more memory than the
   // process has, and a boot that dies of it never comes back.
-  for (const chunk of keysetPages<JobRow>((last) => ctx.jobs.inFlight({ after: last?.seq ?? options.afterSeq, limit: CHUNK }), CHUNK)) {
+  for await (const chunk of asyncKeysetPages<JobRow>((last) => ctx.jobs.inFlight({ after: last?.seq ?? options.afterSeq, limit: CHUNK }), CHUNK)) {
     const states = await ctx.queue.states(chunk.map((row) => row.id));
     const requeue: QueuedRun[] = [];
     const lost: string[] = [];
+    const claims: DispatchedClaim[] = [];
+    const copies: Array<[JobRow, JobState, string | null, string | null]> = [];
     chunk.forEach((row, j) => {
       const redis = states[j];
       // An orphan already left the wait list without state: whatever its age, only this repairs it.
@@ -82,16 +84,19 @@ export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConf
       const unwrittenClaim = redis.tokenHash !== null && !row.tokenHash;
       if (unwrittenClaim) {
         const at = redis.dispatchedAtMs === null ? now : new Date(redis.dispatchedAtMs).toISOString();
-        ctx.jobs.markAllDispatched([{ seq: row.seq, tokenHash: redis.tokenHash!, at }]);
+        claims.push({ seq: row.seq, tokenHash: redis.tokenHash!, at });
       }
       if (unwrittenClaim || redis.state !== row.state) report.updated += 1;
       if (redis.state === row.state || redis.state === 'dispatched') return;
-      copyState(ctx, row, redis.state, redis.detail || null, redis.recordId || null, now);
+      copies.push([row, redis.state, redis.detail || null, redis.recordId || null]);
     });
+    // The page's copies in one statement for its claims, and one commit for its moves.
+    await ctx.jobs.markAllDispatched(claims);
+    if (copies.length > 0) await ctx.jobs.batch(async (jobs) => { for (const copy of copies) await copyState(jobs, ...copy, now); });
     const held = await ctx.queue.add(requeue);
-    ctx.jobs.markWaiting(requeue.map((run) => run.id), 'queued');
-    announceWaiting(ctx, held, 'pending');
-    ctx.jobs.markAllFinished(lost, 'failed', LOST_FROM_REDIS, now);
+    await ctx.jobs.markWaiting(requeue.map((run) => run.id), 'queued');
+    await announceWaiting(ctx, held, 'pending');
+    await ctx.jobs.markAllFinished(lost, 'failed', LOST_FROM_REDIS, now);
     report.requeued += requeue.length;
     report.lost += lost.length;
     report.lastSeq = chunk.at(-1)!.seq;
@@ -114,7 +119,7 @@ export async function queueStrandedJobs(ctx: JobsContext, options: { afterSeq: n
   let nextAfterSeq = options.afterSeq;
   let young = false;
   let requeued = 0;
-  for (const chunk of keysetPages<JobRow>((last) => ctx.jobs.inFlight({ after: last?.seq ?? options.afterSeq, limit: CHUNK }), CHUNK)) {
+  for await (const chunk of asyncKeysetPages<JobRow>((last) => ctx.jobs.inFlight({ after: last?.seq ?? options.afterSeq, limit: CHUNK }), CHUNK)) {
     const states = await ctx.queue.states(chunk.map((row) => row.id));
     const stranded: QueuedRun[] = [];
     chunk.forEach((row, j) => {
@@ -126,16 +131,16 @@ export async function queueStrandedJobs(ctx: JobsContext, options: { afterSeq: n
       if (!young) nextAfterSeq = row.seq;
     });
     // Only the add that queued a job answers it held, so two passes never both announce it.
-    announceWaiting(ctx, await ctx.queue.add(stranded), 'pending');
+    await announceWaiting(ctx, await ctx.queue.add(stranded), 'pending');
     requeued += stranded.length;
   }
   return { requeued, nextAfterSeq };
 }
 
-function copyState(ctx: JobsContext, row: JobRow, state: JobState, detail: string | null, recordId: string | null, now: string): void {
-  if (isTerminal(state)) ctx.jobs.markFinished(row.id, state, detail, recordId, now);
-  else if (state === 'queued' || state === 'pending') ctx.jobs.markWaiting([row.id], state);
-  else if (state === 'starting' || state === 'running') ctx.jobs.markStarted(row.id, state, now);
+async function copyState(jobs: JobsTable, row: JobRow, state: JobState, detail: string | null, recordId: string | null, now: string): Promise<void> {
+  if (isTerminal(state)) await jobs.markFinished(row.id, state, detail, recordId, now);
+  else if (state === 'queued' || state === 'pending') await jobs.markWaiting([row.id], state);
+  else if (state === 'starting' || state === 'running') await jobs.markStarted(row.id, state, now);
 }
 
 function queuedRun(ctx: JobsContext, row: JobRow): QueuedRun {
@@ -165,11 +170,13 @@ export async function reapOrphanedJobs(ctx: JobsContext, onProgress?: (reaped: n
     const chunk = ids.slice(i, i + REAP_AT_ONCE);
     const results = await Promise.all(chunk.map((id) => ctx.queue.report(id, 'failed', { detail: REAPED })));
     const now = new Date().toISOString();
-    ctx.jobs.batch(() => chunk.forEach((id, j) => {
-      const { outcome, subjectJson, released } = results[j]!;
-      // Anything else (the job ended meanwhile) has its record already.
-      if (outcome === 'applied') recordFinished(ctx, { id, state: 'failed', detail: REAPED, recordId: null, subjectJson }, released, now);
-    }));
+    await ctx.jobs.batch(async (jobs) => {
+      for (const [j, id] of chunk.entries()) {
+        const { outcome, subjectJson, released } = results[j]!;
+        // Anything else (the job ended meanwhile) has its record already.
+        if (outcome === 'applied') await recordFinished({ ...ctx, jobs }, { id, state: 'failed', detail: REAPED, recordId: null, subjectJson }, released, now);
+      }
+    });
     if ((i + REAP_AT_ONCE) % 1000 === 0) onProgress?.(i + REAP_AT_ONCE, ids.length);
   }
   return ids.length;

@@ -9,7 +9,7 @@ import type { JobsContext } from './jobs-context.js';
  * finished are discarded.
  */
 export async function relayJobEvents(ctx: JobsContext, id: string, events: unknown[]): Promise<void> {
-  const job = ctx.jobs.get(id);
+  const job = await ctx.jobs.get(id);
   if (!job || isTerminal(job.state)) return;
   const lines = events.map((event) => JSON.stringify(event));
   lines.forEach((line, index) => {

@@ -7,7 +7,7 @@ import { storedEvents } from './relay-job-events.js';
 
 /**
  * `POST /jobs/{id}/status` (the driver, with its per-job token): applies the transition
- * table. The Redis script decides atomically; this records the decision in SQLite, hands a
+ * table. The Redis script decides atomically; this records the decision in the store, hands a
  * record to the record store, and announces the transition.
  */
 export async function reportJobStatus(ctx: JobsContext, id: string, update: StatusUpdateT): Promise<void> {
@@ -31,20 +31,20 @@ export async function reportJobStatus(ctx: JobsContext, id: string, update: Stat
   switch (result.outcome) {
     case 'applied': {
       if (state === 'starting' || state === 'running') {
-        ctx.jobs.markStarted(id, state, now);
+        await ctx.jobs.markStarted(id, state, now);
         ctx.bus.publishRun(runEventJson('state-changed', state, result.subjectJson));
         return;
       }
       if (state === 'canceled') return; // a `canceled` report only ever attaches
-      recordFinished(ctx, { id, state, detail, recordId, subjectJson: result.subjectJson }, result.released, now);
+      await recordFinished(ctx, { id, state, detail, recordId, subjectJson: result.subjectJson }, result.released, now);
       return;
     }
     case 'same':
       // A retried terminal report whose first attempt stored nothing attaches its record now.
-      if (recordId && !ctx.jobs.get(id)?.recordId) ctx.jobs.attachRecord(id, recordId);
+      if (recordId && !(await ctx.jobs.get(id))?.recordId) await ctx.jobs.attachRecord(id, recordId);
       return;
     case 'attached':
-      if (recordId) ctx.jobs.attachRecord(id, recordId);
+      if (recordId) await ctx.jobs.attachRecord(id, recordId);
       return;
     case 'discarded':
       return;
@@ -57,7 +57,7 @@ export async function reportJobStatus(ctx: JobsContext, id: string, update: Stat
     case 'not-canceled':
       throw conflict(`Job ${id} is ${result.previous}, not canceled; only a canceled job takes a canceled status.`);
     case 'missing': {
-      const job = ctx.jobs.get(id);
+      const job = await ctx.jobs.get(id);
       if (!job) throw notFound(`No job ${id}.`);
       if (job.state === 'canceled' && state !== 'canceled') return;
       throw conflict(`Job ${id} already ${job.state}.`);

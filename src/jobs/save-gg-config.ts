@@ -9,12 +9,12 @@ import type { JobsContext } from './jobs-context.js';
  * `slotModels` are kept as written: they override the set's own bindings at launch.
  * The update answers null when the account holds no such configuration.
  */
-export function createGgConfig(ctx: JobsContext, accountId: string, body: GgConfigBodyT): GgConfig {
+export function createGgConfig(ctx: JobsContext, accountId: string, body: GgConfigBodyT): Promise<GgConfig> {
   return ctx.ggConfigs.create(accountId, launchable(body));
 }
 
-export function updateGgConfig(ctx: JobsContext, accountId: string, id: string, body: GgConfigBodyT): GgConfig | null {
-  if (!ctx.ggConfigs.get(accountId, id)) return null;
+export async function updateGgConfig(ctx: JobsContext, accountId: string, id: string, body: GgConfigBodyT): Promise<GgConfig | null> {
+  if (!(await ctx.ggConfigs.get(accountId, id))) return null;
   return ctx.ggConfigs.update(accountId, id, launchable(body));
 }
 

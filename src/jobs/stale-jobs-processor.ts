@@ -1,5 +1,6 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
 import { Redis } from 'ioredis';
+import { sqliteStore } from '../db/dialect.js';
 import { jobsTable } from '../db/jobs-table.js';
 import { encodeNotification, encodeRunEvent } from '../events/console-event-bus.js';
 import type { BackgroundProcessor } from '../queue/background-workers.js';
@@ -38,7 +39,7 @@ export const staleJobsProcessor: BackgroundProcessor = {
     const publish = (message: string) =>
       void redis.publish(queue.keys.consoleChannel, message).catch((error: unknown) => log.warn({ err: error }, 'stale-job sweep: console event not published'));
     const ctx = {
-      jobs: jobsTable(db),
+      jobs: jobsTable(sqliteStore(db)),
       queue,
       bus: { publishRun: (json: string) => publish(encodeRunEvent(json)), publishNotification: (notification: object) => publish(encodeNotification(notification)) },
     };

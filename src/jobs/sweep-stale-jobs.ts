@@ -28,8 +28,10 @@ export async function sweepStaleJobs(ctx: JobsRecorder & { queue: RunQueue }, li
   for (let skip = 0; ;) {
     const { failed, released, last, kept } = await ctx.queue.sweepStale(options, skip);
     const now = new Date().toISOString();
-    ctx.jobs.batch(() => failed.forEach((job) => recordFinished(ctx, { ...job, state: 'failed', recordId: null }, [], now)));
-    announceWaiting(ctx, released, 'queued');
+    await ctx.jobs.batch(async (jobs) => {
+      for (const job of failed) await recordFinished({ ...ctx, jobs }, { ...job, state: 'failed', recordId: null }, [], now);
+    });
+    await announceWaiting(ctx, released, 'queued');
     failedCount += failed.length;
     if (last) return failedCount;
     skip = kept;

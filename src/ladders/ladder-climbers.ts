@@ -18,7 +18,7 @@ export interface Climber {
  * climber key steering and verdicts are stored against.
  */
 export async function ladderClimbers(ctx: LadderContext, ladder: Ladder): Promise<Climber[]> {
-  const configs = ggConfigLookup(ctx.coverage.jobs, ladder.accountId);
+  const configs = await ggConfigLookup(ctx.coverage.jobs, ladder.accountId);
   const [groups, steering] = await Promise.all([ctx.coverage.groups.byIds(ladder.accountId, ladder.comboGroupIds), ctx.climbers.byKey(ladder.id)]);
   const members = ladder.comboGroupIds.flatMap((id) => {
     const group = groups.get(id);

@@ -43,7 +43,7 @@ export async function readDeclaration(
   ctx: LadderContext, accountId: string, body: LadderBodyT, current: Ladder | null,
 ): Promise<{ declaration: LadderDeclaration; rungs: RungInput[] }> {
   const { coverage } = ctx;
-  const configs = ggConfigLookup(coverage.jobs, accountId);
+  const configs = await ggConfigLookup(coverage.jobs, accountId);
   const currentIds = new Set(current?.rungs.map((rung) => rung.id) ?? []);
   const seen = new Set<string>();
   const rungs: RungInput[] = [];

@@ -20,8 +20,8 @@ export async function requireLadder(ctx: LadderContext, accountId: string, id: s
 export const scheduleView = ({ outerAxis, paused, autoTopUp, bufferTarget }: Ladder) => ({ outerAxis, paused, autoTopUp, bufferTarget });
 
 /** The ladder as read: declaration and schedule flattened, gg members named and given their root model. */
-export function ladderView(ctx: LadderContext, ladder: Ladder) {
-  const configs = ggConfigLookup(ctx.coverage.jobs, ladder.accountId);
+export async function ladderView(ctx: LadderContext, ladder: Ladder) {
+  const configs = await ggConfigLookup(ctx.coverage.jobs, ladder.accountId);
   return {
     id: ladder.id,
     name: ladder.name,
@@ -35,7 +35,8 @@ export function ladderView(ctx: LadderContext, ladder: Ladder) {
   };
 }
 
-export const listLadders = async (ctx: LadderContext, accountId: string) => (await ctx.ladders.list(accountId)).map((ladder) => ladderView(ctx, ladder));
+export const listLadders = async (ctx: LadderContext, accountId: string) =>
+  Promise.all((await ctx.ladders.list(accountId)).map((ladder) => ladderView(ctx, ladder)));
 
 export async function createLadder(ctx: LadderContext, accountId: string, body: LadderBodyT) {
   const { declaration, rungs } = await readDeclaration(ctx, accountId, body, null);
@@ -99,7 +100,7 @@ export async function climberKeyOf(ctx: LadderContext, ladder: Ladder, body: Cli
   const { key: given, combination: nested, ...flattened } = body;
   let key = given;
   if (key === undefined) {
-    const configs = ggConfigLookup(ctx.coverage.jobs, ladder.accountId);
+    const configs = await ggConfigLookup(ctx.coverage.jobs, ladder.accountId);
     const written = nested ?? flattened;
     const field = nested ? 'body.combination' : 'body';
     key = resolveCombination(checkCombination(written, (rowId) => configs(rowId) !== null, field), configs).key;

@@ -44,7 +44,7 @@ export function deploymentStatus(app: FastifyInstance): () => Promise<Status> {
       version: CONTRACT_VERSION,
       catalog: { versions: await app.catalog.index.count(), catalogVersion: await meta.get('catalog_version') },
       jobs,
-      harnesses: listHarnessConfig(app.harnessConfig).harnesses.map((entry) => ({
+      harnesses: (await listHarnessConfig(app.harnessConfig)).harnesses.map((entry) => ({
         slug: entry.slug,
         maxParallelism: entry.maxParallelism,
         jobs: byHarness.get(entry.slug) ?? zeroCounts(),

@@ -71,7 +71,7 @@ export function showcaseUploads(deps: ShowcaseUploadDeps) {
       throw unsupportedMediaType(`file "${file}" is not showcase media: its extension must name an image (png, jpg, gif, webp, avif, svg) or a video (mp4, webm, mov).`);
     }
 
-    const job = deps.jobs.get(jobId)!;
+    const job = (await deps.jobs.get(jobId))!;
     if (isTerminal(job.state) && job.recordId !== runId) {
       throw unprocessable(`Job ${jobId} is ${job.state}${job.recordId ? ` and produced run ${job.recordId}` : ''}; it can no longer upload media for run ${runId}.`);
     }

@@ -47,7 +47,7 @@ function overRawHandle<A extends unknown[], R>(name: string, reader: (db: Databa
 const providers = providerStats(store);
 const accuracy = modelAccuracy(store);
 const cabinet = overRawHandle('cabinet', cabinetStats);
-const jobCounts = overRawHandle('job-state-counts', jobStateCounts);
+const jobCounts = jobStateCounts(store);
 const cellCounts = cellCountQueries(store);
 const evidence = gateEvidenceQuery(store);
 

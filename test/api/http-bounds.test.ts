@@ -97,7 +97,7 @@ describe('a client that does not take its answer', () => {
 
   it('is disconnected from GET /jobs/active it stopped reading', async () => {
     // About 12 MB of active list: more than the socket buffers hold.
-    jobsTable(backend.db).insert(Array.from({ length: 40_000 }, (_, i) => jobRow(`stall-${i}`)));
+    await jobsTable(backend.store).insert(Array.from({ length: 40_000 }, (_, i) => jobRow(`stall-${i}`)));
     const stalled = await open({ paused: true });
     stalled.client.write('GET /jobs/active HTTP/1.1\r\nHost: localhost\r\n\r\n');
     await until(() => stalled.server.destroyed, 20_000, 'the server to close the stalled answer');

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  indexedBy, jsonArrayRows, jsonCounts, jsonNumber, jsonText, likeInsensitive, postgresPool, postgresStore, sameTextIgnoringCase, sameValue, sqliteStore, weekStart,
-  writeTransaction, type Store,
+  boundRows, indexedBy, jsonArrayRows, jsonCounts, jsonNumber, jsonText, likeInsensitive, nextCapRevision, postgresPool, postgresStore, sameTextIgnoringCase,
+  sameValue, sqliteStore, weekStart, writeTransaction, type Store,
 } from '../../src/db/dialect.js';
 import { migratePostgres } from '../../src/db/migrate-postgres.js';
 import { openDatabase } from '../../src/db/open-database.js';
@@ -177,5 +177,29 @@ describe('a SQLite write transaction', () => {
       other.close();
     }
     expect(await stores.sqlite!.db.selectFrom('models').select('slug').where('slug', 'in', ['mine', 'other']).execute()).toEqual([{ slug: 'mine' }]);
+  });
+});
+
+describe.each(['sqlite', 'postgres'] as const)('the %s jobs fragments', (engine) => {
+  it('reads rows bound as a few parameters as a table, whatever their number', async () => {
+    const rows = [[3, 'c'], [1, null], [2, 'b ✓']];
+    const table = boundRows(engine, 'r', [['n', 'bigint'], ['label', 'text']], rows);
+    const read = await sql<{ n: number; label: string | null }>`SELECT r.n, r.label FROM ${table} ORDER BY r.n`.execute(stores[engine]!.db);
+    expect(read.rows).toEqual([{ n: 1, label: null }, { n: 2, label: 'b ✓' }, { n: 3, label: 'c' }]);
+    const compiled = sql`SELECT r.n FROM ${boundRows(engine, 'r', [['n', 'bigint']], Array.from({ length: 5000 }, (_, i) => [i]))}`.compile(stores[engine]!.db);
+    expect(compiled.parameters).toHaveLength(1);
+    expect(() => boundRows(engine, 'r; DROP TABLE jobs', [['n', 'bigint']], [])).toThrow(/plain identifier/);
+  });
+
+  it('draws cap revisions past every stored one, one per draw', async () => {
+    const { db } = stores[engine]!;
+    await db.deleteFrom('harness_config').execute();
+    const put = (slug: string) => db.insertInto('harness_config').values({ slug, max_parallelism: null, updated_at: NOW, revision: nextCapRevision(engine) })
+      .onConflict((oc) => oc.column('slug').doUpdateSet({ revision: nextCapRevision(engine) })).returning('revision').executeTakeFirstOrThrow();
+    const first = (await put('codex')).revision;
+    const second = (await put('claude')).revision;
+    const third = (await put('codex')).revision;
+    expect(first).toBeLessThan(second);
+    expect(second).toBeLessThan(third);
   });
 });

@@ -2,9 +2,11 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sqliteStore } from '../../src/db/dialect.js';
 import { jobStateCounts } from '../../src/db/job-state-counts.js';
 import { jobsTable, type NewJobRow } from '../../src/db/jobs-table.js';
 import { BACKEND_MIGRATIONS, openDatabase, type Database } from '../../src/db/open-database.js';
+import type { StoreSchema } from '../../src/db/store-schema.js';
 
 const row = (id: string, origin: string | null = null): NewJobRow => ({
   id, accountId: 'a', origin, testCaseSlug: 'carom', testCaseVersion: 'v1.1.0', variant: 'base', harnessSlug: 'codex', modelId: 'm',
@@ -18,32 +20,33 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('jobs in flight', () => {
-  it('follows every write: a claim keeps a job in flight, a terminal state ends it, a copy back from Redis restores it', () => {
+  it('follows every write: a claim keeps a job in flight, a terminal state ends it, a copy back from Redis restores it', async () => {
     const db = openDatabase(join(dir, 'db.sqlite'));
-    const jobs = jobsTable(db);
-    const [, claimed, finished] = jobs.insert([row('queued'), row('claimed'), row('finished')]);
-    const inFlight = () => jobs.inFlight().map((job) => `${job.id}:${job.state}`);
+    const store = sqliteStore<StoreSchema>(db);
+    const jobs = jobsTable(store);
+    const [, claimed, finished] = await jobs.insert([row('queued'), row('claimed'), row('finished')]);
+    const inFlight = async () => (await jobs.inFlight()).map((job) => `${job.id}:${job.state}`);
     const at = '2026-11-26T10:01:00.000Z';
 
-    jobs.markAllDispatched([{ seq: claimed!, tokenHash: 'h', at }]);
-    jobs.markFinished('finished', 'failed', 'lost', null, at);
-    expect(inFlight()).toEqual(['queued:queued', 'claimed:dispatched']);
+    await jobs.markAllDispatched([{ seq: claimed!, tokenHash: 'h', at }]);
+    await jobs.markFinished('finished', 'failed', 'lost', null, at);
+    expect(await inFlight()).toEqual(['queued:queued', 'claimed:dispatched']);
     // A claim written late onto a row that already ended leaves it ended.
-    jobs.markAllDispatched([{ seq: finished!, tokenHash: 'h', at }]);
-    expect(inFlight()).toEqual(['queued:queued', 'claimed:dispatched']);
+    await jobs.markAllDispatched([{ seq: finished!, tokenHash: 'h', at }]);
+    expect(await inFlight()).toEqual(['queued:queued', 'claimed:dispatched']);
 
     // Reconcile copies what Redis holds, even onto a row SQLite had ended.
-    jobs.markStarted('finished', 'running', at);
-    expect(inFlight()).toEqual(['queued:queued', 'claimed:dispatched', 'finished:running']);
-    expect(jobs.get('finished')!.finishedAt).toBeNull();
-    jobs.markAllFinished(['claimed', 'finished'], 'canceled', null, at);
-    jobs.markWaiting(['claimed'], 'queued');
-    expect(inFlight()).toEqual(['queued:queued', 'claimed:queued']);
-    expect(jobStateCounts(db)()).toEqual([{ harness: 'codex', state: 'queued', jobs: 2 }]);
+    await jobs.markStarted('finished', 'running', at);
+    expect(await inFlight()).toEqual(['queued:queued', 'claimed:dispatched', 'finished:running']);
+    expect((await jobs.get('finished'))!.finishedAt).toBeNull();
+    await jobs.markAllFinished(['claimed', 'finished'], 'canceled', null, at);
+    await jobs.markWaiting(['claimed'], 'queued');
+    expect(await inFlight()).toEqual(['queued:queued', 'claimed:queued']);
+    expect(await jobStateCounts(store)()).toEqual([{ harness: 'codex', state: 'queued', jobs: 2 }]);
     db.close();
   });
 
-  it('mends rows written before the in-flight indexes keyed on finished_at', () => {
+  it('mends rows written before the in-flight indexes keyed on finished_at', async () => {
     const older = join(dir, 'migrations');
     mkdirSync(older);
     for (const name of readdirSync(BACKEND_MIGRATIONS).filter((file) => file < '0080')) copyFileSync(join(BACKEND_MIGRATIONS, name), join(older, name));
@@ -66,7 +69,7 @@ describe('jobs in flight', () => {
       { id: 'ended-without-time', state: 'failed', finishedAt: 's' },
       { id: 'plain', state: 'queued', finishedAt: null },
     ]);
-    expect(jobsTable(after).inFlight().map((job) => job.id)).toEqual(['running-but-ended', 'plain']);
+    expect((await jobsTable(sqliteStore<StoreSchema>(after)).inFlight()).map((job) => job.id)).toEqual(['running-but-ended', 'plain']);
     after.close();
   });
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sqliteStore } from '../../src/db/dialect.js';
 import { ggConfigsTable } from '../../src/db/gg-configs-table.js';
 import { harnessConfigTable } from '../../src/db/harness-config-table.js';
 import { jobsTable } from '../../src/db/jobs-table.js';
@@ -12,6 +13,7 @@ import { copyStore, StoreCopyRefused } from '../../src/db/store-copy/copy-store.
 import type { TableColumn } from '../../src/db/store-copy/store-side.js';
 import { storeLocation } from '../../src/db/store-copy/store-location.js';
 import { TableChecksum } from '../../src/db/store-copy/table-checksum.js';
+import type { StoreSchema } from '../../src/db/store-schema.js';
 import { decodeRunRecord } from '../../src/runs/decode-run-record.js';
 import { runRows } from '../../src/runs/run-rows.js';
 import { stopTestPostgres, testDatabase } from '../helpers/postgres.js';
@@ -42,11 +44,12 @@ function storeRun(db: Database, record: Record<string, unknown>, jobId: string |
 }
 
 /** One row or more in every table, through the store modules where they write it, by SQL where no module is at hand. */
-function fillSqliteStore(file: string): void {
+async function fillSqliteStore(file: string): Promise<void> {
   const db = openDatabase(join(dir, file));
+  const store = sqliteStore<StoreSchema>(db);
   try {
     db.prepare(`INSERT INTO store_meta (key, value) VALUES ('catalog_version', 'c0ffee')`).run();
-    const [seq] = jobsTable(db).insert([jobRow('job-1', { request: '{"note":"ωmega — 日本語"}' }), jobRow('job-2')]);
+    const [seq] = await jobsTable(store).insert([jobRow('job-1', { request: '{"note":"ωmega — 日本語"}' }), jobRow('job-2')]);
     expect(seq).toBe(1);
     const run = runRecord({ id: UNICODE_RUN, model: 'vendor/模型', cost: DOUBLES[0]!, runTimeSeconds: DOUBLES[1]! });
     // The record as the harness sent it: its own spacing, key order and non-ASCII text survive the copy.
@@ -62,9 +65,9 @@ function fillSqliteStore(file: string): void {
     sql("INSERT INTO showcase_uploads (job_id, run_id, files, bytes) VALUES ('job-1', 'run-null-cost', 3, ?)", 5_000_000_000n);
     sql("INSERT INTO test_case_versions (slug, version, record_format, store_dir, fingerprint, content_hash, ingested_at) VALUES ('carom', 'v1.1.0', 1, 'carom/v1.1.0', 'f', 'h', '2026-01-01T00:00:00.000Z')");
     sql("INSERT INTO test_case_groups (slug, name, summary, cases, position) VALUES ('g', 'Group', NULL, '[\"carom\"]', 1)");
-    harnessConfigTable(db).set('codex', 4);
-    harnessConfigTable(db).set('claude', null);
-    ggConfigsTable(db).create('a', { name: 'Duo ✦', capabilitySet: { tools: true }, slotModels: { a: 'vendor/m' } });
+    await harnessConfigTable(store).set('codex', 4);
+    await harnessConfigTable(store).set('claude', null);
+    await ggConfigsTable(store).create('a', { name: 'Duo ✦', capabilitySet: { tools: true }, slotModels: { a: 'vendor/m' } });
     sql("INSERT INTO models (slug, name, list_input, list_output, list_source, created_at, updated_at) VALUES ('vendor/m', 'M', ?, NULL, 'hand', 't', 't')", DOUBLES[2]);
     sql("INSERT INTO model_price_observations (model_slug, observed_at, input, cached_input, output, source) VALUES ('vendor/m', 't', ?, NULL, ?, 'router')", DOUBLES[3], DOUBLES[4]);
     sql("INSERT INTO model_probes (id, model_slug, openrouter_slug, samples, max_tokens, status, pass_rate, call_count, requests, created_at) VALUES ('p1', 'vendor/m', 'v/m', 2, 100, 'complete', ?, 2, '[]', 't')", DOUBLES[1]);
@@ -103,7 +106,7 @@ function sqliteRows(file: string): Record<string, unknown[]> {
 describe('eval-backend store copy, SQLite -> PostgreSQL -> SQLite', () => {
   let url: string;
   beforeAll(async () => {
-    fillSqliteStore('source.sqlite');
+    await fillSqliteStore('source.sqlite');
     url = await testDatabase();
   });
 

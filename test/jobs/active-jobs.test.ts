@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { sqliteStore } from '../../src/db/dialect.js';
 import { jobsTable, type JobsTable } from '../../src/db/jobs-table.js';
 import { runSubject } from '../../src/events/run-events.js';
 import { activeJobsJson } from '../../src/jobs/active-jobs.js';
@@ -7,7 +8,7 @@ import { jobRow, useTempStore } from '../helpers/temp-store.js';
 const store = useTempStore('evb-active-');
 let jobs: JobsTable;
 beforeEach(() => {
-  jobs = jobsTable(store.db);
+  jobs = jobsTable(sqliteStore(store.db));
 });
 
 const row = (i: number) => jobRow(`job-${String(i).padStart(4, '0')}`, {
@@ -22,14 +23,14 @@ async function collect(chunks: AsyncGenerator<string>): Promise<string[]> {
 
 describe('the active list, read a page at a time', () => {
   it('lists every job in flight in queue order across pages, as the whole list would, and none that finished', async () => {
-    jobs.insert(Array.from({ length: 1201 }, (_, i) => row(i)));
+    await jobs.insert(Array.from({ length: 1201 }, (_, i) => row(i)));
     // Gaps on and around the page boundaries.
-    jobs.markAllFinished(['job-0000', 'job-0499', 'job-0500', 'job-0501', 'job-1200'], 'canceled', 'gone', '2026-11-26T00:00:01.000Z');
-    jobs.markStarted('job-0002', 'running', '2026-11-26T00:00:02.000Z');
+    await jobs.markAllFinished(['job-0000', 'job-0499', 'job-0500', 'job-0501', 'job-1200'], 'canceled', 'gone', '2026-11-26T00:00:01.000Z');
+    await jobs.markStarted('job-0002', 'running', '2026-11-26T00:00:02.000Z');
     const chunks = await collect(activeJobsJson(jobs));
     expect(chunks.length).toBeGreaterThanOrEqual(5);
     const listed = JSON.parse(chunks.join('')) as { jobs: Array<Record<string, unknown>> };
-    const expected = jobs.inFlight().map((job) => ({
+    const expected = (await jobs.inFlight()).map((job) => ({
       ...runSubject(job), state: job.state, origin: job.origin, enqueuedAt: job.enqueuedAt, startedAt: job.startedAt,
     }));
     expect(listed.jobs).toHaveLength(1196);
@@ -40,8 +41,8 @@ describe('the active list, read a page at a time', () => {
 
   it('is an empty list when nothing is in flight', async () => {
     expect(JSON.parse((await collect(activeJobsJson(jobs))).join(''))).toEqual({ jobs: [] });
-    jobs.insert([row(1)]);
-    jobs.markAllFinished(['job-0001'], 'failed', 'x', '2026-11-26T00:00:01.000Z');
+    await jobs.insert([row(1)]);
+    await jobs.markAllFinished(['job-0001'], 'failed', 'x', '2026-11-26T00:00:01.000Z');
     expect(JSON.parse((await collect(activeJobsJson(jobs))).join(''))).toEqual({ jobs: [] });
   });
 });

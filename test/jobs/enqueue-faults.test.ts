@@ -90,7 +90,7 @@ describe('a Redis add whose outcome the API did not hear', () => {
     const jobs = answer.body.jobs as Array<{ jobId?: string; code?: string }>;
     expect(jobs.slice(0, 500).every((job) => job.jobId)).toBe(true);
     expect(jobs.slice(500)).toEqual(new Array(100).fill({ error: 'The job queue (Redis) is unavailable right now; retry in a few seconds.', code: 'queue_unavailable' }));
-    for (const job of jobs.slice(0, 500)) expect(backend.app.runJobs.jobs.get(job.jobId!)!.state).toBe('queued');
+    for (const job of jobs.slice(0, 500)) expect((await backend.app.runJobs.jobs.get(job.jobId!))!.state).toBe('queued');
     expect(await claimable()).toBe(500);
   });
 

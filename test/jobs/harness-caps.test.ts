@@ -13,15 +13,15 @@ describe('harness caps across SQLite and Redis', () => {
   it('leave both stores with the last write when two PUTs reach Redis in the other order', async () => {
     const { harnessConfig, runJobs } = backend.app;
     // Two PUTs, in two processes: each stores its cap, then applies it in Redis, the later one first.
-    const first = harnessConfig.set('codex', 1);
-    const second = harnessConfig.set('codex', 3);
+    const first = await harnessConfig.set('codex', 1);
+    const second = await harnessConfig.set('codex', 3);
     await runJobs.queue.setCap('codex', 3, second);
     await runJobs.queue.setCap('codex', 1, first);
-    expect(harnessConfig.caps().get('codex')).toBe(3);
+    expect((await harnessConfig.caps()).get('codex')).toBe(3);
     expect((await runJobs.queue.caps()).get('codex')).toBe(3);
 
     await Promise.all([setHarnessCap(runJobs, harnessConfig, 'codex', 2), setHarnessCap(runJobs, harnessConfig, 'codex', null)]);
-    expect(harnessConfig.caps().get('codex')).toBeUndefined();
+    expect((await harnessConfig.caps()).get('codex')).toBeUndefined();
     expect((await runJobs.queue.caps()).has('codex')).toBe(false);
   });
 

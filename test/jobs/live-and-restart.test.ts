@@ -131,7 +131,7 @@ describe('restarts', () => {
     const { jobId } = (await http.post('/jobs', operator, launch)).body;
     const jobToken = mintJobToken();
     expect((await backend.app.runJobs.queue.claim(sha256Hex(jobToken))).claimed!.id).toBe(jobId);
-    expect(backend.app.runJobs.jobs.get(jobId)!.tokenHash).toBeNull();
+    expect((await backend.app.runJobs.jobs.get(jobId))!.tokenHash).toBeNull();
     expect((await http.post(`/jobs/${jobId}/status`, 'not-the-job-token', { state: 'starting' })).status).toBe(401);
     expect((await http.post(`/jobs/${jobId}/status`, jobToken, { state: 'starting' })).status).toBe(204);
     expect((await http.get(`/jobs/${jobId}`)).body.state).toBe('starting');
@@ -144,8 +144,8 @@ describe('restarts', () => {
     const jobToken = mintJobToken();
     await backend.app.runJobs.queue.claim(sha256Hex(jobToken));
     const again = await restart(backend, { reapOrphanedJobs: false });
-    expect(again.app.runJobs.jobs.get(jobId)).toMatchObject({ state: 'dispatched', tokenHash: sha256Hex(jobToken) });
-    expect(again.app.runJobs.jobs.get(jobId)!.dispatchedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(await again.app.runJobs.jobs.get(jobId)).toMatchObject({ state: 'dispatched', tokenHash: sha256Hex(jobToken) });
+    expect((await again.app.runJobs.jobs.get(jobId))!.dispatchedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect((await again.http.post(`/jobs/${jobId}/status`, jobToken, { state: 'running' })).status).toBe(204);
   });
 
@@ -205,7 +205,7 @@ describe('restarts', () => {
       const states = await Promise.all(ids.map(async (id) => (await http.get(`/jobs/${id}`)).body.state));
       return states.every((state) => state === 'dispatched');
     }, 15_000, 'the claims left to Redis copied to SQLite');
-    expect(backend.app.runJobs.jobs.get(ids[2]!)!.tokenHash).not.toBeNull();
+    expect((await backend.app.runJobs.jobs.get(ids[2]!))!.tokenHash).not.toBeNull();
     // A driver's token of such a claim was good all along: it is checked against Redis.
     expect((await http.post(`/jobs/${ids[2]}/status`, tokens[2]!, { state: 'starting' })).status).toBe(204);
   }, 30_000);
@@ -218,11 +218,11 @@ describe('restarts', () => {
       await backend.app.jobsRedis.lrem(queue.keys.wait, 0, id);
       await backend.app.jobsRedis.del(queue.keys.run(id), queue.keys.bullJobPrefix + id);
     }
-    const seqOf = (id: string) => backend.app.runJobs.jobs.get(id)!.seq;
+    const seqOf = async (id: string) => (await backend.app.runJobs.jobs.get(id))!.seq;
     const young = await reconcileJobs(backend.app.runJobs, backend.app.harnessConfig, { exclusive: false, graceMs: 60_000 });
-    expect(young).toMatchObject({ requeued: 0, firstTooYoung: seqOf(ids[0]!) });
+    expect(young).toMatchObject({ requeued: 0, firstTooYoung: await seqOf(ids[0]!) });
     // From just before the third, with nothing too young any more: only the third is queued again.
-    const later = await reconcileJobs(backend.app.runJobs, backend.app.harnessConfig, { exclusive: false, graceMs: 0, afterSeq: seqOf(ids[2]!) - 1 });
+    const later = await reconcileJobs(backend.app.runJobs, backend.app.harnessConfig, { exclusive: false, graceMs: 0, afterSeq: (await seqOf(ids[2]!)) - 1 });
     expect(later).toMatchObject({ requeued: 1, firstTooYoung: null });
     expect(await queue.states([ids[0]!, ids[2]!])).toEqual([null, expect.objectContaining({ state: 'queued' })]);
   });

@@ -107,7 +107,7 @@ describe('the store and the Redis prefix belong together', () => {
 
   it('takes a prefix with jobs but no store id for a store that has jobs (a deployment upgraded to ids), and an emptied Redis for its store', async () => {
     const store = newStore();
-    jobsTable(store).insert([jobRow('j1')]);
+    await jobsTable(sqliteStore<StoreSchema>(store)).insert([jobRow('j1')]);
     await queueJob('j1');
     await claim(store);
     expect(await redis.get(storeIdKey(prefix))).toBe(await idOf(store));

@@ -63,12 +63,12 @@ describe('statistics reader thread', () => {
   });
 
   it('counts in-flight jobs per harness and state', async () => {
-    jobsTable(store.db).insert([jobRow('j1'), jobRow('j2')]);
+    await jobsTable(sqliteStore<StoreSchema>(store.db)).insert([jobRow('j1'), jobRow('j2')]);
     expect(await reader.read('job-state-counts')).toEqual([{ harness: 'codex', state: 'queued', jobs: 2 }]);
   });
 
   it('reads cell counts and gate evidence as the queries do inline, sharing a waiting read only with the same arguments', async () => {
-    jobsTable(store.db).insert([jobRow('j1'), jobRow('j2')]);
+    await jobsTable(sqliteStore<StoreSchema>(store.db)).insert([jobRow('j1'), jobRow('j2')]);
     const { testCaseSlug, testCaseVersion, variant, harnessSlug, modelId } = jobRow('j1');
     const cells = JSON.stringify([[testCaseSlug, testCaseVersion, variant, 'none', harnessSlug, modelId, null], ['other', 'v1.0.0', 'base', 'none', 'codex', 'm', null]]);
     const inline = await cellCountQueries(sqliteStore<StoreSchema>(store.db))({ cells, reviewer: 'alice' });

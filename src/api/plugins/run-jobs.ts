@@ -96,16 +96,16 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
   });
 
   bus.start();
-  const jobs = jobsTable(db);
+  const jobs = jobsTable(app.store);
   const ctx: JobsContext = {
     jobs,
-    ggConfigs: ggConfigsTable(db),
+    ggConfigs: ggConfigsTable(app.store),
     queue,
     bus,
     catalog: options.catalog ?? sqliteLaunchCatalog(db, { includeExperimental: config.allowExperimental }),
     models: launchModelAdmission(app.models, app.router, (error) => log.warn({ err: error }, 'billed-rate observation at enqueue failed')),
     records: app.runs.records,
-    dispatches: dispatchRecorder(db, (error) => log.error({ err: error }, 'claims not yet copied to SQLite'), undefined, {
+    dispatches: dispatchRecorder(app.store, db, (error) => log.error({ err: error }, 'claims not yet copied to the store'), undefined, {
       maxUnwritten: options.maxUnwrittenClaims,
       // The healer is made below, before anything is claimed.
       onDropped: (count) => healer.reconcile(`${count} claims were left to Redis while SQLite took no writes; reconciling them`),
@@ -115,7 +115,7 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
   };
   // Claims answered but not yet copied are written before the store closes.
   app.addHook('onClose', () => ctx.dispatches.close());
-  const harnessConfig = harnessConfigTable(db);
+  const harnessConfig = harnessConfigTable(app.store);
   const locks = new ScheduleLocks(redis, config.redisPrefix);
   // Several API processes (no reaping) means another may be mid-enqueue or mid-claim now.
   const reconciled = await reconcileJobsLocked(locks, ctx, harnessConfig, {

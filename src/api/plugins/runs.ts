@@ -88,7 +88,7 @@ async function runs(app: FastifyInstance) {
     mediaDir,
     uploadShowcase: showcaseUploads({
       rows,
-      jobs: jobsTable(db),
+      jobs: jobsTable(app.store),
       uploads: showcaseUploadsTable(db),
       mediaDir,
       maxBytes: config.showcaseUploadMaxBytes,

@@ -22,28 +22,28 @@ const ggRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/gg/configs', {
     config: { auth: 'account' },
     schema: { response: { 200: GgConfigList, ...errorResponses(401, 502) } },
-  }, async (request) => ({ configs: ctx.ggConfigs.list(request.account!.id) }));
+  }, async (request) => ({ configs: await ctx.ggConfigs.list(request.account!.id) }));
 
   app.post('/gg/configs', {
     config: { auth: 'account' },
     schema: { body: GgConfigBody, response: { 201: GgConfigOut, ...errorResponses(400, 401, 502) } },
-  }, async (request, reply) => reply.code(201).send(createGgConfig(ctx, request.account!.id, request.body)));
+  }, async (request, reply) => reply.code(201).send(await createGgConfig(ctx, request.account!.id, request.body)));
 
   app.get('/gg/configs/:id', {
     config: { auth: 'account' },
     schema: { params: GgConfigParams, response: { 200: GgConfigOut, ...errorResponses(401, 404, 502) } },
-  }, async (request) => ctx.ggConfigs.get(request.account!.id, request.params.id) ?? Promise.reject(missing(request.params.id)));
+  }, async (request) => (await ctx.ggConfigs.get(request.account!.id, request.params.id)) ?? Promise.reject(missing(request.params.id)));
 
   app.put('/gg/configs/:id', {
     config: { auth: 'account' },
     schema: { params: GgConfigParams, body: GgConfigBody, response: { 200: GgConfigOut, ...errorResponses(400, 401, 404, 502) } },
-  }, async (request) => updateGgConfig(ctx, request.account!.id, request.params.id, request.body) ?? Promise.reject(missing(request.params.id)));
+  }, async (request) => (await updateGgConfig(ctx, request.account!.id, request.params.id, request.body)) ?? Promise.reject(missing(request.params.id)));
 
   app.delete('/gg/configs/:id', {
     config: { auth: 'account' },
     schema: { params: GgConfigParams, response: { 204: NoContent, ...errorResponses(401, 404, 502) } },
   }, async (request, reply) => {
-    if (!ctx.ggConfigs.delete(request.account!.id, request.params.id)) throw missing(request.params.id);
+    if (!(await ctx.ggConfigs.delete(request.account!.id, request.params.id))) throw missing(request.params.id);
     return reply.code(204).send(null);
   });
 };

@@ -63,7 +63,7 @@ const jobsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/jobs/:id', { schema: { params: JobIdParams, response: { 200: JobStatus, ...errorResponses(404) } } }, async (request) => {
     await ctx.dispatches.settled();
-    const job = ctx.jobs.get(request.params.id);
+    const job = await ctx.jobs.get(request.params.id);
     if (!job) throw notFound(`No job ${request.params.id}.`);
     return { id: job.id, state: job.state, recordId: job.recordId, detail: job.detail };
   });
@@ -109,7 +109,7 @@ const jobsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/jobs/:id/live', {
     schema: { params: JobIdParams, response: { 200: Type.String({ description: 'NDJSON: one relayed event per line' }), ...errorResponses(404, 429, 503) } },
   }, async (request, reply) => {
-    if (!ctx.jobs.get(request.params.id)) throw notFound(`No job ${request.params.id}.`);
+    if (!(await ctx.jobs.get(request.params.id))) throw notFound(`No job ${request.params.id}.`);
     const signal = app.streams.track(request, reply);
     hijackReply(reply);
     await followJobLive(ctx, app.streams.redis, app.streams.tail, request.params.id, reply.raw, { ...app.liveStreams, signal });
