@@ -1,6 +1,5 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
 import { Redis } from 'ioredis';
-import { sqliteStore } from '../db/dialect.js';
 import { jobsTable } from '../db/jobs-table.js';
 import { encodeNotification, encodeRunEvent } from '../events/console-event-bus.js';
 import type { BackgroundProcessor } from '../queue/background-workers.js';
@@ -32,14 +31,14 @@ export async function scheduleStaleJobSweep(connection: ConnectionOptions, prefi
 
 export const staleJobsProcessor: BackgroundProcessor = {
   queue: BACKGROUND_QUEUES.staleJobs,
-  start({ config, db, log }) {
+  start({ config, store, log }) {
     const redis = new Redis(redisOptionsFromUrl(config.redisUrl));
     reportOutages(redis, 'stale-jobs', log);
     const queue = new RunQueue({ redis, prefix: config.redisPrefix, log });
     const publish = (message: string) =>
       void redis.publish(queue.keys.consoleChannel, message).catch((error: unknown) => log.warn({ err: error }, 'stale-job sweep: console event not published'));
     const ctx = {
-      jobs: jobsTable(sqliteStore(db)),
+      jobs: jobsTable(store),
       queue,
       bus: { publishRun: (json: string) => publish(encodeRunEvent(json)), publishNotification: (notification: object) => publish(encodeNotification(notification)) },
     };
