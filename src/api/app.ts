@@ -11,6 +11,7 @@ import type { Database } from '../db/open-database.js';
 import { SECOND } from '../time.js';
 import authenticate from './plugins/authenticate.js';
 import backgroundWorkers from './plugins/background-workers.js';
+import blobStore from './plugins/blob-store.js';
 import catalog from './plugins/catalog.js';
 import coverage from './plugins/coverage.js';
 import crossOrigin from '../http/cross-origin.js';
@@ -70,6 +71,7 @@ async function app(instance: FastifyInstance, { config, db, jobs = {} }: AppOpti
   await instance.register(crossOrigin, { origins: config.corsOrigins });
   await instance.register(openapi);
   await instance.register(store, { config, db });
+  await instance.register(blobStore);
   await instance.register(statsReader);
   await instance.register(streams);
   const tokenHashes = jobsTable(db);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readdir, readFile, realpath, rename, rm } from 'node:fs/promises';
+import { copyFile, link, mkdir, open, readdir, readFile, realpath, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -86,6 +86,13 @@ export function fsBlobStore(root: string): BlobStore {
         if (isBlobKey(`${prefix}/${rel}`)) keys.push(`${prefix}/${rel}`);
       }
       return keys.sort();
+    },
+    async copy(from, to) {
+      const source = await resolved(from);
+      if (!source) throw new Error(`No blob ${JSON.stringify(from.slice(0, 200))} to copy.`);
+      // Writers replace files by rename, so a link never changes under its copy.
+      const staged = await stageFile(to, (temp) => link(source.path, temp).catch(() => copyFile(source.path, temp)));
+      await staged.commit();
     },
     async remove(prefix) {
       if (!isBlobKey(prefix) || !prefix.includes('/')) throw new Error(`Refusing to remove blob prefix ${JSON.stringify(prefix.slice(0, 200))}.`);

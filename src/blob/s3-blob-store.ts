@@ -73,6 +73,9 @@ export function s3BlobStore(options: S3BlobOptions): BlobStore {
   };
   const refuse = (key: string) => new Error(`Refusing blob key ${JSON.stringify(key.slice(0, 200))}.`);
 
+  const copyObject = (from: string, to: string) =>
+    call(() => client.send(new CopyObjectCommand({ Bucket, Key: to, CopySource: `${Bucket}/${from.split('/').map(encodeURIComponent).join('/')}` })));
+
   async function listKeys(prefix: string): Promise<string[]> {
     const keys: string[] = [];
     let ContinuationToken: string | undefined;
@@ -104,7 +107,7 @@ export function s3BlobStore(options: S3BlobOptions): BlobStore {
       return {
         async commit() {
           // A server-side copy: the bytes never come back through this process.
-          await call(() => client.send(new CopyObjectCommand({ Bucket, Key: objectKey(key), CopySource: encodeURI(`${Bucket}/${temp}`) })));
+          await copyObject(temp, objectKey(key));
           await drop();
         },
         discard: drop,
@@ -125,6 +128,10 @@ export function s3BlobStore(options: S3BlobOptions): BlobStore {
       return (await orMissing(() => client.send(new HeadObjectCommand({ Bucket, Key: objectKey(key) })))) !== null;
     },
     list: (prefix) => (isBlobKey(prefix) ? listKeys(prefix) : Promise.resolve([])),
+    async copy(from, to) {
+      if (!isBlobKey(from) || !isBlobKey(to)) throw refuse(isBlobKey(from) ? to : from);
+      await copyObject(objectKey(from), objectKey(to));
+    },
     async remove(prefix) {
       if (!isBlobKey(prefix) || !prefix.includes('/')) throw refuse(prefix);
       const keys = [prefix, ...(await listKeys(prefix))];

@@ -94,6 +94,14 @@ describe.each(['fs', 's3'] as const)('the %s blob driver', (driver) => {
     store.close();
   });
 
+  it('copies a blob whole to another key', async () => {
+    const { store } = freshStore(driver);
+    await store.put('media/run-1/a.png', bytes(100));
+    await store.copy('media/run-1/a.png', 'snapshot/v1/media/run-1/a.png');
+    expect(await store.read('snapshot/v1/media/run-1/a.png')).toEqual(bytes(100));
+    store.close();
+  });
+
   it('removes a prefix and everything under it, and nothing beside it', async () => {
     const { store } = freshStore(driver);
     await store.put('media/run-1/a.png', 'a');
