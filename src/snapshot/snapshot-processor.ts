@@ -1,5 +1,7 @@
 import { Redis } from 'ioredis';
 import { catalogIndex } from '../catalog/catalog-index.js';
+import { definitionCopies } from '../catalog/definition-copies.js';
+import { definitionStoreRoot } from '../catalog/ingest-deps.js';
 import { storedVersions } from '../catalog/stored-versions.js';
 import type { BackgroundProcessor } from '../queue/background-workers.js';
 import { BACKGROUND_QUEUES } from '../queue/queue-keys.js';
@@ -24,7 +26,7 @@ export const snapshotProcessor: BackgroundProcessor = {
     const writer = snapshotWriter({
       db,
       rows,
-      grades: runGrades({ db, rows, index, versions: storedVersions(index) }),
+      grades: runGrades({ db, rows, index, versions: storedVersions(index, definitionCopies(blobs, definitionStoreRoot(config))) }),
       blobs,
       output: snapshotStore(config, blobs).output,
       deployHook: config.snapshotDeployHook,
