@@ -24,7 +24,7 @@ let operator: string;
 
 beforeAll(async () => {
   s3 = await startTestS3();
-  const env = { ...s3.env('deployment'), CATALOG_DIR: EXAMPLE_CATALOG, SERVICE_TOKEN: SERVICE, SNAPSHOT_URL: 'http://127.0.0.1/snapshot/' };
+  const env = { ...s3.env('deployment'), CATALOG_DIR: EXAMPLE_CATALOG, SERVICE_TOKEN: SERVICE, SNAPSHOT_URL: 'http://127.0.0.1/snapshot/', SHOWCASE_UPLOAD_MAX_MIB: '0.001' };
   first = await startTestBackend(env, { pricedModels: [launch.model] });
   second = await startTestBackend(env);
   await ingestCatalog(first, ['skiff-race']);
@@ -72,6 +72,13 @@ describe('showcase media in a bucket', () => {
     }
   });
 
+  it('refuses a body over the cap with 413 and stores nothing of it', async () => {
+    const job = await runningJob();
+    const response = await put('run-big', 'big.png', Buffer.alloc(4000, 1), as(job));
+    expect(response.status).toBe(413);
+    expect((await fetch(`${otherBase}/runs/run-big/showcase/big.png`)).status).toBe(404);
+  });
+
   it('serves nothing the run does not point at: other names, dot-names and traversal are 404', async () => {
     for (const url of ['/runs/run-s3/showcase/missing.png', '/runs/run-s3/showcase/.staging-x', '/runs/..%2Frun-s3/showcase/title.png', '/snapshot/current', '/snapshot/..%2Fcurrent', '/snapshot/runs']) {
       const response = await fetch(`${otherBase}${url}`);
@@ -87,6 +94,7 @@ describe('showcase media in a bucket', () => {
         () => put('run-out', 'shot.png', PNG, as(job)),
         () => fetch(`${otherBase}/runs/run-s3/showcase/title.png`),
         () => fetch(`${otherBase}/snapshot/runs.json`),
+        () => fetch(`${base}/snapshot/refresh`, { method: 'POST' }),
       ]) {
         const began = Date.now();
         const response = await request();

@@ -12,7 +12,7 @@ import { SnapshotRefreshOut } from '../../../contract/runs.js';
  * it (GET and HEAD, files only).
  */
 const snapshotRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.post('/snapshot/refresh', { schema: { response: { 200: SnapshotRefreshOut, ...errorResponses() } } }, async () => app.runs.snapshot.refresh());
+  app.post('/snapshot/refresh', { schema: { response: { 200: SnapshotRefreshOut, ...errorResponses(503) } } }, async () => app.runs.snapshot.refresh());
 
   const prefix = snapshotServePrefix(app.config.snapshotUrl);
   if (!prefix) return;
