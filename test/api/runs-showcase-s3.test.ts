@@ -72,6 +72,14 @@ describe('showcase media in a bucket', () => {
     }
   });
 
+  it('deletes an unpublished run\'s media from the bucket with the run', async () => {
+    const job = await runningJob();
+    expect((await put('run-del', 'shot.png', PNG, as(job))).status).toBe(201);
+    await http.post(`/jobs/${job.jobId}/status`, job.jobToken, { state: 'failed', record: runRecord({ id: 'run-del', state: 'hung' }) });
+    expect((await http.delete('/runs/run-del', operator)).status).toBe(200);
+    expect((await fetch(`${otherBase}/runs/run-del/showcase/shot.png`)).status).toBe(404);
+  });
+
   it('refuses a body over the cap with 413 and stores nothing of it', async () => {
     const job = await runningJob();
     const response = await put('run-big', 'big.png', Buffer.alloc(4000, 1), as(job));
