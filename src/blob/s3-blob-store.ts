@@ -27,6 +27,14 @@ const CONNECT_TIMEOUT = 2 * SECOND;
 const IDLE_TIMEOUT = 10 * SECOND;
 /** Tries per request, the first included: an unreachable bucket answers 503 within a few seconds. */
 const MAX_ATTEMPTS = 2;
+/**
+ * All attempts of one request, until the answer's headers (ms): a bucket that accepts
+ * connections but does not answer is given up on this soon, not after every attempt's idle
+ * timeout. A body being streamed is bounded by IDLE_TIMEOUT instead.
+ */
+const REQUEST_DEADLINE = 5 * SECOND;
+/** The same for a request that sends a whole body or waits for a server-side copy (ms). */
+const WRITE_DEADLINE = 60 * SECOND;
 /** Multipart part size for streamed uploads (bytes; S3's minimum); two in flight bound the memory an upload holds. */
 const PART_SIZE = 5 * 1024 * 1024;
 /** DeleteObjects takes at most this many keys. */
@@ -62,25 +70,36 @@ export function s3BlobStore(options: S3BlobOptions): BlobStore {
       throw unavailable(error);
     }
   };
-  /** The answer, or null when the bucket says there is no such object. */
-  const orMissing = async <T>(work: () => Promise<T>): Promise<T | null> => {
-    try {
-      return await work();
-    } catch (error) {
+  /**
+   * One request, all its attempts within `deadlineMs` until the answer arrives; the deadline
+   * is lifted then, so it never cuts a body being streamed (IDLE_TIMEOUT bounds that).
+   */
+  const send = <T>(request: (options: { abortSignal: AbortSignal }) => Promise<T>, deadlineMs = REQUEST_DEADLINE): Promise<T> =>
+    call(async () => {
+      const deadline = new AbortController();
+      const timer = setTimeout(() => deadline.abort(), deadlineMs);
+      try {
+        return await request({ abortSignal: deadline.signal });
+      } finally {
+        clearTimeout(timer);
+      }
+    });
+  /** `send`, answering null when the bucket says there is no such object. */
+  const orMissing = <T>(request: (options: { abortSignal: AbortSignal }) => Promise<T>): Promise<T | null> =>
+    send(request).catch((error: unknown) => {
       if (isMissing(error)) return null;
-      throw unavailable(error);
-    }
-  };
+      throw error;
+    });
   const refuse = (key: string) => new Error(`Refusing blob key ${JSON.stringify(key.slice(0, 200))}.`);
 
   const copyObject = (from: string, to: string) =>
-    call(() => client.send(new CopyObjectCommand({ Bucket, Key: to, CopySource: `${Bucket}/${from.split('/').map(encodeURIComponent).join('/')}` })));
+    send((options) => client.send(new CopyObjectCommand({ Bucket, Key: to, CopySource: `${Bucket}/${from.split('/').map(encodeURIComponent).join('/')}` }), options), WRITE_DEADLINE);
 
   async function listKeys(prefix: string): Promise<string[]> {
     const keys: string[] = [];
     let ContinuationToken: string | undefined;
     do {
-      const page = await call(() => client.send(new ListObjectsV2Command({ Bucket, Prefix: `${objectKey(prefix)}/`, ContinuationToken })));
+      const page = await send((options) => client.send(new ListObjectsV2Command({ Bucket, Prefix: `${objectKey(prefix)}/`, ContinuationToken }), options));
       for (const object of page.Contents ?? []) {
         const key = object.Key!.slice(options.prefix ? options.prefix.length + 1 : 0);
         if (isBlobKey(key)) keys.push(key);
@@ -95,7 +114,7 @@ export function s3BlobStore(options: S3BlobOptions): BlobStore {
     location,
     async put(key, body) {
       if (!isBlobKey(key)) throw refuse(key);
-      await call(() => client.send(new PutObjectCommand({ Bucket, Key: objectKey(key), Body: body })));
+      await send((options) => client.send(new PutObjectCommand({ Bucket, Key: objectKey(key), Body: body }), options), WRITE_DEADLINE);
     },
     async stage(key, body: Readable): Promise<StagedBlob> {
       if (!isBlobKey(key) || !key.includes('/')) throw refuse(key);
@@ -103,7 +122,7 @@ export function s3BlobStore(options: S3BlobOptions): BlobStore {
       const temp = objectKey(`${key.split('/')[0]}/${TEMPORARY_MARK}${randomUUID()}`);
       const upload = new Upload({ client, params: { Bucket, Key: temp, Body: body }, partSize: PART_SIZE, queueSize: 2, leavePartsOnError: false });
       await call(() => upload.done());
-      const drop = () => call(() => client.send(new DeleteObjectCommand({ Bucket, Key: temp }))).then(() => undefined);
+      const drop = () => send((options) => client.send(new DeleteObjectCommand({ Bucket, Key: temp }), options)).then(() => undefined);
       return {
         async commit() {
           // A server-side copy: the bytes never come back through this process.
@@ -115,17 +134,17 @@ export function s3BlobStore(options: S3BlobOptions): BlobStore {
     },
     async read(key) {
       if (!isBlobKey(key)) return null;
-      const object = await orMissing(() => client.send(new GetObjectCommand({ Bucket, Key: objectKey(key) })));
+      const object = await orMissing((options) => client.send(new GetObjectCommand({ Bucket, Key: objectKey(key) }), options));
       return object ? call(async () => Buffer.from(await object.Body!.transformToByteArray())) : null;
     },
     async open(key): Promise<BlobStream | null> {
       if (!isBlobKey(key)) return null;
-      const object = await orMissing(() => client.send(new GetObjectCommand({ Bucket, Key: objectKey(key) })));
+      const object = await orMissing((options) => client.send(new GetObjectCommand({ Bucket, Key: objectKey(key) }), options));
       return object ? { body: object.Body as Readable, size: object.ContentLength ?? 0 } : null;
     },
     async exists(key) {
       if (!isBlobKey(key)) return false;
-      return (await orMissing(() => client.send(new HeadObjectCommand({ Bucket, Key: objectKey(key) })))) !== null;
+      return (await orMissing((options) => client.send(new HeadObjectCommand({ Bucket, Key: objectKey(key) }), options))) !== null;
     },
     list: (prefix) => (isBlobKey(prefix) ? listKeys(prefix) : Promise.resolve([])),
     async copy(from, to) {
@@ -137,7 +156,7 @@ export function s3BlobStore(options: S3BlobOptions): BlobStore {
       const keys = [prefix, ...(await listKeys(prefix))];
       for (let i = 0; i < keys.length; i += DELETE_BATCH) {
         const Objects = keys.slice(i, i + DELETE_BATCH).map((key) => ({ Key: objectKey(key) }));
-        await call(() => client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects, Quiet: true } })));
+        await send((options) => client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects, Quiet: true } }), options));
       }
     },
     close: () => client.destroy(),

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -54,5 +55,27 @@ describe('the s3 driver with the bucket out of reach', () => {
       await s3.start();
     }
     expect((await store.read('area/kept.txt'))?.toString()).toBe('kept');
+  }, 60_000);
+});
+
+describe('the s3 driver with a bucket that takes connections and never answers', () => {
+  it('gives up on a request within its deadline with 503 blob_store_unavailable', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
+    const endpoint = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    const hung = openBlobStore(loadConfig({ DATA_DIR: dataDir, ...s3.env('hung'), AWS_ENDPOINT_URL: endpoint }));
+    try {
+      for (const [name, call] of [['open', () => hung.open('area/a')], ['list', () => hung.list('area')]] as const) {
+        const began = Date.now();
+        const error = await call().then(() => null, (caught: unknown) => caught);
+        expect(Date.now() - began, name).toBeLessThan(FAST);
+        expect((error as HttpError).code, name).toBe('blob_store_unavailable');
+      }
+    } finally {
+      hung.close();
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
   }, 60_000);
 });
