@@ -1,6 +1,9 @@
 import { isAbsolute, resolve } from 'node:path';
 import { USERNAME_MAX_LENGTH, USERNAME_PATTERN } from './auth/schemas.js';
+import type { S3BlobOptions } from './blob/s3-blob-store.js';
 import { BACKGROUND_QUEUES, type BackgroundQueue } from './queue/queue-keys.js';
+
+export type BlobStoreConfig = { driver: 'fs' } | ({ driver: 's3' } & S3BlobOptions);
 
 /**
  * The service's configuration: one schema over the environment, read once at boot.
@@ -42,6 +45,8 @@ export interface Config {
   snapshotUrl: string | null;
   snapshotDir: string;
   snapshotDeployHook: string | null;
+  /** Where ingested versions, references, showcase uploads and the snapshot live (BLOB_STORE_URL; default `fs` under DATA_DIR). */
+  blobStore: BlobStoreConfig;
   /** Largest showcase file a driver may upload (bytes; SHOWCASE_UPLOAD_MAX_MIB, default 256 MiB). */
   showcaseUploadMaxBytes: number;
   /** Showcase uploads one job may make in all (SHOWCASE_JOB_MAX_FILES, default 100). */
@@ -139,6 +144,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     snapshotUrl: read.url('SNAPSHOT_URL', ['http:', 'https:']),
     snapshotDir: read.path('SNAPSHOT_DIR', resolve(dataDir, 'snapshot'), cwd),
     snapshotDeployHook: read.url('SNAPSHOT_DEPLOY_HOOK', ['http:', 'https:']),
+    blobStore: readBlobStore(read),
     showcaseUploadMaxBytes: Math.round(read.number('SHOWCASE_UPLOAD_MAX_MIB', 256, { min: 0.001, max: 64 * 1024 }) * MIB),
     showcaseJobMaxFiles: read.integer('SHOWCASE_JOB_MAX_FILES', 100, { min: 1, max: 100_000 }),
     showcaseJobMaxBytes: Math.round(read.number('SHOWCASE_JOB_MAX_MIB', 1024, { min: 0.001, max: 1024 * 1024 }) * MIB),
@@ -168,6 +174,27 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/**
+ * `fs` (files under DATA_DIR) unless BLOB_STORE_URL names a bucket; then the AWS SDK's usual
+ * variables say where and as whom. Without AWS_ACCESS_KEY_ID the SDK's default chain
+ * (profile, instance role) supplies the credentials.
+ */
+function readBlobStore(read: EnvReader): BlobStoreConfig {
+  const bucket = read.bucketUrl('BLOB_STORE_URL');
+  if (!bucket) return { driver: 'fs' };
+  const accessKeyId = read.optionalString('AWS_ACCESS_KEY_ID');
+  const secretAccessKey = read.optionalString('AWS_SECRET_ACCESS_KEY');
+  const sessionToken = read.optionalString('AWS_SESSION_TOKEN');
+  return {
+    driver: 's3',
+    ...bucket,
+    endpoint: read.url('AWS_ENDPOINT_URL', ['http:', 'https:']),
+    region: read.string('AWS_REGION', 'us-east-1'),
+    credentials:
+      accessKeyId && secretAccessKey ? () => ({ accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) }) : null,
+  };
 }
 
 function nullableHours(hours: number | null): number | null {
@@ -300,6 +327,15 @@ class EnvReader {
       this.problems.push(`${name} is not valid (its value is not shown: it may hold a password): expected postgres://user:password@host:port/database.`);
       return null;
     }
+  }
+
+  /** `s3://bucket/prefix`: a bucket name S3 accepts and a prefix of plain segments. */
+  bucketUrl(name: string): { bucket: string; prefix: string } | null {
+    const value = this.raw(name);
+    if (value === undefined) return null;
+    const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])((?:\/[A-Za-z0-9_][A-Za-z0-9._-]*)*)\/?$/.exec(value);
+    if (!match) return this.fail(name, value, 's3://<bucket>/<prefix>, a lowercase bucket name and a prefix of letters, digits, ".", "_" and "-" segments', null);
+    return { bucket: match[1]!, prefix: match[2]!.slice(1) };
   }
 
   url(name: string, protocols: string[]): string | null {

@@ -27,7 +27,8 @@ export type ErrorCode =
   | 'stats_unavailable'
   | 'storage_full'
   | 'store_unavailable'
-  | 'too_many_streams';
+  | 'too_many_streams'
+  | 'blob_store_unavailable';
 
 export const STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
@@ -54,6 +55,7 @@ export const STATUS: Record<ErrorCode, number> = {
   storage_full: 503,
   store_unavailable: 503,
   too_many_streams: 503,
+  blob_store_unavailable: 503,
 };
 
 export class HttpError extends Error {
@@ -116,6 +118,14 @@ export const storeUnavailable = (
   cause?: unknown,
   message = `The store (PostgreSQL) cannot be reached right now; retry in ${STORE_UNAVAILABLE_RETRY_SECONDS} s.`,
 ) => Object.assign(new HttpError('store_unavailable', message, { cause }), { retryAfterSeconds: STORE_UNAVAILABLE_RETRY_SECONDS });
+/** How long (s) a request refused by an unreachable blob store tells its caller to wait (Retry-After). */
+export const BLOB_STORE_RETRY_SECONDS = 5;
+/** The bucket (BLOB_STORE_URL) did not answer in time or refused the connection: nothing was read or written. */
+export const blobStoreUnavailable = (location: string, cause?: unknown) =>
+  Object.assign(
+    new HttpError('blob_store_unavailable', `The file store ${location} cannot be reached right now; nothing was read or written. Retry in ${BLOB_STORE_RETRY_SECONDS} s.`, { cause }),
+    { retryAfterSeconds: BLOB_STORE_RETRY_SECONDS },
+  );
 export const routerKeyMissing = () =>
   new HttpError('router_key_missing', 'ROUTER_API_KEY is not configured on this deployment.');
 

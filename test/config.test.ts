@@ -116,3 +116,24 @@ describe('loadConfig', () => {
     }
   });
 });
+
+describe('the blob store configuration', () => {
+  it('is the fs driver by default and the bucket, prefix, endpoint and region of BLOB_STORE_URL otherwise', () => {
+    expect(loadConfig({}).blobStore).toEqual({ driver: 'fs' });
+    const config = loadConfig({ BLOB_STORE_URL: 's3://eval-files/prod/eu', AWS_ENDPOINT_URL: 'http://127.0.0.1:9000', AWS_REGION: 'eu-west-1' });
+    expect(config.blobStore).toEqual({ driver: 's3', bucket: 'eval-files', prefix: 'prod/eu', endpoint: 'http://127.0.0.1:9000', region: 'eu-west-1', credentials: null });
+    expect(loadConfig({ BLOB_STORE_URL: 's3://eval-files' }).blobStore).toMatchObject({ bucket: 'eval-files', prefix: '', endpoint: null, region: 'us-east-1' });
+  });
+
+  it('keeps the credentials out of anything that serializes the configuration', () => {
+    const config = loadConfig({ BLOB_STORE_URL: 's3://eval-files/p', AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'very-secret-key' });
+    expect(config.blobStore.driver === 's3' && config.blobStore.credentials?.()).toEqual({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'very-secret-key' });
+    expect(JSON.stringify(config)).not.toMatch(/very-secret-key|AKIDEXAMPLE/);
+  });
+
+  it('refuses a BLOB_STORE_URL that is not s3://bucket/prefix, naming the variable', () => {
+    for (const value of ['https://bucket/prefix', 's3://Bad_Bucket/x', 's3://bucket/../x', 's3://key:secret@bucket/x', 's3://bucket//x']) {
+      expect(() => loadConfig({ BLOB_STORE_URL: value }), value).toThrow(/BLOB_STORE_URL=/);
+    }
+  });
+});

@@ -12,6 +12,7 @@ import type { Database } from '../db/open-database.js';
 import { SECOND } from '../time.js';
 import authenticate from './plugins/authenticate.js';
 import backgroundWorkers from './plugins/background-workers.js';
+import blobStore from './plugins/blob-store.js';
 import catalog from './plugins/catalog.js';
 import coverage from './plugins/coverage.js';
 import crossOrigin from '../http/cross-origin.js';
@@ -74,6 +75,7 @@ async function app(instance: FastifyInstance, { config, db, store: given, jobs =
   await instance.register(crossOrigin, { origins: config.corsOrigins });
   await instance.register(openapi);
   await instance.register(store, { config, db, ...(given ? { store: given } : {}) });
+  await instance.register(blobStore);
   await instance.register(statsReader);
   await instance.register(streams);
   const tokenHashes = jobsTable(instance.store);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { copyFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { SLUG_PATTERN, VERSION_PATTERN } from './catalog-vocabulary.js';
+import type { DefinitionCopies } from './definition-copies.js';
 import type { ReadVersionResult } from './read-version.js';
 import type { ReferenceToRender, StaticReference, Viewport } from './read-references.js';
 import { RESOLVED_RECORD_FORMAT } from './record-format.js';
@@ -78,7 +79,8 @@ const COPY_CONCURRENCY = 32;
  * copy untouched. Old directories go through `removeStaleDirs` once nothing points at them.
  */
 export class DefinitionStore {
-  constructor(readonly root: string) {}
+  /** `copies` shares committed versions through the bucket (`s3` driver); without it, disk only. */
+  constructor(readonly root: string, private readonly copies: DefinitionCopies | null = null) {}
 
   versionRoot(slug: string, version: string): string {
     // Both become path segments; the patterns leave no room for `..` or separators.
@@ -151,6 +153,11 @@ export class DefinitionStore {
       })),
       commit: async () => {
         await rename(staging, finalDir);
+        // Sent before anything points at it: a version the bucket lacks is never indexed.
+        await this.copies?.send(finalDir).catch(async (error: unknown) => {
+          await rm(finalDir, { recursive: true, force: true });
+          throw error;
+        });
         return finalDir;
       },
       discard: () => rm(staging, { recursive: true, force: true }),
@@ -180,6 +187,7 @@ export class DefinitionStore {
       await rm(dir, { recursive: true, force: true });
       removed.push(dir);
     }
+    await this.copies?.removeOthers(slug, version, keepDir);
     return removed;
   }
 
@@ -204,6 +212,7 @@ export class DefinitionStore {
   /** Deletes every stored directory of a pruned `(slug, version)`. */
   async removeVersion(slug: string, version: string): Promise<void> {
     await rm(this.versionRoot(slug, version), { recursive: true, force: true });
+    await this.copies?.removeOthers(slug, version, null);
   }
 }
 
@@ -225,7 +234,7 @@ export async function readStoredVersion(versionDir: string): Promise<StoredVersi
  * Runs `task` over `items`, `limit` at a time. After a failure no new task starts, and the
  * call settles only once running tasks have, so the caller can clean up without racing them.
  */
-async function forEachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+export async function forEachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   let failed = false;
   const worker = async () => {

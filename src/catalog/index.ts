@@ -9,10 +9,12 @@
  *   3. `readVersion(root, found.dir)` — throws CatalogFileError naming the file.
  *   4. `store.stage({ read, sourceDir: found.dir, checkoutRoot: root, contentHash, fingerprint })`,
  *      render each of `staged.renderTargets` to its `outFile`, then `staged.commit()`
- *      (or `staged.discard()` when rendering fails).
+ *      (or `staged.discard()` when rendering fails); with a bucket, the commit also sends the
+ *      directory there (`DefinitionCopies`) and fails, leaving nothing, when it cannot.
  *   5. Point the index at the committed directory, then `store.removeStaleDirs(slug, version, dir)`.
  *   6. `readGroups(root)`; prune pairs the checkout no longer declares with `store.removeVersion`.
- * Routes read `resolved.json` with `readStoredVersion(dir)` and serve files through
+ * Routes load versions through `storedVersions` (which fetches a copy the bucket holds and
+ * this machine lacks), read `resolved.json` with `readStoredVersion(dir)` and serve files through
  * `resolveInside`, `storedReferencePath` and `storedShowcasePath`.
  */
 export { CatalogFileError } from './catalog-file-error.js';

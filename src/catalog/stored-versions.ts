@@ -1,5 +1,6 @@
 import { readStoredVersion, storeLayout, type StoredVersion } from './definition-store.js';
 import type { CatalogIndex, IndexedVersion } from './catalog-index.js';
+import type { DefinitionCopies } from './definition-copies.js';
 
 const CACHE_LIMIT = 512;
 
@@ -14,18 +15,21 @@ export interface LoadedVersion {
 /**
  * Reads stored versions through the index. A store directory is never rewritten once
  * committed (a re-ingest writes a new one), so its parsed `resolved.json` is cached by path.
+ * With `copies` (the `s3` driver) the directory is this machine's copy, fetched from the
+ * bucket on first use.
  */
-export function storedVersions(index: CatalogIndex) {
+export function storedVersions(index: CatalogIndex, copies: Pick<DefinitionCopies, 'local'> | null = null) {
   const cache = new Map<string, StoredVersion>();
 
   async function load(indexed: IndexedVersion): Promise<LoadedVersion> {
-    let stored = cache.get(indexed.storeDir);
+    const dir = copies ? await copies.local(indexed.storeDir) : indexed.storeDir;
+    let stored = cache.get(dir);
     if (!stored) {
-      stored = await readStoredVersion(indexed.storeDir);
+      stored = await readStoredVersion(dir);
       if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
-      cache.set(indexed.storeDir, stored);
+      cache.set(dir, stored);
     }
-    return { indexed, stored, dir: indexed.storeDir, sourceDir: storeLayout(indexed.storeDir).sourceDir };
+    return { indexed, stored, dir, sourceDir: storeLayout(dir).sourceDir };
   }
 
   /** The versions whose stored copy can be read; unreadable ones are left out. */

@@ -1,8 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { mkdir, open, realpath, rename, rm, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { pipeline, Transform, type Readable } from 'node:stream';
+import type { BlobStore } from '../blob/blob-store.js';
 import { contentTypeFor } from '../catalog/content-type-for.js';
 import { mediaKindOf } from '../catalog/media-kind.js';
 import type { JobsTable } from '../db/jobs-table.js';
@@ -12,13 +9,13 @@ import { formatBytes } from '../http/read-capped-body.js';
 import { isTerminal } from '../queue/run-queue.js';
 import { refuseForeignJob } from './run-ownership.js';
 import type { RunRows } from './run-rows.js';
-import { isShowcaseUploadName, showcasePath } from './showcase-path.js';
+import { showcaseKey } from './showcase-path.js';
 
 export interface ShowcaseUploadDeps {
   rows: Pick<RunRows, 'owner' | 'get'>;
   jobs: Pick<JobsTable, 'get'>;
   uploads: ShowcaseUploadsTable;
-  mediaDir: string;
+  blobs: BlobStore;
   /** SHOWCASE_UPLOAD_MAX_MIB in bytes. */
   maxBytes: number;
   /** SHOWCASE_JOB_MAX_FILES and SHOWCASE_JOB_MAX_MIB (in bytes): all one job may upload. */
@@ -54,17 +51,20 @@ class TooLarge extends Error {}
  * job id). A job uploads for one run only: the first upload binds the run id to the job
  * (and a finished job's is the run it produced), so it can neither plant media in a run
  * another job will report nor spread over many run ids; and all it uploads is bounded
- * (`jobBounds`), every upload counting, a replaced file included. The bytes go to a
- * temporary name beside the run's showcase folder and are renamed into place, so a reader
- * never sees half a file.
+ * (`jobBounds`), every upload counting, a replaced file included. The bytes stream to a
+ * temporary name in the blob store and are moved into place once counted, so a reader
+ * never sees half a file and no upload is held in memory.
  */
 export function showcaseUploads(deps: ShowcaseUploadDeps) {
   return async function upload(request: ShowcaseUpload): Promise<StoredShowcase> {
     const { runId, file, jobId } = request;
 
-    const path = showcasePath(deps.mediaDir, runId, file);
-    if (!path || !isShowcaseUploadName(file)) {
-      throw unprocessable(`file "${file.slice(0, 200)}" must be one plain file name of at most 200 letters, digits, ".", "_" and "-", starting with a letter or digit.`);
+    const key = showcaseKey(runId, file);
+    if (!key) {
+      throw unprocessable(
+        `file "${file.slice(0, 200)}" must be one plain file name of at most 200 letters, digits, ".", "_" and "-", starting with a letter or digit, ` +
+          `for a run id that is one plain name (no "/", not starting with ".").`,
+      );
     }
     const kind = mediaKindOf(file);
     if (kind !== 'image' && kind !== 'video') {
@@ -88,9 +88,6 @@ export function showcaseUploads(deps: ShowcaseUploadDeps) {
     const budget = Math.min(deps.maxBytes, deps.jobBounds.bytes - usage.bytes);
     if (usage.files >= deps.jobBounds.files || (request.contentLength ?? 0) > budget) throw jobSpent(jobId, deps.jobBounds);
 
-    const temp = join(dirname(dirname(path)), `.upload-${randomUUID()}`);
-    await mkdir(dirname(path), { recursive: true });
-    await refuseLinkedFolder(deps.mediaDir, runId, dirname(path));
     let bytes = 0;
     const cap = new Transform({
       transform(chunk: Buffer, _encoding, done) {
@@ -99,32 +96,27 @@ export function showcaseUploads(deps: ShowcaseUploadDeps) {
         done(bytes > budget ? new TooLarge() : null, chunk);
       },
     });
-    // Created before the copy starts: a write stream opens its file lazily, so a copy that
-    // fails at once could settle before the file exists and the cleanup below would miss it.
-    const handle = await open(temp, 'wx');
+    // The callback form hands back the counted stream and fails it when the request's body fails.
+    const counted = pipeline(request.body, cap, () => {});
     try {
-      await pipeline(request.body, cap, handle.createWriteStream());
-      if (bytes === 0) throw emptyBody(file);
-      // Counted once whole, atomically: concurrent uploads of one job cannot pass its bounds together.
-      if (!deps.uploads.charge(jobId, bytes, deps.jobBounds)) throw jobSpent(jobId, deps.jobBounds);
-      const created = (await stat(path).catch(() => null)) === null;
-      await rename(temp, path);
-      if (deps.rows.get(runId)?.published === 1) await deps.requestSnapshot();
-      return { id: runId, file, kind, contentType: contentTypeFor(file), bytes, created };
+      const staged = await deps.blobs.stage(key, counted);
+      try {
+        if (bytes === 0) throw emptyBody(file);
+        // Counted once whole, atomically: concurrent uploads of one job cannot pass its bounds together.
+        if (!deps.uploads.charge(jobId, bytes, deps.jobBounds)) throw jobSpent(jobId, deps.jobBounds);
+        const created = !(await deps.blobs.exists(key));
+        await staged.commit();
+        if (deps.rows.get(runId)?.published === 1) await deps.requestSnapshot();
+        return { id: runId, file, kind, contentType: contentTypeFor(file), bytes, created };
+      } catch (error) {
+        await staged.discard().catch(() => undefined);
+        throw error;
+      }
     } catch (error) {
-      await rm(temp, { force: true });
       if (!(error instanceof TooLarge)) throw error;
       throw bytes > deps.maxBytes ? tooLarge(file, deps.maxBytes) : jobSpent(jobId, deps.jobBounds);
     }
   };
-}
-
-/** A run's showcase folder must be the plain folder under `mediaDir`, not a link planted elsewhere. */
-async function refuseLinkedFolder(mediaDir: string, runId: string, folder: string) {
-  const [real, root] = await Promise.all([realpath(folder), realpath(mediaDir)]);
-  if (real !== join(root, runId, 'showcase')) {
-    throw unprocessable(`Run ${runId}'s media folder is a link out of the run media store; nothing was written.`);
-  }
 }
 
 const emptyBody = (file: string) => unprocessable(`The body of ${file} is empty; send the file's bytes.`);

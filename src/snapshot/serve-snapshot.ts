@@ -1,7 +1,3 @@
-import { realpath } from 'node:fs/promises';
-import { contentTypeFor } from '../catalog/content-type-for.js';
-import { statInside } from '../catalog/safe-store-path.js';
-
 /**
  * The path this service serves the snapshot under: SNAPSHOT_URL's path without its
  * trailing slash. A root path (or no SNAPSHOT_URL) means the snapshot is hosted elsewhere
@@ -11,29 +7,6 @@ export function snapshotServePrefix(snapshotUrl: string | null): string | null {
   if (!snapshotUrl) return null;
   const path = new URL(snapshotUrl).pathname.replace(/\/+$/, '');
   return path === '' ? null : path;
-}
-
-export interface SnapshotFile {
-  path: string;
-  size: number;
-  contentType: string;
-}
-
-/**
- * The file a request path names inside the current snapshot version, or null: the snapshot
- * link is resolved once, so one request reads one version even while a refresh swaps it;
- * then the definition store's own check (`statInside`), so never a directory (no
- * listings), never `.`/`..`/empty segments, and never anything a link resolves to outside
- * the version. The path is taken as the router decoded it: snapshot file names are
- * themselves percent-encoded run ids.
- */
-export async function snapshotFile(dir: string, relative: string): Promise<SnapshotFile | null> {
-  try {
-    const { path, size } = await statInside(await realpath(dir), relative, { fromUrl: false });
-    return { path, size, contentType: contentTypeFor(path) };
-  } catch {
-    return null; // refused, missing, or no snapshot yet: not found either way
-  }
 }
 
 /**

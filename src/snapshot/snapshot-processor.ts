@@ -1,5 +1,7 @@
 import { Redis } from 'ioredis';
 import { catalogIndex } from '../catalog/catalog-index.js';
+import { definitionCopies } from '../catalog/definition-copies.js';
+import { definitionStoreRoot } from '../catalog/ingest-deps.js';
 import { storedVersions } from '../catalog/stored-versions.js';
 import type { BackgroundProcessor } from '../queue/background-workers.js';
 import { BACKGROUND_QUEUES } from '../queue/queue-keys.js';
@@ -7,8 +9,9 @@ import { redisOptionsFromUrl } from '../redis/managed-redis.js';
 import { reportOutages } from '../redis/redis-connections.js';
 import { runGrades } from '../runs/run-grades.js';
 import { runRows } from '../runs/run-rows.js';
-import { runMediaDir } from '../runs/showcase-path.js';
+import { openBlobStore } from '../blob/open-blob-store.js';
 import { snapshotLock } from './snapshot-lock.js';
+import { snapshotStore } from './snapshot-store.js';
 import { snapshotWriter } from './write-snapshot.js';
 
 /** Regenerates the public snapshot; refresh requests made meanwhile coalesce into one job. */
@@ -19,16 +22,23 @@ export const snapshotProcessor: BackgroundProcessor = {
     reportOutages(redis, 'snapshot', log);
     const rows = runRows(db);
     const index = catalogIndex(store);
+    const blobs = openBlobStore(config);
     const writer = snapshotWriter({
       db,
       rows,
-      grades: runGrades({ db, rows, index, versions: storedVersions(index) }),
-      mediaDir: runMediaDir(config.dataDir),
-      dir: config.snapshotDir,
+      grades: runGrades({ db, rows, index, versions: storedVersions(index, definitionCopies(blobs, definitionStoreRoot(config))) }),
+      blobs,
+      output: snapshotStore(config, blobs).output,
       deployHook: config.snapshotDeployHook,
       onWarning: (message) => log.warn({}, `snapshot: ${message}`),
       exclusive: snapshotLock(redis, config.redisPrefix),
     });
-    return { processor: () => writer.refresh(), close: () => redis.quit().then(() => undefined, () => redis.disconnect()) };
+    return {
+      processor: () => writer.refresh(),
+      close: async () => {
+        blobs.close();
+        await redis.quit().then(() => undefined, () => redis.disconnect());
+      },
+    };
   },
 };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { copyFile, link, lstat, mkdir, open, readdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
+import type { BlobStore } from '../blob/blob-store.js';
 import { keysetPages } from '../db/keyset-pages.js';
 import type { Database } from '../db/open-database.js';
 import type { Exclusive } from './snapshot-lock.js';
@@ -9,7 +9,8 @@ import { describeFetchFailure } from '../http/describe-fetch-failure.js';
 import type { RunGrades } from '../runs/run-grades.js';
 import { LISTED_COLUMNS, type RunRow, type RunRows } from '../runs/run-rows.js';
 import { runDetail, summaryCardJson } from '../runs/run-views.js';
-import { runMediaPath } from '../runs/showcase-path.js';
+import { runMediaKey } from '../runs/showcase-path.js';
+import type { SnapshotDraft, SnapshotOutput } from './snapshot-output.js';
 import { SECOND } from '../time.js';
 
 /** Version of the snapshot's `runs.json` shape. */
@@ -25,10 +26,10 @@ export interface SnapshotDeps {
   db: Database;
   rows: RunRows;
   grades: RunGrades;
-  /** `DATA_DIR/run-media`: published runs' showcase media is carried into the snapshot. */
-  mediaDir: string;
-  /** Where the snapshot is read: a link to the current version, swapped whole on each refresh. */
-  dir: string;
+  /** Holds runs' uploaded showcase media (`run-media/<id>/showcase/`), carried into the snapshot. */
+  blobs: BlobStore;
+  /** Where versions are written and which one readers see (`snapshotOutput`). */
+  output: SnapshotOutput;
   deployHook: string | null;
   onWarning(message: string): void;
   /** Runs a refresh as the one snapshot writer of the deployment (API and workers alike). */
@@ -66,8 +67,8 @@ export interface SnapshotMedia {
  * first), `runs/<id>.json` (each published run's detail plus its `showcase` media list,
  * what a gallery page shows) and `media/<id>/showcase/<file>` (that media).
  *
- * Each refresh writes a new version folder under `<dir>.versions/`, then points `dir` (a
- * symbolic link) at it by renaming a new link over the old one: one atomic step, so a
+ * Each refresh writes a new version, then points readers at it in one atomic step (a link
+ * renamed over the old one, or a pointer object put last; see `SnapshotOutput`), so a
  * reader always finds a whole snapshot, the previous or the new. Older versions are removed
  * once replaced for REPLACED_GRACE_MS (the previous one stays in any case), so a read that
  * resolved the link to one a moment ago still finds its files.
@@ -90,37 +91,33 @@ export function snapshotWriter(deps: SnapshotDeps) {
     keysetPages<RunRow>((last) => pageAfter.all(last ? last.published_at! : '\uffff', last?.id ?? '', RUNS_PER_PAGE), RUNS_PER_PAGE);
   let running: Promise<SnapshotResult> = Promise.resolve({ refreshed: false, runs: 0, hookFired: false });
 
-  const versionsDir = `${deps.dir}.versions`;
-
   async function write(): Promise<number> {
     await deps.grades.regradeStale();
     // Names sort by creation; the suffix keeps two writes in one millisecond apart.
     const name = `${Date.now().toString(36).padStart(NAME_TIME_CHARS, '0')}-${randomUUID().slice(0, 8)}`;
-    const version = join(versionsDir, name);
-    await mkdir(join(version, 'runs'), { recursive: true });
     let count = 0;
     try {
-      const cards = await open(join(version, 'runs.json'), 'w');
-      try {
-        await cards.write(`{"schemaVersion":${SNAPSHOT_SCHEMA_VERSION},"runs":[`);
+      const draft = await deps.output.begin(name);
+      // Cards stream out a page at a time while each page's details are written beside them.
+      async function* cards() {
+        yield `{"schemaVersion":${SNAPSHOT_SCHEMA_VERSION},"runs":[`;
         for (const page of publishedPages()) {
-          await cards.write(`${count > 0 ? ',' : ''}${page.map(summaryCardJson).join(',')}`);
+          yield `${count > 0 ? ',' : ''}${page.map(summaryCardJson).join(',')}`;
           for (const row of page) {
-            const showcase = await carryShowcase(row.id, version);
-            await writeFile(join(version, 'runs', `${encodeURIComponent(row.id)}.json`), JSON.stringify({ ...runDetail(row, deps.rows.reviews(row.id)), showcase }));
+            const showcase = await carryShowcase(row.id, draft);
+            await draft.writeText(`runs/${snapshotName(row.id)}.json`, JSON.stringify({ ...runDetail(row, deps.rows.reviews(row.id)), showcase }));
           }
           count += page.length;
         }
-        await cards.write(']}');
-      } finally {
-        await cards.close();
+        yield ']}';
       }
+      await draft.writeStream('runs.json', Readable.from(cards()));
     } catch (error) {
-      await rm(version, { recursive: true, force: true });
+      await deps.output.discard(name).catch(() => undefined);
       throw error;
     }
-    const previous = await pointAt(name).catch(async (error: unknown) => {
-      await rm(version, { recursive: true, force: true });
+    const previous = await deps.output.publish(name).catch(async (error: unknown) => {
+      await deps.output.discard(name).catch(() => undefined);
       throw error;
     });
     await removeVersionsBut([name, previous]).catch((error: unknown) =>
@@ -129,62 +126,34 @@ export function snapshotWriter(deps: SnapshotDeps) {
     return count;
   }
 
-  /** Swaps the `dir` link to the version named; answers the version it pointed at before, if any. */
-  async function pointAt(name: string): Promise<string | null> {
-    const pointer = `${deps.dir}.link-${randomUUID().slice(0, 8)}`;
-    // Relative, so the data directory can move as a whole.
-    await symlink(join(basename(versionsDir), name), pointer);
-    try {
-      const current = await lstat(deps.dir).catch(() => null);
-      let previous: string | null = null;
-      if (current?.isSymbolicLink()) previous = basename(await readlink(deps.dir));
-      else if (current?.isDirectory()) {
-        // A snapshot folder from before versions becomes one, once, so a rename can replace it with the link.
-        previous = `legacy-${randomUUID().slice(0, 8)}`;
-        await rename(deps.dir, join(versionsDir, previous));
-      }
-      await rename(pointer, deps.dir);
-      return previous;
-    } catch (error) {
-      await rm(pointer, { force: true });
-      throw error;
-    }
-  }
-
   /**
    * Removes the versions other than `keep` that were replaced over the grace ago. A version
    * was replaced when the next one was made, which the next one's name tells; a folder from
    * before versions existed has no time and goes at once.
    */
   async function removeVersionsBut(keep: Array<string | null>): Promise<void> {
-    const entries = (await readdir(versionsDir)).sort();
+    const entries = await deps.output.versions();
     const madeAt = (entry: string | undefined) => (entry === undefined ? Number.NaN : parseInt(entry.slice(0, NAME_TIME_CHARS), 36));
     const graceMs = deps.replacedGraceMs ?? REPLACED_GRACE_MS;
     for (const [i, entry] of entries.entries()) {
       if (keep.includes(entry)) continue;
       const replacedAt = entry.startsWith('legacy-') ? 0 : madeAt(entries[i + 1]);
-      if (Date.now() - replacedAt >= graceMs) await rm(join(versionsDir, entry), { recursive: true, force: true });
+      if (Date.now() - replacedAt >= graceMs) await deps.output.discard(entry);
     }
   }
 
-  /**
-   * Hard-links (copies across file systems) a run's uploaded showcase images and videos
-   * into the snapshot being written. Uploads replace files by rename, so a link never
-   * changes under a published snapshot.
-   */
-  async function carryShowcase(id: string, version: string): Promise<SnapshotMedia[]> {
-    const runDir = runMediaPath(deps.mediaDir, id);
-    if (!runDir) return [];
-    const from = join(runDir, 'showcase');
-    const entries = await readdir(from, { withFileTypes: true }).catch(() => []);
+  /** Carries a run's uploaded showcase images and videos into the version being written. */
+  async function carryShowcase(id: string, draft: SnapshotDraft): Promise<SnapshotMedia[]> {
+    const runKey = runMediaKey(id);
+    if (!runKey) return [];
     const media: SnapshotMedia[] = [];
-    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-      const kind = mediaKindOf(entry.name);
-      if (!entry.isFile() || (kind !== 'image' && kind !== 'video')) continue;
-      const key = `media/${encodeURIComponent(id)}/showcase/${entry.name}`;
-      await mkdir(join(version, dirname(key)), { recursive: true });
-      await link(join(from, entry.name), join(version, key)).catch(() => copyFile(join(from, entry.name), join(version, key)));
-      media.push({ file: entry.name, kind, key });
+    for (const blobKey of await deps.blobs.list(`${runKey}/showcase`)) {
+      const file = blobKey.slice(runKey.length + '/showcase/'.length);
+      const kind = mediaKindOf(file);
+      if (file.includes('/') || (kind !== 'image' && kind !== 'video')) continue;
+      const key = `media/${snapshotName(id)}/showcase/${file}`;
+      await draft.carry(blobKey, key);
+      media.push({ file, kind, key });
     }
     return media;
   }
@@ -224,3 +193,9 @@ export function snapshotWriter(deps: SnapshotDeps) {
 }
 
 export type SnapshotWriter = ReturnType<typeof snapshotWriter>;
+
+/**
+ * A run id as one snapshot path segment: percent-encoded, and a leading dot too, so no id
+ * makes a hidden file or a `.`/`..` segment.
+ */
+export const snapshotName = (id: string) => encodeURIComponent(id).replace(/^\./, '%2E');

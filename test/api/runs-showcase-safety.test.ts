@@ -22,7 +22,7 @@ beforeAll(async () => {
   backend = await startTestBackend({ SERVICE_TOKEN: SERVICE, SHOWCASE_UPLOAD_MAX_MIB: '0.001' }, { pricedModels: [launch.model] });
   seedCatalog(backend.db, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
   base = await backend.app.listen({ host: '127.0.0.1', port: 0 });
-  mediaDir = backend.app.runs.mediaDir;
+  mediaDir = join(backend.dataDir, 'run-media');
   outside = mkdtempSync(join(tmpdir(), 'evb-outside-'));
   const http = jobsHttp(base);
   const operator = (await backend.auth.register('operator')).token;

@@ -80,7 +80,7 @@ describe('PUT /runs/{id}/showcase/{file}', () => {
     expect(await errorOf(wrong)).toMatchObject({ code: 'unauthorized' });
     const unknown = await put('run-b', 'shot.png', PNG, { ...bearer(mine.jobToken), 'x-svc-job-id': 'no-such-job' });
     expect(unknown.status).toBe(404);
-    expect(existsSync(join(backend.app.runs.mediaDir, 'run-b'))).toBe(false);
+    expect(existsSync(join(join(backend.dataDir, 'run-media'), 'run-b'))).toBe(false);
 
     // A run another job produced is not this job's to decorate.
     await finish(theirs, 'run-c');
@@ -112,7 +112,7 @@ describe('PUT /runs/{id}/showcase/{file}', () => {
       },
     });
     expect((await put('run-d', 'big.png', chunks, as(job))).status).toBe(413);
-    expect(readdirSync(join(backend.app.runs.mediaDir, 'run-d'), { recursive: true })).toEqual(['showcase']);
+    expect(readdirSync(join(join(backend.dataDir, 'run-media'), 'run-d'), { recursive: true })).toEqual(['showcase']);
     expect((await fetch(`${base}/runs/run-d/showcase/big.png`)).status).toBe(404);
   });
 
@@ -122,7 +122,7 @@ describe('PUT /runs/{id}/showcase/{file}', () => {
     const elsewhere = await put('run-h', 'shot.png', PNG, as(planter));
     expect(elsewhere.status).toBe(409);
     expect(await errorOf(elsewhere)).toEqual({ code: 'conflict', message: `Job ${planter.jobId} uploads showcase media for run run-g (its first upload named it); it cannot upload for run run-h.` });
-    expect(existsSync(join(backend.app.runs.mediaDir, 'run-h'))).toBe(false);
+    expect(existsSync(join(join(backend.dataDir, 'run-media'), 'run-h'))).toBe(false);
 
     // run-g is the planter's before any record names it: media planted there never lands in
     // a run another job reports, because no other job may report it.
@@ -163,7 +163,7 @@ describe('PUT /runs/{id}/showcase/{file}', () => {
       },
     });
     expect((await put('run-j', 'c.png', chunks, as(large))).status).toBe(413);
-    expect(readdirSync(join(backend.app.runs.mediaDir, 'run-j', 'showcase')).sort()).toEqual(['a.png', 'b.png']);
+    expect(readdirSync(join(join(backend.dataDir, 'run-media'), 'run-j', 'showcase')).sort()).toEqual(['a.png', 'b.png']);
   });
 
   it('carries a published run\'s showcase into the snapshot, and DELETE removes an unpublished run\'s media', async () => {
@@ -182,7 +182,7 @@ describe('PUT /runs/{id}/showcase/{file}', () => {
     await put('run-f', 'shot.png', PNG, as(doomed));
     await finish(doomed, 'run-f');
     expect((await http.delete('/runs/run-f', operator)).status).toBe(200);
-    expect(existsSync(join(backend.app.runs.mediaDir, 'run-f'))).toBe(false);
+    expect(existsSync(join(join(backend.dataDir, 'run-media'), 'run-f'))).toBe(false);
     expect((await fetch(`${base}/runs/run-f/showcase/shot.png`)).status).toBe(404);
   });
 });

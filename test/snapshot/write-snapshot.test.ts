@@ -4,6 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisOptionsFromUrl } from '../../src/redis/managed-redis.js';
+import { folderSnapshot } from '../../src/snapshot/folder-snapshot.js';
 import { snapshotLock } from '../../src/snapshot/snapshot-lock.js';
 import { snapshotWriter, type SnapshotWriter } from '../../src/snapshot/write-snapshot.js';
 import { runRecord } from '../helpers/run-record-builder.js';
@@ -22,9 +23,9 @@ beforeAll(async () => {
     backend.app.runs.rows.markPublished({ id, publishedAt: new Date().toISOString(), sourceRepo: null, playableBuild: null });
   }
   redis = new Redis(redisOptionsFromUrl(backend.config.redisUrl));
-  const { rows, grades, mediaDir } = backend.app.runs;
+  const { rows, grades } = backend.app.runs;
   other = snapshotWriter({
-    db: backend.db, rows, grades, mediaDir, dir: backend.config.snapshotDir, deployHook: null, onWarning: () => {},
+    db: backend.db, rows, grades, blobs: backend.app.blobs, output: folderSnapshot(backend.config.snapshotDir, backend.dataDir), deployHook: null, onWarning: () => {},
     exclusive: snapshotLock(redis, backend.config.redisPrefix),
     replacedGraceMs: 0,
   });
@@ -87,8 +88,8 @@ describe('snapshot publishing', () => {
     const dir = join(mkdtempSync(join(backend.dataDir, 'legacy-')), 'snapshot');
     mkdirSync(dir);
     writeFileSync(join(dir, 'runs.json'), '{"schemaVersion":1,"runs":[]}');
-    const { rows, grades, mediaDir } = backend.app.runs;
-    const writer = snapshotWriter({ db: backend.db, rows, grades, mediaDir, dir, deployHook: null, onWarning: () => {}, exclusive: (work) => work() });
+    const { rows, grades } = backend.app.runs;
+    const writer = snapshotWriter({ db: backend.db, rows, grades, blobs: backend.app.blobs, output: folderSnapshot(dir, backend.dataDir), deployHook: null, onWarning: () => {}, exclusive: (work) => work() });
     expect((await writer.refresh()).runs).toBe(2);
     expect(lstatSync(dir).isSymbolicLink()).toBe(true);
     expect(JSON.parse(readFileSync(join(dir, 'runs.json'), 'utf8')).runs).toHaveLength(2);
@@ -104,8 +105,8 @@ describe('snapshot publishing', () => {
       backend.app.runs.rows.markPublished({ id, publishedAt: new Date(Date.UTC(2026, 0, 1) + Math.floor(i / 7) * 1000).toISOString(), sourceRepo: null, playableBuild: null });
     }
     const dir = join(mkdtempSync(join(backend.dataDir, 'paged-')), 'snapshot');
-    const { rows, grades, mediaDir } = backend.app.runs;
-    const writer = snapshotWriter({ db: backend.db, rows, grades, mediaDir, dir, deployHook: null, onWarning: () => {}, exclusive: (work) => work() });
+    const { rows, grades } = backend.app.runs;
+    const writer = snapshotWriter({ db: backend.db, rows, grades, blobs: backend.app.blobs, output: folderSnapshot(dir, backend.dataDir), deployHook: null, onWarning: () => {}, exclusive: (work) => work() });
     expect((await writer.refresh()).runs).toBe(602);
     const listed = JSON.parse(readFileSync(join(dir, 'runs.json'), 'utf8')).runs.map((run: { id: string }) => run.id);
     // snap-a and snap-b were published now, after every paged run; ties go by id, descending.

@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { catalogIndex, type CatalogIndex } from '../../catalog/catalog-index.js';
 import { createIngestQueue, followIngest, type ProgressEntry } from '../../catalog/ingest-queue.js';
+import { definitionCopies } from '../../catalog/definition-copies.js';
+import { definitionStoreRoot } from '../../catalog/ingest-deps.js';
 import type { IngestRequest } from '../../catalog/ingest-scan.js';
 import { storedVersions, type StoredVersions } from '../../catalog/stored-versions.js';
 import { closeQueues, queueProducerConnection, reportOutages } from '../../redis/redis-connections.js';
@@ -25,7 +27,7 @@ async function catalog(app: FastifyInstance) {
   reportOutages(ingestQueue, 'ingest-queue', app.log);
   const index = catalogIndex(app.store);
 
-  app.decorate('catalog', { index, versions: storedVersions(index) });
+  app.decorate('catalog', { index, versions: storedVersions(index, definitionCopies(app.blobs, definitionStoreRoot(config))) });
   app.decorate('ingest', {
     follow: (request: IngestRequest, signal?: AbortSignal) => followIngest(ingestQueue, app.streams.tail, prefix, request, signal),
   });
@@ -34,4 +36,4 @@ async function catalog(app: FastifyInstance) {
   });
 }
 
-export default fp(catalog, { name: 'catalog', fastify: '5.x', dependencies: ['store', 'streams'] });
+export default fp(catalog, { name: 'catalog', fastify: '5.x', dependencies: ['store', 'blob-store', 'streams'] });

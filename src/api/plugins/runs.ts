@@ -12,11 +12,11 @@ import { createPublishQueue, type PublishPayload } from '../../runs/publish-run.
 import { runGrades, type RunGrades } from '../../runs/run-grades.js';
 import { runRecords, type RunRecords } from '../../runs/run-record-sink.js';
 import { runRows, type RunRows } from '../../runs/run-rows.js';
-import { runMediaDir } from '../../runs/showcase-path.js';
 import { unreadableRuns } from '../../runs/unreadable-runs.js';
 import { showcaseUploads, type ShowcaseUploads } from '../../runs/upload-showcase.js';
 import { createSnapshotQueue, requestSnapshotRefresh } from '../../snapshot/snapshot-queue.js';
 import { snapshotLock } from '../../snapshot/snapshot-lock.js';
+import { snapshotStore, type SnapshotStore } from '../../snapshot/snapshot-store.js';
 import { snapshotWriter, type SnapshotWriter } from '../../snapshot/write-snapshot.js';
 import type { Queue } from 'bullmq';
 
@@ -32,9 +32,9 @@ declare module 'fastify' {
       publishQueue: Queue<PublishPayload>;
       artifacts: ArtifactService;
       snapshot: SnapshotWriter;
+      /** Where the snapshot is written and read back from. */
+      snapshotFiles: SnapshotStore;
       unreadable: ReturnType<typeof unreadableRuns>;
-      /** `DATA_DIR/run-media`: a run's stored media, one folder per run id. */
-      mediaDir: string;
       uploadShowcase: ShowcaseUploads;
       requestSnapshot(): Promise<void>;
       followPublish(publishJobId: string, signal: AbortSignal): AsyncGenerator<PublishLine | null>;
@@ -70,9 +70,10 @@ async function runs(app: FastifyInstance) {
     onPublishedChanged: requestSnapshot,
     onError,
   });
-  const mediaDir = runMediaDir(config.dataDir);
+  const { blobs } = app;
+  const snapshotFiles = snapshotStore(config, blobs);
   const snapshot = snapshotWriter({
-    db, rows, grades, mediaDir, dir: config.snapshotDir, deployHook: config.snapshotDeployHook, onWarning: warn, exclusive: snapshotLock(redis, prefix),
+    db, rows, grades, blobs, output: snapshotFiles.output, deployHook: config.snapshotDeployHook, onWarning: warn, exclusive: snapshotLock(redis, prefix),
   });
 
   app.decorate('runs', {
@@ -84,13 +85,13 @@ async function runs(app: FastifyInstance) {
     publishQueue,
     artifacts,
     snapshot,
+    snapshotFiles,
     unreadable: unreadableRuns(db),
-    mediaDir,
     uploadShowcase: showcaseUploads({
       rows,
       jobs: jobsTable(app.store),
       uploads: showcaseUploadsTable(db),
-      mediaDir,
+      blobs,
       maxBytes: config.showcaseUploadMaxBytes,
       jobBounds: { files: config.showcaseJobMaxFiles, bytes: config.showcaseJobMaxBytes },
       requestSnapshot,
@@ -108,4 +109,4 @@ async function runs(app: FastifyInstance) {
   });
 }
 
-export default fp(runs, { name: 'runs', fastify: '5.x', dependencies: ['store', 'catalog', 'models', 'streams'] });
+export default fp(runs, { name: 'runs', fastify: '5.x', dependencies: ['store', 'blob-store', 'catalog', 'models', 'streams'] });

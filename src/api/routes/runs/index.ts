@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
@@ -7,7 +6,7 @@ import { notFound } from '../../../errors.js';
 import { deleteRun } from '../../../runs/delete-run.js';
 import { requestPublish } from '../../../runs/publish-run.js';
 import { getRun, listRuns, runEvents } from '../../../runs/read-runs.js';
-import { storedShowcaseFile } from '../../../runs/showcase-path.js';
+import { showcaseKey } from '../../../runs/showcase-path.js';
 import { submitReview } from '../../../runs/submit-review.js';
 import { publicFileHeaders } from '../../../snapshot/serve-snapshot.js';
 import { sendJsonText } from '../../send-json-text.js';
@@ -37,10 +36,12 @@ const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/runs/:id/events', { schema: { params: RunIdParams, response: { 200: RunEventsOut, ...errorResponses(404) } } }, async (request, reply) =>
     sendJsonText(reply, runEvents(runs, request.params.id)));
 
-  app.get('/runs/:id/showcase/:file', { schema: { params: ShowcaseParams, response: { 200: Type.Unknown({ description: 'the media file' }), ...errorResponses(404) } } }, async (request, reply) => {
-    const stored = await storedShowcaseFile(runs.mediaDir, request.params.id, request.params.file);
+  app.get('/runs/:id/showcase/:file', { schema: { params: ShowcaseParams, response: { 200: Type.Unknown({ description: 'the media file' }), ...errorResponses(404, 503) } } }, async (request, reply) => {
+    // Only a name an upload could have stored is looked up: never a key from the raw path.
+    const key = showcaseKey(request.params.id, request.params.file);
+    const stored = key ? await app.blobs.open(key) : null;
     if (!stored) throw notFound(`Run ${request.params.id} has no showcase file ${request.params.file}.`);
-    return reply.headers(publicFileHeaders({ size: stored.size, contentType: contentTypeFor(request.params.file) })).send(createReadStream(stored.path));
+    return reply.headers(publicFileHeaders({ size: stored.size, contentType: contentTypeFor(request.params.file) })).send(stored.body);
   });
 
   // The driver's upload: the raw body is the file, whatever Content-Type it claims (the
@@ -53,7 +54,7 @@ const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         params: ShowcaseParams,
         headers: ShowcaseUploadHeaders,
-        response: { 200: ShowcaseStored, 201: ShowcaseStored, 413: ErrorEnvelope, 415: ErrorEnvelope, ...errorResponses(401, 404, 422) },
+        response: { 200: ShowcaseStored, 201: ShowcaseStored, 413: ErrorEnvelope, 415: ErrorEnvelope, ...errorResponses(401, 404, 422, 503) },
       },
     }, async (request, reply) => {
       const length = request.headers['content-length'];
@@ -87,7 +88,7 @@ const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete('/runs/:id', {
     config: { auth: 'operator' },
     schema: { params: RunIdParams, response: { 200: DeletedOut, ...errorResponses(401, 403, 404, 422, 502) } },
-  }, async (request) => deleteRun({ ...runs, onWarning: warn }, request.params.id));
+  }, async (request) => deleteRun({ ...runs, blobs: app.blobs, onWarning: warn }, request.params.id));
 };
 
 export default runRoutes;

@@ -1,0 +1,52 @@
+import type { Readable } from 'node:stream';
+import { isBlobKey, type BlobStore } from '../blob/blob-store.js';
+import type { SnapshotDraft, SnapshotFileStream, SnapshotOutput } from './snapshot-output.js';
+
+/** The blob store's area for the snapshot. */
+const AREA = 'snapshot';
+/** The pointer object: the current version's name, put last. */
+const CURRENT = `${AREA}/current`;
+const VERSIONS = `${AREA}/versions`;
+const VERSION_NAME = /^[0-9a-z]+-[0-9a-f]{8}$/;
+
+/**
+ * The snapshot in a bucket (the `s3` blob driver): each version under
+ * `snapshot/versions/<name>/`, and `snapshot/current` naming the current one. The pointer
+ * is put only once the version is whole, and a PUT replaces an object atomically, so a
+ * reader (any API process, or a static host that follows the pointer) never sees half a
+ * snapshot. Showcase media is copied inside the bucket.
+ */
+export function bucketSnapshot(blobs: BlobStore): SnapshotOutput {
+  const keyOf = (name: string, rel: string) => `${VERSIONS}/${name}/${rel}`;
+  return {
+    async begin(name): Promise<SnapshotDraft> {
+      return {
+        writeText: (rel, text) => blobs.put(keyOf(name, rel), text),
+        async writeStream(rel, body: Readable) {
+          const staged = await blobs.stage(keyOf(name, rel), body);
+          await staged.commit();
+        },
+        carry: (blobKey, rel) => blobs.copy(blobKey, keyOf(name, rel)),
+      };
+    },
+    async publish(name) {
+      const previous = (await blobs.read(CURRENT))?.toString() ?? null;
+      await blobs.put(CURRENT, name);
+      return previous;
+    },
+    discard: (name) => blobs.remove(`${VERSIONS}/${name}`),
+    async versions() {
+      const names = new Set((await blobs.list(VERSIONS)).map((key) => key.split('/')[2]!));
+      return [...names].sort();
+    },
+  };
+}
+
+/** The file a request path names inside the current bucket snapshot, or null (no pointer yet, missing, or not a plain key). */
+export async function bucketSnapshotFile(blobs: BlobStore, relative: string): Promise<SnapshotFileStream | null> {
+  // The version comes from the pointer and is checked; the path must be plain segments, so
+  // the key stays inside that version whatever the request says.
+  const name = (await blobs.read(CURRENT))?.toString() ?? '';
+  if (!VERSION_NAME.test(name) || !isBlobKey(relative)) return null;
+  return blobs.open(`${VERSIONS}/${name}/${relative}`);
+}
