@@ -38,7 +38,7 @@ const MATRIX_ITERATIONS = 60;
 const TOPUP_ROUNDS = 12;
 const PRICE = { listPriceInputPerMtok: 3, listPriceCachedInputPerMtok: 0.3, listPriceOutputPerMtok: 15, listPriceAsOf: '2026-11-01' };
 // The catalog is another area's; a fixed answer keeps the benchmark about coverage.
-const catalog: LaunchCatalog = { version: () => ({ engines: ['none'], variants: ['base'], testType: 'end-to-end', maxRuntimeSeconds: 1800 }), caseExists: () => true };
+const catalog: LaunchCatalog = { version: async () => ({ engines: ['none'], variants: ['base'], testType: 'end-to-end', maxRuntimeSeconds: 1800 }), caseExists: async () => true };
 
 const model = (i: number) => `vendor/model-${String(i).padStart(2, '0')}`;
 

@@ -19,12 +19,11 @@ export interface LaunchabilityDeps {
 }
 
 /**
- * One reader per request: the store is read once as it is built (the ingested versions and
- * the curated models), and answers are cached, since a matrix asks about each pin and model
- * many times.
+ * One reader per request, for the cells it will be asked about: the store is read once as it
+ * is built (the ingested versions, the curated models and what each distinct pin's version
+ * declares), and answers are cached, since a matrix asks about each pin and model many times.
  */
-export async function cellLaunchability(deps: LaunchabilityDeps) {
-  const pins = new Map<string, string | null>();
+export async function cellLaunchability(deps: LaunchabilityDeps, cells: Iterable<CoverageCell>) {
   const models = new Map<string, string | null>();
   const [indexed, curatedSlugs] = await Promise.all([deps.index.all(), deps.curatedSlugs()]);
   const curated = new Set(curatedSlugs);
@@ -33,24 +32,9 @@ export async function cellLaunchability(deps: LaunchabilityDeps) {
     const newest = latest.get(slug);
     if (newest === undefined || compareVersions(version, newest) > 0) latest.set(slug, version);
   }
-
-  function pinProblem(pin: Pin): string | null {
-    const key = `${pin.slug}|${pin.version}|${pin.variant}|${pin.engine}`;
-    if (pins.has(key)) return pins.get(key)!;
-    let problem: string | null = null;
-    const version = deps.catalog.version(pin.slug, pin.version);
-    if (!version) {
-      problem = deps.catalog.caseExists(pin.slug)
-        ? `Test case ${pin.slug} has no ingested version ${pin.version}.`
-        : `No test case "${pin.slug}" is ingested.`;
-    } else if (pin.engine !== NO_ENGINE && !version.engines.includes(pin.engine)) {
-      problem = `Test case ${pin.slug} ${pin.version} does not declare engine "${pin.engine}".`;
-    } else if (version.variants.length > 0 && !version.variants.includes(pin.variant)) {
-      problem = `Test case ${pin.slug} ${pin.version} has no variant "${pin.variant}".`;
-    }
-    pins.set(key, problem);
-    return problem;
-  }
+  const distinct = new Map<string, Pin>();
+  for (const { pin } of cells) distinct.set(pinKey(pin), pin);
+  const pins = new Map(await Promise.all([...distinct].map(async ([key, pin]) => [key, await pinProblem(deps.catalog, pin)] as const)));
 
   function modelProblem(modelId: string): string | null {
     if (!models.has(modelId)) models.set(modelId, curated.has(modelId) ? null : refuseUncatalogued(modelId).reason);
@@ -61,7 +45,9 @@ export async function cellLaunchability(deps: LaunchabilityDeps) {
     /** Why the cell cannot be launched, or null. The launch itself may still be refused (a price the provider does not list). */
     unlaunchable(cell: CoverageCell): string | null {
       const { combination } = cell;
-      const problem = pinProblem(cell.pin) ?? combination.unlaunchable;
+      const pinned = pins.get(pinKey(cell.pin));
+      if (pinned === undefined) throw new Error(`cell launchability was not built for ${pinKey(cell.pin)}`);
+      const problem = pinned ?? combination.unlaunchable;
       if (problem) return problem;
       const bound = combination.gg ? [...new Set([combination.model, ...Object.values(combination.gg.slotModels)])] : [combination.model];
       for (const model of bound) {
@@ -78,3 +64,15 @@ export async function cellLaunchability(deps: LaunchabilityDeps) {
 }
 
 export type CellLaunchability = Awaited<ReturnType<typeof cellLaunchability>>;
+
+const pinKey = (pin: Pin) => `${pin.slug}|${pin.version}|${pin.variant}|${pin.engine}`;
+
+async function pinProblem(catalog: LaunchCatalog, pin: Pin): Promise<string | null> {
+  const version = await catalog.version(pin.slug, pin.version);
+  if (!version) {
+    return (await catalog.caseExists(pin.slug)) ? `Test case ${pin.slug} has no ingested version ${pin.version}.` : `No test case "${pin.slug}" is ingested.`;
+  }
+  if (pin.engine !== NO_ENGINE && !version.engines.includes(pin.engine)) return `Test case ${pin.slug} ${pin.version} does not declare engine "${pin.engine}".`;
+  if (version.variants.length > 0 && !version.variants.includes(pin.variant)) return `Test case ${pin.slug} ${pin.version} has no variant "${pin.variant}".`;
+  return null;
+}

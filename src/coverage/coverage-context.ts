@@ -8,6 +8,7 @@ import type { ScheduleLocks } from '../queue/schedule-lock.js';
 import type { RunGrades } from '../runs/run-grades.js';
 import type { CellCounter } from './cell-counts.js';
 import type { CellLaunchability } from './cell-launchability.js';
+import type { CoverageCell } from './coverage-cells.js';
 
 /** Everything the coverage services work with (a schedule owner's context included); the coverage plugin builds one per app. */
 export interface CoverageContext {
@@ -20,7 +21,7 @@ export interface CoverageContext {
   locks: ScheduleLocks;
   grades: RunGrades;
   /** A fresh launchability reader; it caches, so one per request. */
-  launchability(): Promise<CellLaunchability>;
+  launchability(cells: Iterable<CoverageCell>): Promise<CellLaunchability>;
 }
 
 /** The account's gg configurations by row id, read in one query per request. */

@@ -27,7 +27,7 @@ export async function planCells(ctx: CoverageContext, accountId: string, plan: C
 export async function measurePlan(ctx: CoverageContext, accountId: string, plan: CoveragePlan) {
   const cells = await planCells(ctx, accountId, plan);
   const counts = await ctx.counter.count(cells, accountId);
-  const check = await ctx.launchability();
+  const check = await ctx.launchability(cells);
   const feed = cells.map((cell, i): OwnedCell & { latestVersion: string } => ({
     cell, counts: counts[i]!, unlaunchable: check.unlaunchable(cell), latestVersion: check.latestVersion(cell.pin.slug),
   }));

@@ -93,9 +93,9 @@ export async function prepareLaunch(
   if (!HARNESSES.has(body.harness)) {
     throw badRequest(`harness "${body.harness}" is not one of ${LAUNCHABLE_HARNESSES.join(', ')}.`);
   }
-  const version = ctx.catalog.version(body.testCase, body.version);
+  const version = await ctx.catalog.version(body.testCase, body.version);
   if (!version) {
-    if (!ctx.catalog.caseExists(body.testCase)) throw notFound(`No test case "${body.testCase}".`);
+    if (!(await ctx.catalog.caseExists(body.testCase))) throw notFound(`No test case "${body.testCase}".`);
     throw notFound(`Test case ${body.testCase} has no ingested version ${body.version}.`);
   }
   const engine = body.engine ?? 'none';

@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { storeLayout, type StoredVersion } from '../catalog/definition-store.js';
+import type { CatalogIndex } from '../catalog/catalog-index.js';
 import { RESOLVED_RECORD_FORMAT } from '../catalog/record-format.js';
-import type { Database } from '../db/open-database.js';
+import type { StoredVersions } from '../catalog/stored-versions.js';
 
 /** What enqueue needs to know about an ingested test case version. */
 export interface LaunchableVersion {
@@ -21,59 +20,37 @@ export interface LaunchCatalog {
    * cannot read, or it is experimental and the deployment does not offer those: exactly the
    * versions a runner could not resolve.
    */
-  version(slug: string, version: string): LaunchableVersion | null;
-  caseExists(slug: string): boolean;
+  version(slug: string, version: string): Promise<LaunchableVersion | null>;
+  caseExists(slug: string): Promise<boolean>;
 }
 
 /**
- * Reads what ingest stored: the `test_case_versions` index and each version's
- * `resolved.json`, cached per store directory. A directory is never rewritten once
- * committed (a re-ingest writes a new one and moves the index), so the cache cannot go
- * stale; a read that fails (a transient I/O error, too many open files) is not cached, so
- * the next launch reads again. Reads are synchronous: they happen once per directory, and
- * enqueue stays one straight pass over its batch.
+ * Reads what ingest stored, through the index and the stored versions (which cache each
+ * parsed `resolved.json` and, on the `s3` blob driver, fetch a copy this machine lacks). A
+ * read that fails (a transient I/O error, the bucket unreachable) answers null this time and
+ * is read again on the next launch.
  */
-export function sqliteLaunchCatalog(db: Database, options: { includeExperimental: boolean }): LaunchCatalog {
-  const storeDir = db.prepare<[string, string], string>('SELECT store_dir FROM test_case_versions WHERE slug = ? AND version = ?').pluck();
-  const anyVersion = db.prepare<[string], number>('SELECT EXISTS (SELECT 1 FROM test_case_versions WHERE slug = ?)').pluck();
-  const cache = new Map<string, LaunchableVersion | null>();
-
-  /** Undefined when the file could not be read this time. */
-  function read(dir: string): LaunchableVersion | null | undefined {
-    let text: string;
-    try {
-      text = readFileSync(storeLayout(dir).resolvedJson, 'utf8');
-    } catch {
-      return undefined;
-    }
-    let stored: StoredVersion;
-    try {
-      stored = JSON.parse(text) as StoredVersion;
-    } catch {
-      return null;
-    }
-    if (stored.recordFormat !== RESOLVED_RECORD_FORMAT) return null;
-    const { resolved } = stored;
-    if (resolved.experimental && !options.includeExperimental) return null;
-    return {
-      engines: resolved.engines.map((engine) => engine.slug),
-      variants: resolved.variants.map((variant) => variant.slug),
-      testType: resolved.testType,
-      maxRuntimeSeconds: resolved.maxRuntimeSeconds,
-    };
-  }
-
+export function storedLaunchCatalog(index: CatalogIndex, versions: StoredVersions, options: { includeExperimental: boolean }): LaunchCatalog {
   return {
-    version(slug, version) {
-      const dir = storeDir.get(slug, version);
-      if (!dir) return null;
-      if (cache.has(dir)) return cache.get(dir)!;
-      const launchable = read(dir);
-      if (launchable === undefined) return null;
-      if (cache.size > 1000) cache.clear();
-      cache.set(dir, launchable);
-      return launchable;
+    async version(slug, version) {
+      const indexed = await index.get(slug, version);
+      if (!indexed) return null;
+      let stored;
+      try {
+        ({ stored } = await versions.load(indexed));
+      } catch {
+        return null;
+      }
+      if (stored.recordFormat !== RESOLVED_RECORD_FORMAT) return null;
+      const { resolved } = stored;
+      if (resolved.experimental && !options.includeExperimental) return null;
+      return {
+        engines: resolved.engines.map((engine) => engine.slug),
+        variants: resolved.variants.map((variant) => variant.slug),
+        testType: resolved.testType,
+        maxRuntimeSeconds: resolved.maxRuntimeSeconds,
+      };
     },
-    caseExists: (slug) => anyVersion.get(slug) === 1,
+    caseExists: async (slug) => (await index.versionsOf(slug)).length > 0,
   };
 }

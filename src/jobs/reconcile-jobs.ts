@@ -67,17 +67,17 @@ export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConf
     const lost: string[] = [];
     const claims: DispatchedClaim[] = [];
     const copies: Array<[JobRow, JobState, string | null, string | null]> = [];
-    chunk.forEach((row, j) => {
+    for (const [j, row] of chunk.entries()) {
       const redis = states[j];
       // An orphan already left the wait list without state: whatever its age, only this repairs it.
       if (orphans.has(row.id) || (!redis && settled(row))) {
-        if (row.state === 'queued' || row.state === 'pending') requeue.push(queuedRun(ctx, row));
+        if (row.state === 'queued' || row.state === 'pending') requeue.push(await queuedRun(ctx, row));
         else lost.push(row.id);
-        return;
+        continue;
       }
       if (!redis) {
         report.firstTooYoung ??= row.seq;
-        return;
+        continue;
       }
       // A claim is written to SQLite behind its answer: one the process died before writing
       // is copied from Redis, token included, so its driver's reports are accepted.
@@ -87,9 +87,9 @@ export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConf
         claims.push({ seq: row.seq, tokenHash: redis.tokenHash!, at });
       }
       if (unwrittenClaim || redis.state !== row.state) report.updated += 1;
-      if (redis.state === row.state || redis.state === 'dispatched') return;
+      if (redis.state === row.state || redis.state === 'dispatched') continue;
       copies.push([row, redis.state, redis.detail || null, redis.recordId || null]);
-    });
+    }
     // The page's copies in one statement for its claims, and one commit for its moves.
     await ctx.jobs.markAllDispatched(claims);
     if (copies.length > 0) await ctx.jobs.batch(async (jobs) => { for (const copy of copies) await copyState(jobs, ...copy, now); });
@@ -122,14 +122,14 @@ export async function queueStrandedJobs(ctx: JobsContext, options: { afterSeq: n
   for await (const chunk of asyncKeysetPages<JobRow>((last) => ctx.jobs.inFlight({ after: last?.seq ?? options.afterSeq, limit: CHUNK }), CHUNK)) {
     const states = await ctx.queue.states(chunk.map((row) => row.id));
     const stranded: QueuedRun[] = [];
-    chunk.forEach((row, j) => {
+    for (const [j, row] of chunk.entries()) {
       // Only a row still `queued` was never added: one Redis held (pending, claimed) and lost
       // is the restart healer's.
       const missing = !states[j] && row.state === 'queued';
       if (missing && Date.parse(row.enqueuedAt) >= settledBefore) young = true;
-      else if (missing) stranded.push(queuedRun(ctx, row));
+      else if (missing) stranded.push(await queuedRun(ctx, row));
       if (!young) nextAfterSeq = row.seq;
-    });
+    }
     // Only the add that queued a job answers it held, so two passes never both announce it.
     await announceWaiting(ctx, await ctx.queue.add(stranded), 'pending');
     requeued += stranded.length;
@@ -143,7 +143,7 @@ async function copyState(jobs: JobsTable, row: JobRow, state: JobState, detail: 
   else if (state === 'starting' || state === 'running') await jobs.markStarted(row.id, state, now);
 }
 
-function queuedRun(ctx: JobsContext, row: JobRow): QueuedRun {
+async function queuedRun(ctx: JobsContext, row: JobRow): Promise<QueuedRun> {
   const request = JSON.parse(row.request) as { maxRuntimeSeconds?: number | null };
   return {
     id: row.id,
@@ -153,7 +153,7 @@ function queuedRun(ctx: JobsContext, row: JobRow): QueuedRun {
     request,
     subjectJson: runSubjectJson(row),
     origin: row.origin,
-    maxRuntimeSeconds: request.maxRuntimeSeconds ?? ctx.catalog.version(row.testCaseSlug, row.testCaseVersion)?.maxRuntimeSeconds ?? null,
+    maxRuntimeSeconds: request.maxRuntimeSeconds ?? (await ctx.catalog.version(row.testCaseSlug, row.testCaseVersion))?.maxRuntimeSeconds ?? null,
   };
 }
 

@@ -89,10 +89,10 @@ export async function readDeclaration(
  */
 async function rungTestType(ctx: LadderContext, slug: string, version: string): Promise<string | null> {
   const { catalog } = ctx.coverage.jobs;
-  const pinned = catalog.version(slug, version);
+  const pinned = await catalog.version(slug, version);
   if (pinned) return pinned.testType;
   const newest = (await ctx.index.versionsOf(slug)).map((v) => v.version).sort(compareVersions).at(-1);
-  return newest === undefined ? null : (catalog.version(slug, newest)?.testType ?? null);
+  return newest === undefined ? null : ((await catalog.version(slug, newest))?.testType ?? null);
 }
 
 /** `POST /ladders/{id}/rungs/order`: the body must name every current rung exactly once. */

@@ -77,7 +77,7 @@ function currentRungView(rung: ClimberRung, latestVersion: string, unlaunchable:
  */
 export async function ladderProgress(ctx: LadderContext, accountId: string, ladder: Ladder) {
   const measured = await measureLadder(ctx, accountId, ladder);
-  const check = await ctx.coverage.launchability();
+  const check = await ctx.coverage.launchability(measured.climbers.flatMap((climber) => climber.rungs.map((rung) => rung.cell)));
   const now = new Date().toISOString();
   let climbersToppedOut = 0;
   let climbersWalled = 0;

@@ -37,8 +37,9 @@ export async function topUpLadder(ctx: LadderContext, accountId: string, id: str
       const measured = await measureLadder(ctx, accountId, await requireLadder(ctx, accountId, id));
       // Writing them down is idempotent (a stored verdict is kept as it was).
       await ctx.verdicts.record(id, liveVerdicts(measured));
-      const check = await ctx.coverage.launchability();
-      return { feed: launchableCells(measured).map((rung) => ownedCell(rung, check.unlaunchable(rung.cell))), review: measured.review };
+      const feed = launchableCells(measured);
+      const check = await ctx.coverage.launchability(feed.map((rung) => rung.cell));
+      return { feed: feed.map((rung) => ownedCell(rung, check.unlaunchable(rung.cell))), review: measured.review };
     },
   }, NOUN);
 }

@@ -109,8 +109,9 @@ export async function measureLadder(ctx: LadderContext, accountId: string, ladde
     const standing = climberStanding(climber.steering.held, rungs.map((rung) => rung.standing));
     return { climber, rungs, standing, staleVerdicts, verdicts };
   });
-  const check = await ctx.coverage.launchability();
-  const review = uniqueCells(reachedCells(measured, ladder.outerAxis).map((rung) => ownedCell(rung, check.unlaunchable(rung.cell))));
+  const reached = reachedCells(measured, ladder.outerAxis);
+  const check = await ctx.coverage.launchability(reached.map((rung) => rung.cell));
+  const review = uniqueCells(reached.map((rung) => ownedCell(rung, check.unlaunchable(rung.cell))));
   const unreviewed = review.reduce((sum, owned) => sum + owned.counts.unreviewed, 0);
 
   return {

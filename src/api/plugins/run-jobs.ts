@@ -4,12 +4,13 @@ import type { Redis } from 'ioredis';
 import { ggConfigsTable } from '../../db/gg-configs-table.js';
 import { harnessConfigTable } from '../../db/harness-config-table.js';
 import { jobsTable } from '../../db/jobs-table.js';
+import { maskPostgresUrl } from '../../db/store-copy/store-location.js';
 import { ConsoleEventBus } from '../../events/console-event-bus.js';
 import { ConsoleStreams } from '../../events/console-streams.js';
 import type { HarnessConfigTable } from '../../jobs/harness-caps.js';
 import { dispatchRecorder } from '../../jobs/dispatch-recorder.js';
 import type { JobsContext } from '../../jobs/jobs-context.js';
-import { sqliteLaunchCatalog, type LaunchCatalog } from '../../jobs/launch-catalog.js';
+import { storedLaunchCatalog, type LaunchCatalog } from '../../jobs/launch-catalog.js';
 import { launchModelAdmission } from '../../models/admit-launch-model.js';
 import { reconcileJobsLocked, redisRestartHealer } from '../../jobs/heal-redis-restart.js';
 import { reapOrphanedJobs } from '../../jobs/reconcile-jobs.js';
@@ -64,14 +65,14 @@ export interface RunJobsOptions {
  * boots, so nothing is served before the two agree, and again whenever Redis restarts.
  */
 async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
-  const { config, db } = app;
+  const { config, sqlite } = app;
   if (!config.redisUrl) throw new Error('REDIS_URL must be resolved (the managed redis-server\'s address) before the app is built.');
   const log = app.log.child({ area: 'jobs' });
   // No auto-pipelining: it builds an ioredis Pipeline per batch, about 30 µs of this thread
   // per lone call more than a plain connection (sequential claim scripts, timed side by
   // side). The run queue batches its own writes instead (RunQueue.batchWrites).
   const redis = await failFastConnection(config.redisUrl, 'jobs', log);
-  await claimStoreIdentity(redis, app.store, { prefix: config.redisPrefix, name: db.name, discard: config.discardRedisOfStore }).catch(async (error: unknown) => {
+  await claimStoreIdentity(redis, app.store, { prefix: config.redisPrefix, name: sqlite?.name ?? maskPostgresUrl(config.databaseUrl!), discard: config.discardRedisOfStore }).catch(async (error: unknown) => {
     await quitConnection(redis);
     throw error;
   });
@@ -102,10 +103,10 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
     ggConfigs: ggConfigsTable(app.store),
     queue,
     bus,
-    catalog: options.catalog ?? sqliteLaunchCatalog(db, { includeExperimental: config.allowExperimental }),
+    catalog: options.catalog ?? storedLaunchCatalog(app.catalog.index, app.catalog.versions, { includeExperimental: config.allowExperimental }),
     models: launchModelAdmission(app.models, app.router, (error) => log.warn({ err: error }, 'billed-rate observation at enqueue failed')),
     records: app.runs.records,
-    dispatches: dispatchRecorder(app.store, db, (error) => log.error({ err: error }, 'claims not yet copied to the store'), undefined, {
+    dispatches: dispatchRecorder(app.store, sqlite ?? undefined, (error) => log.error({ err: error }, 'claims not yet copied to the store'), undefined, {
       maxUnwritten: options.maxUnwrittenClaims,
       // The healer is made below, before anything is claimed.
       onDropped: (count) => healer.reconcile(`${count} claims were left to Redis while SQLite took no writes; reconciling them`),

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { cellCounts, type CellCounter } from '../../coverage/cell-counts.js';
 import { cellLaunchability, type CellLaunchability } from '../../coverage/cell-launchability.js';
+import type { CoverageCell } from '../../coverage/coverage-cells.js';
 import { OriginOwners } from '../../coverage/origin-owners.js';
 import { ReviewFollowUps } from '../../coverage/review-follow-ups.js';
 import { ScheduleLocks } from '../../queue/schedule-lock.js';
@@ -18,7 +19,7 @@ declare module 'fastify' {
       reviewFollowUps: ReviewFollowUps;
       locks: ScheduleLocks;
       counter: CellCounter;
-      launchability(): Promise<CellLaunchability>;
+      launchability(cells: Iterable<CoverageCell>): Promise<CellLaunchability>;
     };
   }
 }
@@ -30,7 +31,7 @@ async function scheduleOwners(app: FastifyInstance) {
     reviewFollowUps: new ReviewFollowUps((error, runId) => log.warn({ err: error, runId }, 'a follow-up of a review failed; the review stands')),
     locks: new ScheduleLocks(app.jobsRedis, app.config.redisPrefix),
     counter: cellCounts(app.store, (args) => app.statsReader.read('cell-counts', args)),
-    launchability: () => cellLaunchability({ catalog: app.runJobs.catalog, index: app.catalog.index, curatedSlugs: () => app.models.curatedSlugs() }),
+    launchability: (cells) => cellLaunchability({ catalog: app.runJobs.catalog, index: app.catalog.index, curatedSlugs: () => app.models.curatedSlugs() }, cells),
   });
 }
 

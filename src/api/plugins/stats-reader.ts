@@ -10,8 +10,9 @@ declare module 'fastify' {
 }
 
 async function statsReaderPlugin(app: FastifyInstance) {
-  // The API serves from SQLite until it reads DATABASE_URL; a PostgreSQL store is passed as `{ engine: 'postgres', url }`.
-  const reader = statsReader({ engine: 'sqlite', file: app.db.name }, { onError: (error) => app.log.error({ err: error }, 'the statistics thread failed') });
+  const { databaseUrl } = app.config;
+  const source = databaseUrl === null ? { engine: 'sqlite' as const, file: app.db.name } : { engine: 'postgres' as const, url: databaseUrl };
+  const reader = statsReader(source, { onError: (error) => app.log.error({ err: error }, 'the statistics thread failed') });
   app.decorate('statsReader', reader);
   app.addHook('onClose', () => reader.close());
 }
