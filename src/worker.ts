@@ -12,6 +12,8 @@ import { configOrExit } from './runtime/config-or-exit.js';
 import { startBackgroundWorkers } from './queue/background-workers.js';
 import { BACKGROUND_PROCESSORS } from './queue/background-processors.js';
 import { openDatabase } from './db/open-database.js';
+import { sqliteStore } from './db/dialect.js';
+import type { StoreSchema } from './db/store-schema.js';
 import { redactRedisUrl, redisOptionsFromUrl } from './redis/managed-redis.js';
 import { installProcessPolicy } from './runtime/process-policy.js';
 import { exitWithParent } from './runtime/node-child.js';
@@ -40,7 +42,7 @@ async function main() {
   }
   // Background jobs write the same store the API reads: this process shares DATA_DIR with it.
   const db = openDatabase(join(config.dataDir, 'backend.sqlite'));
-  const workers = await startBackgroundWorkers(BACKGROUND_PROCESSORS, { config: { ...config, redisUrl }, db, log });
+  const workers = await startBackgroundWorkers(BACKGROUND_PROCESSORS, { config: { ...config, redisUrl }, db, store: sqliteStore<StoreSchema>(db), log });
   console.log(`Worker running queues ${workers.queues.join(', ')} on ${redactRedisUrl(redisUrl)} (prefix ${config.redisPrefix}, data in ${config.dataDir})`);
   const metrics = config.metricsPort === null ? null : await serveProcessMetrics(config.host, config.metricsPort);
   if (metrics) console.log(`Metrics at http://${config.host}:${config.metricsPort}/metrics`);

@@ -12,3 +12,13 @@ export function* keysetPages<Row>(read: (last: Row | undefined) => Row[], limit:
     page = read(page.at(-1));
   }
 }
+
+/** `keysetPages` over a store that answers promises: each page is read once the one before has been taken. */
+export async function* keysetPagesAsync<Row>(read: (last: Row | undefined) => Promise<Row[]>, limit: number): AsyncGenerator<Row[]> {
+  let page = await read(undefined);
+  while (page.length > 0) {
+    yield page;
+    if (page.length < limit) return;
+    page = await read(page.at(-1));
+  }
+}

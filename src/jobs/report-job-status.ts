@@ -23,7 +23,7 @@ export async function reportJobStatus(ctx: JobsContext, id: string, update: Stat
     // report that then loses a race with a cancel leaves an unattached record behind.
     const current = (await ctx.queue.states([id]))[0];
     const storable = current && (state === 'canceled' ? current.state === 'canceled' : !isTerminal(current.state) || current.state === state);
-    if (storable) recordId = ctx.records.store(id, record, storedEvents(await ctx.queue.liveEvents(id))).recordId;
+    if (storable) recordId = (await ctx.records.store(id, record, storedEvents(await ctx.queue.liveEvents(id)))).recordId;
   }
 
   const result = await ctx.queue.report(id, state, { detail, recordId });

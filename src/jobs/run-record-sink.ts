@@ -4,5 +4,5 @@
  * id the job then carries as `recordId`.
  */
 export interface RunRecordSink {
-  store(jobId: string, record: Record<string, unknown>, events: string[]): { recordId: string };
+  store(jobId: string, record: Record<string, unknown>, events: string[]): Promise<{ recordId: string }>;
 }

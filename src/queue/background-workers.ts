@@ -1,6 +1,7 @@
 import { Queue, Worker, type ConnectionOptions, type Job, type Processor, type WorkerOptions } from 'bullmq';
 import type { Config } from '../config.js';
 import { backgroundJobDuration, backgroundJobs } from '../metrics/process-metrics.js';
+import type { BackendStore } from '../db/dialect.js';
 import type { Database } from '../db/open-database.js';
 import { bullConnection } from '../redis/managed-redis.js';
 import type { BackgroundQueue } from './queue-keys.js';
@@ -23,6 +24,8 @@ export interface WorkerContext {
   config: Config & { redisUrl: string };
   /** The deployment's SQLite store: worker processes share DATA_DIR with the API. */
   db: Database;
+  /** The store layer over the same store, for store modules moved to it. */
+  store: BackendStore;
   connection: ConnectionOptions;
   log: WorkerLog;
 }

@@ -19,10 +19,10 @@ export interface DeleteRunDeps {
  * A published run is refused unless its record is unreadable by this build.
  */
 export async function deleteRun(deps: DeleteRunDeps, id: string): Promise<{ id: string; deleted: true }> {
-  const row = deps.rows.get(id);
+  const row = await deps.rows.get(id);
   if (!row) throw notFound(`No run ${id}.`);
   if (row.published === 1 && row.decode_error === null) throw unprocessable(`Run ${id} is published; a published run cannot be deleted.`);
-  deps.rows.remove(id);
+  await deps.rows.remove(id);
   const media = runMediaPath(deps.mediaDir, id);
   if (media) await rm(media, { recursive: true, force: true });
   if (row.published === 1) await deps.requestSnapshot().catch(() => deps.onWarning('snapshot refresh request after a delete failed'));

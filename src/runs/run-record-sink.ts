@@ -30,13 +30,13 @@ export interface StoredRecord {
  * job already stored is refused (409) and the stored run stays as it was.
  */
 export function runRecords(deps: RunRecordsDeps) {
-  function store(jobId: string, record: Record<string, unknown>, events: string[]): StoredRecord {
+  async function store(jobId: string, record: Record<string, unknown>, events: string[]): Promise<StoredRecord> {
     const problem = timestampProblem(record);
     if (problem) throw unprocessable(problem);
     const decoded = decodeRunRecord(record, deps.listPriceOf);
     const recordId = decoded.lifted.id ?? jobId;
-    const before = deps.rows.get(recordId);
-    const stored = deps.rows.store({
+    const before = await deps.rows.get(recordId);
+    const stored = await deps.rows.store({
       id: recordId,
       jobId,
       record: JSON.stringify(record),
@@ -45,7 +45,7 @@ export function runRecords(deps: RunRecordsDeps) {
       events: eventsArray(events),
       lifted: decoded.lifted,
     });
-    if (!stored) refuseForeignJob(recordId, deps.rows.owner(recordId)?.jobId ?? null, jobId, 'replace its record');
+    if (!stored) refuseForeignJob(recordId, (await deps.rows.owner(recordId))?.jobId ?? null, jobId, 'replace its record');
     const graded = (async () => {
       try {
         if (decoded.ok) await deps.grades.regradeById(recordId);

@@ -14,15 +14,15 @@ import { snapshotWriter } from './write-snapshot.js';
 /** Regenerates the public snapshot; refresh requests made meanwhile coalesce into one job. */
 export const snapshotProcessor: BackgroundProcessor = {
   queue: BACKGROUND_QUEUES.snapshot,
-  start({ config, db, log }) {
+  start({ config, db, store, log }) {
     const redis = new Redis(redisOptionsFromUrl(config.redisUrl));
     reportOutages(redis, 'snapshot', log);
-    const rows = runRows(db);
+    const rows = runRows(store);
     const index = catalogIndex(db);
     const writer = snapshotWriter({
-      db,
+      store,
       rows,
-      grades: runGrades({ db, rows, index, versions: storedVersions(index) }),
+      grades: runGrades({ store, rows, index, versions: storedVersions(index) }),
       mediaDir: runMediaDir(config.dataDir),
       dir: config.snapshotDir,
       deployHook: config.snapshotDeployHook,

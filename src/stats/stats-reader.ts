@@ -6,7 +6,7 @@ import { poolFailures } from '../workers/pool-failures.js';
 import { workerFile } from '../workers/worker-file.js';
 
 /** What a read answers. */
-export type StatsAnswer<K extends StatsRead> = ReturnType<StatsReaders[K]>;
+export type StatsAnswer<K extends StatsRead> = Awaited<ReturnType<StatsReaders[K]>>;
 /** A read's arguments: none for the whole-table aggregates. */
 export type StatsArgs<K extends StatsRead> = Parameters<StatsReaders[K]> extends [number, infer A] ? [args: A] : [];
 

@@ -1,8 +1,10 @@
 import { workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { cellCountQueries, type CellCountArgs } from '../coverage/cell-counts.js';
+import { sqliteStore } from '../db/dialect.js';
 import { jobStateCounts } from '../db/job-state-counts.js';
 import { BUSY_TIMEOUT_MS } from '../db/open-database.js';
+import type { StoreSchema } from '../db/store-schema.js';
 import { gateEvidenceQuery, type GateEvidenceArgs } from '../ladders/gate-evidence.js';
 import { cabinetStats } from '../runs/cabinet-stats.js';
 import { modelAccuracy } from '../stats/model-accuracy.js';
@@ -18,7 +20,7 @@ const db = new BetterSqlite3((workerData as StatsReaderInput).file, { readonly: 
 db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
 const providers = providerStats(db);
 const accuracy = modelAccuracy(db);
-const cabinet = cabinetStats(db);
+const cabinet = cabinetStats(sqliteStore<StoreSchema>(db));
 const jobCounts = jobStateCounts(db);
 const cellCounts = cellCountQueries(db);
 const evidence = gateEvidenceQuery(db);

@@ -263,7 +263,7 @@ describe('the review queue (coverage.rs collect_queue, CoverageQueueEntry, MAX_Q
       truncated: false,
     });
     const records = Array.from({ length: 600 }, () => runRecord({ slug: 'q1', version: 'v1.0.0', harness: 'claude', model: 'vendor/x' }));
-    await Promise.all(records.map((record) => backend.app.runs.records.store(`job-${String(record.id)}`, record, []).graded));
+    await Promise.all(records.map(async (record) => (await backend.app.runs.records.store(`job-${String(record.id)}`, record, [])).graded));
     const full = (await http.get(`/coverage-plans/${id}/queue`, token)).body;
     expect(full.runs).toHaveLength(600);
     expect(full.truncated).toBe(true);

@@ -6,7 +6,7 @@ import { bearer } from './test-backend.js';
 
 /** Stores a record through the service (as the run-job queue's sink does) and waits for its grade. */
 export async function seedRun(backend: TestBackend, record: Record<string, unknown>, events: string[] = []) {
-  const stored = backend.app.runs.records.store(`job-${String(record.id)}`, record, events);
+  const stored = await backend.app.runs.records.store(`job-${String(record.id)}`, record, events);
   await stored.graded;
   return stored;
 }

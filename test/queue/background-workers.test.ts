@@ -7,6 +7,8 @@ import { Redis } from 'ioredis';
 import { expect, inject, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/open-database.js';
+import { sqliteStore } from '../../src/db/dialect.js';
+import type { StoreSchema } from '../../src/db/store-schema.js';
 import { startBackgroundWorkers, type BackgroundProcessor, type BackgroundWorkers, type WorkerLog } from '../../src/queue/background-workers.js';
 import { openDeploymentQueues } from '../../src/queue/deployment-queues.js';
 import { BACKGROUND_QUEUES } from '../../src/queue/queue-keys.js';
@@ -51,8 +53,8 @@ it('runs every processor against the shared Redis, competing for jobs across pro
   });
 
   // Two processes' worth of workers on the same queue, as the API process and `npm run worker` are.
-  const first = await startBackgroundWorkers([processor('api')], { config, db, log: quiet });
-  const second = await startBackgroundWorkers([processor('worker')], { config, db, log: quiet });
+  const first = await startBackgroundWorkers([processor('api')], { config, db, store: sqliteStore<StoreSchema>(db), log: quiet });
+  const second = await startBackgroundWorkers([processor('worker')], { config, db, store: sqliteStore<StoreSchema>(db), log: quiet });
   const events = new QueueEvents(QUEUE, { connection: bullConnection(redisUrl), prefix });
   await events.waitUntilReady();
   try {
@@ -77,7 +79,7 @@ it('closes within its grace period while a job is still running, and says so', a
   const warnings: string[] = [];
   const workers = await startBackgroundWorkers(
     [{ queue: QUEUE, start: () => ({ processor: () => (started(), new Promise(() => {})) }) }],
-    { config, db, log: { ...quiet, warn: (_object, message) => void warnings.push(message) } },
+    { config, db, store: sqliteStore<StoreSchema>(db), log: { ...quiet, warn: (_object, message) => void warnings.push(message) } },
     300,
   );
   try {
@@ -108,7 +110,7 @@ it('runs only the queues WORKER_QUEUES lists: an ingest job waits for a set that
   const deployment = openDeploymentQueues(redis, prefix);
   const workingOn = async () => new Set((await deployment.workers()).map((worker) => worker.queue));
   await Promise.all([ingestEvents.waitUntilReady(), publishEvents.waitUntilReady()]);
-  const publishOnly = await startBackgroundWorkers(processors('publish only'), { config: configFor('publish'), db, log: quiet });
+  const publishOnly = await startBackgroundWorkers(processors('publish only'), { config: configFor('publish'), db, store: sqliteStore<StoreSchema>(db), log: quiet });
   let both: BackgroundWorkers | undefined;
   try {
     expect(publishOnly.queues).toEqual(['publish']);
@@ -117,7 +119,7 @@ it('runs only the queues WORKER_QUEUES lists: an ingest job waits for a set that
     await (await publish.add('publish', {})).waitUntilFinished(publishEvents, 10_000);
     expect(await scan.getState()).toBe('waiting');
 
-    both = await startBackgroundWorkers(processors('ingest and publish'), { config: configFor('ingest,publish'), db, log: quiet });
+    both = await startBackgroundWorkers(processors('ingest and publish'), { config: configFor('ingest,publish'), db, store: sqliteStore<StoreSchema>(db), log: quiet });
     await scan.waitUntilFinished(ingestEvents, 10_000);
     expect(ran.filter(([, queue]) => queue === BACKGROUND_QUEUES.ingest)).toEqual([['ingest and publish', 'ingest']]);
     expect(await workingOn()).toEqual(new Set(['ingest', 'publish']));

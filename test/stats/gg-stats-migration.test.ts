@@ -2,7 +2,9 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sqliteStore } from '../../src/db/dialect.js';
 import { BACKEND_MIGRATIONS, openDatabase } from '../../src/db/open-database.js';
+import type { StoreSchema } from '../../src/db/store-schema.js';
 import { runRecords } from '../../src/runs/run-record-sink.js';
 import { runRows } from '../../src/runs/run-rows.js';
 import { ggRunRecord, slice } from './gg-run-records.js';
@@ -10,7 +12,7 @@ import { ggRunRecord, slice } from './gg-run-records.js';
 const table = (db: ReturnType<typeof openDatabase>, name: string) => db.prepare(`SELECT * FROM ${name} ORDER BY 1, 2`).all();
 
 describe('the gg statistics migration', () => {
-  it('lifts runs stored before it exactly as the store lifts new ones', () => {
+  it('lifts runs stored before it exactly as the store lifts new ones', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'evb-gg-stats-'));
     try {
       const older = join(dir, 'migrations');
@@ -55,9 +57,9 @@ describe('the gg statistics migration', () => {
       const migrated = openDatabase(join(dir, 'old.sqlite'));
       // The same run stored by this build.
       const fresh = openDatabase(join(dir, 'new.sqlite'));
-      const records = runRecords({ rows: runRows(fresh), grades: { regradeById: () => Promise.resolve() } as never, listPriceOf: () => null, onCompleted: async () => {}, onPublishedChanged: async () => {}, onError: () => {} });
-      records.store('job-old-gg', record, []);
-      records.store('job-old-gg-multi', multiModel, []);
+      const records = runRecords({ rows: runRows(sqliteStore<StoreSchema>(fresh)), grades: { regradeById: () => Promise.resolve() } as never, listPriceOf: () => null, onCompleted: async () => {}, onPublishedChanged: async () => {}, onError: () => {} });
+      await records.store('job-old-gg', record, []);
+      await records.store('job-old-gg-multi', multiModel, []);
       for (const name of ['run_gg_stats', 'run_provider_slices', 'run_provider_slice_errors']) {
         expect(table(migrated, name), name).toEqual(table(fresh, name));
       }

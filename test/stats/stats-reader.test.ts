@@ -1,9 +1,11 @@
 import { renameSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cellCountQueries } from '../../src/coverage/cell-counts.js';
+import { sqliteStore } from '../../src/db/dialect.js';
 import { jobsTable } from '../../src/db/jobs-table.js';
 import { HttpError } from '../../src/errors.js';
 import { openDatabase } from '../../src/db/open-database.js';
+import type { StoreSchema } from '../../src/db/store-schema.js';
 import { gateEvidenceQuery } from '../../src/ladders/gate-evidence.js';
 import { decodeRunRecord } from '../../src/runs/decode-run-record.js';
 import { cabinetStats } from '../../src/runs/cabinet-stats.js';
@@ -20,22 +22,22 @@ beforeEach(() => {
 });
 afterEach(() => reader.close());
 
-function storeGgRun(id: string, calls: number): void {
+async function storeGgRun(id: string, calls: number): Promise<void> {
   const record = ggRunRecord({ id, model: 'vendor/model', summary: { executionMode: 'tool_calling', providerStats: [slice('Together', 'vendor/model', { calls })], toolCalls: 3 } });
   const decoded = decodeRunRecord(record);
-  runRows(store.db).store({ id, jobId: null, record: JSON.stringify(record), recordFormat: 1, decodeError: null, events: '[]', lifted: decoded.lifted });
+  await runRows(sqliteStore<StoreSchema>(store.db)).store({ id, jobId: null, record: JSON.stringify(record), recordFormat: 1, decodeError: null, events: '[]', lifted: decoded.lifted });
 }
 
 describe('statistics reader thread', () => {
   it('answers what the aggregates answer on the API connection, writes committed just before included', async () => {
-    storeGgRun('gg-1', 10);
+    await storeGgRun('gg-1', 10);
     expect(await reader.read('providers')).toEqual(providerStats(store.db).read());
-    storeGgRun('gg-2', 7);
+    await storeGgRun('gg-2', 7);
     const providers = await reader.read('providers');
     expect(providers.runsScanned).toBe(2);
     expect(providers.providers[0]!.totals.calls).toBe(17);
     const now = Date.now();
-    expect((await reader.read('cabinet')).weekly).toEqual(cabinetStats(store.db)(now).weekly);
+    expect((await reader.read('cabinet')).weekly).toEqual((await cabinetStats(sqliteStore<StoreSchema>(store.db))(now)).weekly);
     expect((await reader.read('model-accuracy')).models.map((model) => model.modelId)).toEqual(['vendor/model']);
   });
 

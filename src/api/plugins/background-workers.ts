@@ -5,7 +5,7 @@ import { startBackgroundWorkers } from '../../queue/background-workers.js';
 
 /** RUN_WORKERS: runs the background queue workers inside the API process (those WORKER_QUEUES lists). */
 async function backgroundWorkers(app: FastifyInstance) {
-  const workers = await startBackgroundWorkers(BACKGROUND_PROCESSORS, { config: app.config, db: app.db, log: app.log.child({ area: 'background' }) });
+  const workers = await startBackgroundWorkers(BACKGROUND_PROCESSORS, { config: app.config, db: app.db, store: app.store, log: app.log.child({ area: 'background' }) });
   app.log.info({ queues: workers.queues }, 'background workers started');
   app.addHook('onClose', () => workers.close());
 }

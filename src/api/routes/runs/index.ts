@@ -35,7 +35,7 @@ const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
     getRun(runs, request.params.id));
 
   app.get('/runs/:id/events', { schema: { params: RunIdParams, response: { 200: RunEventsOut, ...errorResponses(404) } } }, async (request, reply) =>
-    sendJsonText(reply, runEvents(runs, request.params.id)));
+    sendJsonText(reply, await runEvents(runs, request.params.id)));
 
   app.get('/runs/:id/showcase/:file', { schema: { params: ShowcaseParams, response: { 200: Type.Unknown({ description: 'the media file' }), ...errorResponses(404) } } }, async (request, reply) => {
     const stored = await storedShowcaseFile(runs.mediaDir, request.params.id, request.params.file);
