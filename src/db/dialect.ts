@@ -148,3 +148,15 @@ export function indexedBy(engine: Engine, index: string): RawBuilder<unknown> {
  * - row order of equal keys: there is no `rowid` on PostgreSQL; order by a column.
  * - text order: every text column is COLLATE "C" on PostgreSQL, byte order like SQLite's.
  */
+
+// --- runs ---
+
+/**
+ * Locks the rows a write transaction read, so what it writes from them cannot be based on a
+ * read another writer has since overtaken. SQLite needs nothing: BEGIN IMMEDIATE holds the
+ * database's write lock for the whole transaction. PostgreSQL's READ COMMITTED takes row
+ * locks only on write, so the read says `FOR UPDATE`.
+ */
+export function lockedRows<Q extends { forUpdate(): Q }>(engine: Engine, query: Q): Q {
+  return engine === 'postgres' ? query.forUpdate() : query;
+}

@@ -51,8 +51,8 @@ export function runGrades({ store, rows, index, versions }: RunGradesDeps) {
   }
 
   /**
-   * The catalog reads come first; the run and its reviews are then read and the grade
-   * written in one write transaction, so a review (or re-push) stored meanwhile, by
+   * The catalog reads come first; the run (locked) and its reviews are then read and the
+   * grade written in one write transaction, so a review (or re-push) stored meanwhile, by
    * this process or another, is never overwritten by a grade computed without it.
    */
   async function regrade(row: ListedRow): Promise<Grade | null> {
@@ -67,7 +67,7 @@ export function runGrades({ store, rows, index, versions }: RunGradesDeps) {
   const writeGrade = (seen: ListedRow, version: ResolvedVersion | null, name: string): Promise<Grade | null | 'moved'> =>
     writeTransaction(store, async (trx) => {
       const within = rows.within(trx);
-      const row = await within.get(seen.id);
+      const row = await within.getLocked(seen.id);
       if (!row || row.decode_error !== null) return null;
       // A re-push that changed the run's case version needs that version's catalog reads.
       if (row.test_case_slug !== seen.test_case_slug || row.test_case_version !== seen.test_case_version) return 'moved';

@@ -1,5 +1,5 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
-import { sameValue, writeTransaction, type BackendStore } from '../db/dialect.js';
+import { lockedRows, sameValue, writeTransaction, type BackendStore, type Engine } from '../db/dialect.js';
 import type { RunsTable, StoreSchema } from '../db/store-schema.js';
 import { storeGgStats } from '../stats/gg-stats-rows.js';
 import type { LiftedRun } from './decode-run-record.js';
@@ -163,9 +163,12 @@ export interface StoredRun {
  * The reads and writes of one run and its reviews, over the store or over a transaction a
  * caller opened (`within`), so a caller can make them part of a larger write.
  */
-function runQueries(db: Kysely<StoreSchema>) {
+function runQueries(db: Kysely<StoreSchema>, engine: Engine) {
+  const selectRun = (id: string) => db.selectFrom('runs').select(RUN_COLUMNS).where('id', '=', id);
   return {
-    get: async (id: string): Promise<RunRow | null> => (await db.selectFrom('runs').select(RUN_COLUMNS).where('id', '=', id).executeTakeFirst()) ?? null,
+    get: async (id: string): Promise<RunRow | null> => (await selectRun(id).executeTakeFirst()) ?? null,
+    /** `get` that also keeps the row from other writers until the caller's transaction ends. */
+    getLocked: async (id: string): Promise<RunRow | null> => (await lockedRows(engine, selectRun(id)).executeTakeFirst()) ?? null,
     /** The job that stored the run, or else uploaded its showcase media: undefined for a run no job did either for. */
     async owner(id: string): Promise<{ jobId: string | null } | undefined> {
       // A run not stored yet belongs to the job whose showcase uploads named it.
@@ -258,8 +261,8 @@ export type RunQueries = ReturnType<typeof runQueries>;
 /** The `runs` and `run_reviews` tables, one function per operation. */
 export function runRows(store: BackendStore) {
   return {
-    ...runQueries(store.db),
-    within: runQueries,
+    ...runQueries(store.db, store.engine),
+    within: (trx: Kysely<StoreSchema>) => runQueries(trx, store.engine),
     /**
      * Stores a pushed run and what a gg run's summary lifts, in one transaction. False when
      * the run exists under another job, which keeps it unchanged. A re-push under the same id
