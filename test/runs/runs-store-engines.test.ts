@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ListState } from '../../src/contract/vocabulary.js';
 import { writeTransaction, type BackendStore } from '../../src/db/dialect.js';
 import { showcaseUploadsTable } from '../../src/db/showcase-uploads-table.js';
 import { cabinetStats } from '../../src/runs/cabinet-stats.js';
@@ -117,6 +118,31 @@ describe.each(ENGINES)('the runs store on %s', (engine) => {
     expect((await ids({ versions: ['v1.1.0', 'v9'] })).total).toBe(5);
     expect(await ids({ versions: [] })).toEqual({ ids: [], total: 0 });
     expect((await ids({ testCases: ['skiff-race'], latestVersions: true })).total).toBe(5);
+  });
+
+  it("selects each state's runs and a case's latest version alike", async () => {
+    const store = await stores.fresh(engine);
+    await run(store, { id: 'reviewed', state: 'completed' });
+    await run(store, { id: 'failed', state: 'hung' });
+    await run(store, { id: 'unreviewed', state: 'completed' });
+    await run(store, { id: 'auto-graded', state: 'completed', testType: 'performance' });
+    await run(store, { id: 'released', state: 'hung' });
+    await store.db.updateTable('runs').set({ review_count: 1 }).where('id', '=', 'reviewed').execute();
+    await runRows(store).markPublished({ id: 'released', publishedAt: T2, sourceRepo: null, playableBuild: null });
+    const listing = runListing(store);
+    const inState = async (state: ListState) => (await listing.offset(state, {}, 0, 10)).rows.map((row) => row.id).sort();
+    expect(await inState('published')).toEqual(['released']);
+    expect(await inState('review')).toEqual(['auto-graded', 'reviewed', 'unreviewed']);
+    expect(await inState('failures')).toEqual(['failed', 'released']);
+    expect(await inState('unreviewed')).toEqual(['unreviewed']);
+    expect(await inState('unpublished')).toEqual(['auto-graded', 'failed', 'reviewed', 'unreviewed']);
+    expect(await inState('publishable')).toEqual(['failed', 'reviewed']);
+    expect(await inState('any')).toHaveLength(5);
+
+    await run(store, { id: 'old-version', slug: 'race', version: 'v1.9.0' });
+    await run(store, { id: 'new-version', slug: 'race', version: 'v1.10.0' });
+    const latest = await listing.offset('review', { testCases: ['race'], latestVersions: true }, 0, 10);
+    expect(latest).toMatchObject({ rows: [{ id: 'new-version' }], total: 1 });
   });
 
   it('searches case-insensitively, with LIKE wildcards taken literally', async () => {
