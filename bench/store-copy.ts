@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { startManagedPostgres } from '../src/db/managed-postgres.js';
+import { sqliteStore } from '../src/db/dialect.js';
 import { migratePostgres } from '../src/db/migrate-postgres.js';
 import { openDatabase } from '../src/db/open-database.js';
+import type { StoreSchema } from '../src/db/store-schema.js';
 import { copyStore } from '../src/db/store-copy/copy-store.js';
 import { storeLocation } from '../src/db/store-copy/store-location.js';
 import { decodeRunRecord } from '../src/runs/decode-run-record.js';
@@ -34,13 +36,11 @@ export default async function benchStoreCopy(): Promise<void> {
     const sqliteFile = join(dir, 'source.sqlite');
     const seedStart = Date.now();
     const db = openDatabase(sqliteFile);
-    const rows = runRows(db);
-    db.transaction(() => {
-      for (let i = 0; i < RUNS; i++) {
-        const raw = syntheticRunRecord(i, { testCaseSlug: `case-${i % 40}`, testCaseVersion: 'v1.0.0', harnessSlug: 'codex', modelId: `vendor/model-${i % 20}` }, { cost: (i % 97) / 10 });
-        rows.store({ id: raw.id, jobId: null, record: JSON.stringify(raw), recordFormat: 1, decodeError: null, events: '[]', lifted: decodeRunRecord(raw).lifted });
-      }
-    })();
+    const rows = runRows(sqliteStore<StoreSchema>(db));
+    for (let i = 0; i < RUNS; i++) {
+      const raw = syntheticRunRecord(i, { testCaseSlug: `case-${i % 40}`, testCaseVersion: 'v1.0.0', harnessSlug: 'codex', modelId: `vendor/model-${i % 20}` }, { cost: (i % 97) / 10 });
+      await rows.store({ id: raw.id, jobId: null, record: JSON.stringify(raw), recordFormat: 1, decodeError: null, events: '[]', lifted: decodeRunRecord(raw).lifted });
+    }
     db.close();
     console.log(`seeded ${RUNS} runs in ${Date.now() - seedStart} ms`);
 

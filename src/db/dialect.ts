@@ -225,3 +225,15 @@ export function nextCapRevision(engine: Engine): RawBuilder<number> {
     ? sql<number>`(SELECT COALESCE(MAX(revision), 0) + 1 FROM harness_config)`
     : sql<number>`nextval(pg_get_serial_sequence('harness_config', 'revision'))`;
 }
+
+// --- runs ---
+
+/**
+ * Locks the rows a write transaction read, so what it writes from them cannot be based on a
+ * read another writer has since overtaken. SQLite needs nothing: BEGIN IMMEDIATE holds the
+ * database's write lock for the whole transaction. PostgreSQL's READ COMMITTED takes row
+ * locks only on write, so the read says `FOR UPDATE`.
+ */
+export function lockedRows<Q extends { forUpdate(): Q }>(engine: Engine, query: Q): Q {
+  return engine === 'postgres' ? query.forUpdate() : query;
+}

@@ -4,17 +4,7 @@
  * `read(last)` the page after `last`. Each page is read only when the one before has been
  * taken, so nothing holds more than a page.
  */
-export function* keysetPages<Row>(read: (last: Row | undefined) => Row[], limit: number): Generator<Row[]> {
-  let page = read(undefined);
-  while (page.length > 0) {
-    yield page;
-    if (page.length < limit) return;
-    page = read(page.at(-1));
-  }
-}
-
-/** `keysetPages` over a store module's pages, which come as promises. */
-export async function* asyncKeysetPages<Row>(read: (last: Row | undefined) => Promise<Row[]>, limit: number): AsyncGenerator<Row[]> {
+export async function* keysetPages<Row>(read: (last: Row | undefined) => Promise<Row[]>, limit: number): AsyncGenerator<Row[]> {
   let page = await read(undefined);
   while (page.length > 0) {
     yield page;

@@ -1,4 +1,4 @@
-import type { Database } from './open-database.js';
+import type { BackendStore } from './dialect.js';
 
 /** How much one job may upload as showcase media, in all. */
 export interface ShowcaseJobBounds {
@@ -14,33 +14,32 @@ export interface ShowcaseUsage {
 }
 
 /** The `showcase_uploads` table: which run each job uploads for, and how much it uploaded. */
-export function showcaseUploadsTable(db: Database) {
-  const byJob = db.prepare<[string], ShowcaseUsage>('SELECT run_id AS runId, files, bytes FROM showcase_uploads WHERE job_id = ?');
-  const byRun = db.prepare<[string], { jobId: string }>('SELECT job_id AS jobId FROM showcase_uploads WHERE run_id = ?');
-  const insert = db.prepare<[string, string]>('INSERT INTO showcase_uploads (job_id, run_id) VALUES (?, ?)');
-  const charge = db.prepare<{ jobId: string; bytes: number; maxFiles: number; maxBytes: number }>(
-    `UPDATE showcase_uploads SET files = files + 1, bytes = bytes + @bytes
-      WHERE job_id = @jobId AND files + 1 <= @maxFiles AND bytes + @bytes <= @maxBytes`,
-  );
-  // Immediate: two processes binding at once take turns, and the second reads the first's row.
-  const bind = db.transaction((jobId: string, runId: string): ShowcaseUsage | { otherJob: string } => {
-    const bound = byJob.get(jobId);
-    if (bound) return bound;
-    const other = byRun.get(runId);
-    if (other) return { otherJob: other.jobId };
-    insert.run(jobId, runId);
-    return { runId, files: 0, bytes: 0 };
-  });
-
+export function showcaseUploadsTable(store: BackendStore) {
+  const { db } = store;
   return {
     /**
      * Binds the job to `runId` unless its first upload bound it already. Answers the job's
-     * usage (whose `runId` may be another run), or the job that holds `runId`.
+     * usage (whose `runId` may be another run), or the job that holds `runId`. The insert
+     * does nothing when either the job or the run is bound (both are unique), so two
+     * processes binding at once need no transaction: the reads after it see the winner.
      */
-    bind: (jobId: string, runId: string) => bind.immediate(jobId, runId),
+    async bind(jobId: string, runId: string): Promise<ShowcaseUsage | { otherJob: string }> {
+      await db.insertInto('showcase_uploads').values({ job_id: jobId, run_id: runId }).onConflict((oc) => oc.doNothing()).execute();
+      const bound = await db.selectFrom('showcase_uploads').select(['run_id as runId', 'files', 'bytes']).where('job_id', '=', jobId).executeTakeFirst();
+      if (bound) return bound;
+      const other = await db.selectFrom('showcase_uploads').select('job_id').where('run_id', '=', runId).executeTakeFirstOrThrow();
+      return { otherJob: other.job_id };
+    },
     /** Counts one upload of `bytes` against the job's bounds; false (nothing counted) when it would pass one. */
-    charge: (jobId: string, bytes: number, bounds: ShowcaseJobBounds) =>
-      charge.run({ jobId, bytes, maxFiles: bounds.files, maxBytes: bounds.bytes }).changes === 1,
+    async charge(jobId: string, bytes: number, bounds: ShowcaseJobBounds): Promise<boolean> {
+      const result = await db
+        .updateTable('showcase_uploads')
+        .set((eb) => ({ files: eb('files', '+', 1), bytes: eb('bytes', '+', bytes) }))
+        .where('job_id', '=', jobId)
+        .where((eb) => eb.and([eb(eb('files', '+', 1), '<=', bounds.files), eb(eb('bytes', '+', bytes), '<=', bounds.bytes)]))
+        .executeTakeFirst();
+      return result.numUpdatedRows === 1n;
+    },
   };
 }
 

@@ -1,6 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { ActiveJobRow, JobsTable } from '../db/jobs-table.js';
-import { asyncKeysetPages } from '../db/keyset-pages.js';
+import { keysetPages } from '../db/keyset-pages.js';
 import { runSubject } from '../events/run-events.js';
 
 /**
@@ -23,7 +23,7 @@ const activeJobJson = (job: ActiveJobRow) =>
 export async function* activeJobsJson(jobs: Pick<JobsTable, 'activeList'>): AsyncGenerator<string> {
   yield '{"jobs":[';
   let first = true;
-  for await (const page of asyncKeysetPages<ActiveJobRow>((last) => jobs.activeList({ after: last?.seq, limit: JOBS_PER_PAGE }), JOBS_PER_PAGE)) {
+  for await (const page of keysetPages<ActiveJobRow>((last) => jobs.activeList({ after: last?.seq, limit: JOBS_PER_PAGE }), JOBS_PER_PAGE)) {
     if (!first) await yieldToEventLoop();
     yield `${first ? '' : ','}${page.map(activeJobJson).join(',')}`;
     first = false;

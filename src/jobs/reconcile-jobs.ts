@@ -1,5 +1,5 @@
 import type { DispatchedClaim, JobRow, JobsTable } from '../db/jobs-table.js';
-import { asyncKeysetPages } from '../db/keyset-pages.js';
+import { keysetPages } from '../db/keyset-pages.js';
 import { runSubjectJson } from '../events/run-events.js';
 import { isTerminal, type JobState, type QueuedRun } from '../queue/run-queue.js';
 import { MINUTE } from '../time.js';
@@ -61,7 +61,7 @@ export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConf
   // A page of in-flight rows at a time, each after the last of the one before: a queue of a
   // million jobs read at once (launch bodies included) could take more memory than the
   // process has, and a boot that dies of it never comes back.
-  for await (const chunk of asyncKeysetPages<JobRow>((last) => ctx.jobs.inFlight({ after: last?.seq ?? options.afterSeq, limit: CHUNK }), CHUNK)) {
+  for await (const chunk of keysetPages<JobRow>((last) => ctx.jobs.inFlight({ after: last?.seq ?? options.afterSeq, limit: CHUNK }), CHUNK)) {
     const states = await ctx.queue.states(chunk.map((row) => row.id));
     const requeue: QueuedRun[] = [];
     const lost: string[] = [];
@@ -119,7 +119,7 @@ export async function queueStrandedJobs(ctx: JobsContext, options: { afterSeq: n
   let nextAfterSeq = options.afterSeq;
   let young = false;
   let requeued = 0;
-  for await (const chunk of asyncKeysetPages<JobRow>((last) => ctx.jobs.inFlight({ after: last?.seq ?? options.afterSeq, limit: CHUNK }), CHUNK)) {
+  for await (const chunk of keysetPages<JobRow>((last) => ctx.jobs.inFlight({ after: last?.seq ?? options.afterSeq, limit: CHUNK }), CHUNK)) {
     const states = await ctx.queue.states(chunk.map((row) => row.id));
     const stranded: QueuedRun[] = [];
     for (const [j, row] of chunk.entries()) {

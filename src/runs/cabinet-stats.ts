@@ -1,4 +1,5 @@
-import type { Database } from '../db/open-database.js';
+import { sql } from 'kysely';
+import { weekStart, type BackendStore } from '../db/dialect.js';
 import { DAY } from '../time.js';
 
 export const STATS_WEEKS = 52;
@@ -15,25 +16,37 @@ export function weekStartOf(time: number): string {
  * so unreadable runs count. A run with no reported tokens or unknown cost adds nothing to
  * that total and is counted as unreported instead.
  */
-export function cabinetStats(db: Database) {
-  const totals = db.prepare<[], { runs: number; tokens: number | null; tokensUnreported: number; cost: number | null; costUnreported: number; testCases: number; models: number }>(
-    `SELECT COUNT(*) AS runs,
-            SUM(tokens_total) AS tokens, SUM(tokens_total IS NULL) AS tokensUnreported,
-            SUM(cost) AS cost, SUM(cost IS NULL) AS costUnreported,
-            COUNT(DISTINCT NULLIF(test_case_slug, '')) AS testCases, COUNT(DISTINCT NULLIF(model_id, '')) AS models
-       FROM runs`,
-  );
-  // Monday on or before the finish (or store) time: step back six days, then forward to Monday.
-  const weekly = db.prepare<[string], { week: string; runs: number }>(
-    `SELECT date(COALESCE(finished_at, created_at), '-6 days', 'weekday 1') AS week, COUNT(*) AS runs
-       FROM runs WHERE COALESCE(finished_at, created_at) >= ? GROUP BY week`,
-  );
+export function cabinetStats(store: BackendStore) {
+  const { db, engine } = store;
+  const unreported = (column: 'tokens_total' | 'cost') => sql<number | null>`SUM(CASE WHEN ${sql.ref(column)} IS NULL THEN 1 ELSE 0 END)`;
+  const distinctNonEmpty = (column: 'test_case_slug' | 'model_id') => sql<number>`COUNT(DISTINCT NULLIF(${sql.ref(column)}, ''))`;
 
-  return (now = Date.now()) => {
-    const row = totals.get()!;
+  return async (now = Date.now()) => {
+    const row = await db
+      .selectFrom('runs')
+      .select((eb) => [
+        eb.fn.countAll<number>().as('runs'),
+        eb.fn.sum<number | null>('tokens_total').as('tokens'),
+        unreported('tokens_total').as('tokensUnreported'),
+        eb.fn.sum<number | null>('cost').as('cost'),
+        unreported('cost').as('costUnreported'),
+        distinctNonEmpty('test_case_slug').as('testCases'),
+        distinctNonEmpty('model_id').as('models'),
+      ])
+      .executeTakeFirstOrThrow();
     const thisWeek = Date.parse(`${weekStartOf(now)}T00:00:00Z`);
     const weeks = Array.from({ length: STATS_WEEKS }, (_, i) => new Date(thisWeek - (STATS_WEEKS - 1 - i) * 7 * DAY).toISOString().slice(0, 10));
-    const counts = new Map(weekly.all(`${weeks[0]}T00:00:00`).map((entry) => [entry.week, entry.runs]));
+    // Each run counts in the week of its finish (or store) time.
+    const weekly = await db
+      .selectFrom('runs')
+      .select((eb) => {
+        const week = weekStart(engine, eb.fn.coalesce('finished_at', 'created_at'));
+        return [week.as('week'), eb.fn.countAll<number>().as('runs')];
+      })
+      .where((eb) => eb(eb.fn.coalesce('finished_at', 'created_at'), '>=', `${weeks[0]}T00:00:00`))
+      .groupBy((eb) => weekStart(engine, eb.fn.coalesce('finished_at', 'created_at')))
+      .execute();
+    const counts = new Map(weekly.map((entry) => [entry.week, entry.runs]));
     return {
       runs: row.runs,
       tokens: { total: row.tokens ?? 0, unreportedRuns: row.tokensUnreported ?? 0 },

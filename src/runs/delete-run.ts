@@ -19,14 +19,14 @@ export interface DeleteRunDeps {
  * A published run is refused unless its record is unreadable by this build.
  */
 export async function deleteRun(deps: DeleteRunDeps, id: string): Promise<{ id: string; deleted: true }> {
-  const row = deps.rows.get(id);
+  const row = await deps.rows.get(id);
   if (!row) throw notFound(`No run ${id}.`);
   if (row.published === 1 && row.decode_error === null) throw unprocessable(`Run ${id} is published; a published run cannot be deleted.`);
   // The media first: a bucket out of reach refuses the delete (503) before any row goes,
   // so a retry finds the run and nothing is orphaned.
   const media = runMediaKey(id);
   if (media) await deps.blobs.remove(media);
-  deps.rows.remove(id);
+  await deps.rows.remove(id);
   if (row.published === 1) await deps.requestSnapshot().catch(() => deps.onWarning('snapshot refresh request after a delete failed'));
   const pruned = await deps.artifacts.prune(id);
   if (pruned !== 'pruned' && pruned !== 'skipped') deps.onWarning(`artifact prune of run ${id}: the artifact service ${pruned}; a later sweep reclaims it`);

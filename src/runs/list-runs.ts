@@ -1,5 +1,7 @@
 import { LIST_STATES, SORTS, type ListState, type Sort } from '../contract/vocabulary.js';
-import type { Database } from '../db/open-database.js';
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import { likeInsensitive, type BackendStore } from '../db/dialect.js';
+import type { RunsTable } from '../db/store-schema.js';
 import { badRequest } from '../errors.js';
 import { LISTED_COLUMNS, type ListedRow } from './run-rows.js';
 import { AUTO_GRADED_TEST_TYPES, FAILURE_TIERS } from './run-states.js';
@@ -24,49 +26,63 @@ export interface ListFilters {
   dir?: 'asc' | 'desc';
 }
 
-/** The row columns, qualified for queries that alias `runs` as `r`. */
-const SELECTED = LISTED_COLUMNS.split(',').map((column) => `r.${column.trim()}`).join(', ');
+type Column = keyof RunsTable;
 
-const quoted = (values: readonly string[]) => values.map((value) => `'${value}'`).join(', ');
-
-/** Each state's set (http-interface.md, `GET /runs`), over readable runs only. */
-function statePredicate(state: ListState, alias: string): string {
-  const failures = `${alias}.state IN (${quoted(FAILURE_TIERS)})`;
+/** Each state's set (http-interface.md, `GET /runs`), over readable runs only; `alias` names the `runs` row. */
+function statePredicate(state: ListState, alias: 'r' | 'l'): Expression<SqlBool> {
+  const column = (name: Column) => sql.ref(`${alias}.${name}`);
+  const failures = sql<SqlBool>`${column('state')} IN (${sql.join(FAILURE_TIERS)})`;
   switch (state) {
     case 'published':
-      return `${alias}.published = 1`;
+      return sql<SqlBool>`${column('published')} = 1`;
     case 'review':
-      return `${alias}.state = 'completed'`;
+      return sql<SqlBool>`${column('state')} = 'completed'`;
     case 'failures':
       return failures;
     case 'unreviewed':
-      return `${alias}.state = 'completed' AND ${alias}.review_count = 0 AND COALESCE(${alias}.test_type, '') NOT IN (${quoted(AUTO_GRADED_TEST_TYPES)})`;
+      return sql<SqlBool>`${column('state')} = 'completed' AND ${column('review_count')} = 0
+        AND COALESCE(${column('test_type')}, '') NOT IN (${sql.join(AUTO_GRADED_TEST_TYPES)})`;
     case 'unpublished':
-      return `${alias}.published = 0`;
+      return sql<SqlBool>`${column('published')} = 0`;
     case 'publishable':
       // The publish gate: failure tiers always, completed runs when validator-rated or reviewed.
-      return `${alias}.published = 0 AND (${failures} OR (${alias}.state = 'completed' AND (${alias}.validator_rated = 1 OR ${alias}.review_count > 0)))`;
+      return sql<SqlBool>`${column('published')} = 0 AND (${failures}
+        OR (${column('state')} = 'completed' AND (${column('validator_rated')} = 1 OR ${column('review_count')} > 0)))`;
     case 'any':
-      return '1 = 1';
+      return sql<SqlBool>`1 = 1`;
   }
 }
 
 /** The ordering timestamp of a state: publish time for published runs, finish time otherwise. */
 const orderColumn = (state: ListState) => (state === 'published' ? 'published_at' : 'finished_at');
 
-const SORT_COLUMNS: Record<Exclude<Sort, 'date'>, string> = {
-  runtime: 'r.run_time_seconds',
-  tokens: 'r.tokens_total',
-  cost: 'r.cost',
-  rating: 'r.rating_rank',
-  testType: 'r.test_type',
+const SORT_COLUMNS: Record<Exclude<Sort, 'date'>, Expression<unknown>> = {
+  runtime: sql.ref('r.run_time_seconds'),
+  tokens: sql.ref('r.tokens_total'),
+  cost: sql.ref('r.cost'),
+  rating: sql.ref('r.rating_rank'),
+  testType: sql.ref('r.test_type'),
   // The display name from the latest ingested manifest, else the slug.
-  testCase: 'COALESCE(r.case_name, r.test_case_slug)',
-  harness: 'r.harness',
+  testCase: sql`COALESCE(r.case_name, r.test_case_slug)`,
+  harness: sql.ref('r.harness'),
   // A gg run sorts by the configuration it was launched from.
-  model: 'COALESCE(r.gg_config_id, r.model_id)',
-  variant: 'r.variant',
+  model: sql`COALESCE(r.gg_config_id, r.model_id)`,
+  variant: sql.ref('r.variant'),
 };
+
+const EXACT_FILTERS = [
+  ['testCase', 'test_case_slug'],
+  ['model', 'model_id'],
+  ['harness', 'harness'],
+  ['variant', 'variant'],
+  ['version', 'test_case_version'],
+  ['engine', 'engine'],
+  ['ggConfigId', 'gg_config_id'],
+  ['aesthetic', 'aesthetic'],
+] as const satisfies readonly (readonly [keyof ListFilters, Column])[];
+
+/** The columns a free-text search looks in, case-insensitively. */
+const SEARCHED = ['test_case_slug', 'model_id', 'harness', 'variant', 'gg_config_name'] as const satisfies readonly Column[];
 
 export interface CursorPage {
   rows: ListedRow[];
@@ -78,86 +94,87 @@ export interface OffsetPage {
   total: number;
 }
 
-/** Builds and caches the listing statements; one prepared statement per distinct query shape. */
-export function runListing(db: Database) {
-  const statements = new Map<string, ReturnType<Database['prepare']>>();
-  const prepare = (sql: string) => {
-    let statement = statements.get(sql);
-    if (!statement) statements.set(sql, (statement = db.prepare(sql)));
-    return statement;
-  };
+/**
+ * The runs listings: numbered pages with filters and sorts, and the cursor pages. Every
+ * order ends with the id, so ties (and NULLs, placed explicitly) page the same on both engines.
+ */
+export function runListing(store: BackendStore) {
+  const { db, engine } = store;
 
-  /** The offset-mode WHERE clause and its named parameters; exported so the benchmark can run the same SQL raw. */
-  function offsetQuery(state: ListState, filters: ListFilters, offset: number, limit: number) {
-    const where = ['r.decode_error IS NULL', statePredicate(state, 'r')];
-    const params: Record<string, unknown> = {};
-    const exact = [
-      ['testCase', 'test_case_slug'],
-      ['model', 'model_id'],
-      ['harness', 'harness'],
-      ['variant', 'variant'],
-      ['version', 'test_case_version'],
-      ['engine', 'engine'],
-      ['ggConfigId', 'gg_config_id'],
-      ['aesthetic', 'aesthetic'],
-    ] as const;
-    for (const [name, column] of exact) {
+  /** The readable runs of a state that pass `filters`, as `r`. */
+  function filtered(state: ListState, filters: ListFilters) {
+    let query = db.selectFrom('runs as r').where('r.decode_error', 'is', null).where(statePredicate(state, 'r'));
+    for (const [name, column] of EXACT_FILTERS) {
       const value = filters[name];
-      if (value === undefined) continue;
-      where.push(`r.${column} = @${name}`);
-      params[name] = value;
+      if (value !== undefined) query = query.where(`r.${column}`, '=', value);
     }
-    if (filters.versions) {
-      where.push('r.test_case_version IN (SELECT value FROM json_each(@versions))');
-      params.versions = JSON.stringify(filters.versions);
-    }
-    if (filters.testCases) {
-      where.push('r.test_case_slug IN (SELECT value FROM json_each(@testCases))');
-      params.testCases = JSON.stringify(filters.testCases);
-    }
+    if (filters.versions) query = query.where(oneOf('r.test_case_version', filters.versions));
+    if (filters.testCases) query = query.where(oneOf('r.test_case_slug', filters.testCases));
     if (filters.latestVersions && filters.version === undefined && filters.versions === undefined) {
-      where.push(
-        `r.version_rank = (SELECT MAX(l.version_rank) FROM runs l WHERE l.test_case_slug = r.test_case_slug AND l.decode_error IS NULL AND ${statePredicate(state, 'l')})`,
+      query = query.where((eb) =>
+        eb(
+          'r.version_rank',
+          '=',
+          eb
+            .selectFrom('runs as l')
+            .select((inner) => inner.fn.max('l.version_rank').as('latest'))
+            .whereRef('l.test_case_slug', '=', 'r.test_case_slug')
+            .where('l.decode_error', 'is', null)
+            .where(statePredicate(state, 'l')),
+        ),
       );
     }
     if (filters.q !== undefined && filters.q !== '') {
-      where.push(
-        `(r.test_case_slug LIKE @q ESCAPE '\\' OR r.model_id LIKE @q ESCAPE '\\' OR r.harness LIKE @q ESCAPE '\\' OR r.variant LIKE @q ESCAPE '\\' OR r.gg_config_name LIKE @q ESCAPE '\\')`,
-      );
-      params.q = `%${filters.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const pattern = sql.val(`%${filters.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      query = query.where((eb) => eb.or(SEARCHED.map((column) => likeInsensitive(engine, sql.ref(`r.${column}`), pattern))));
     }
-    const dir = filters.dir === 'asc' ? 'ASC' : 'DESC';
+    return query;
+  }
+
+  /** A numbered page's query and its total's; exported so the benchmark can run the same SQL raw. */
+  function offsetQuery(state: ListState, filters: ListFilters, offset: number, limit: number) {
+    const where = filtered(state, filters);
+    const dir = filters.dir === 'asc' ? 'asc' : 'desc';
     const sort = filters.sort ?? 'date';
-    const order =
-      sort === 'date'
-        ? `r.${orderColumn(state)} ${dir}, r.id ${dir}`
-        : `${SORT_COLUMNS[sort]} ${dir} NULLS LAST, r.id ${dir}`;
-    const clause = where.join(' AND ');
+    // NULLs where SQLite has always put them for dates (smallest), last for every other sort.
+    const key = sort === 'date' ? sql.ref(`r.${orderColumn(state)}`) : SORT_COLUMNS[sort];
+    const nulls = sort === 'date' && dir === 'asc' ? 'first' : 'last';
     return {
-      pageSql: `SELECT ${SELECTED} FROM runs r WHERE ${clause} ORDER BY ${order} LIMIT @limit OFFSET @offset`,
-      countSql: `SELECT COUNT(*) FROM runs r WHERE ${clause}`,
-      params,
-      pageParams: { ...params, limit, offset },
+      page: where
+        .select(LISTED_COLUMNS.map((column) => `r.${column}` as const))
+        .orderBy(key, (ob) => (nulls === 'first' ? ob[dir]().nullsFirst() : ob[dir]().nullsLast()))
+        .orderBy('r.id', dir)
+        .limit(limit)
+        .offset(offset),
+      count: where.select((eb) => eb.fn.countAll<number>().as('total')),
     };
+  }
+
+  /** A cursor page's query, one row past `limit` to tell whether a next page exists; exported for the benchmark too. */
+  function cursorQuery(state: ListState, before: string | undefined, limit: number) {
+    const column = `r.${orderColumn(state)}` as const;
+    const position = before === undefined ? null : decodeCursor(before);
+    let query = db.selectFrom('runs as r').where('r.decode_error', 'is', null).where(statePredicate(state, 'r'));
+    if (position) query = query.where((eb) => eb.or([eb(column, '<', position.at), eb.and([eb(column, '=', position.at), eb('r.id', '<', position.id)])]));
+    return query
+      .select(LISTED_COLUMNS.map((name) => `r.${name}` as const))
+      .orderBy(column, (ob) => ob.desc().nullsLast())
+      .orderBy('r.id', 'desc')
+      .limit(limit + 1);
   }
 
   return {
     offsetQuery,
-    offset(state: ListState, filters: ListFilters, offset: number, limit: number): OffsetPage {
+    cursorQuery,
+    async offset(state: ListState, filters: ListFilters, offset: number, limit: number): Promise<OffsetPage> {
       const query = offsetQuery(state, filters, offset, limit);
-      const rows = prepare(query.pageSql).all(query.pageParams) as ListedRow[];
-      const total = prepare(query.countSql).pluck().get(query.params) as number;
+      const rows = await query.page.execute();
+      const { total } = await query.count.executeTakeFirstOrThrow();
       return { rows, total };
     },
 
-    cursor(state: ListState, before: string | undefined, limit: number): CursorPage {
-      const column = `r.${orderColumn(state)}`;
-      const position = before === undefined ? null : decodeCursor(before);
-      const sql = `SELECT ${SELECTED} FROM runs r
-        WHERE r.decode_error IS NULL AND ${statePredicate(state, 'r')}
-        ${position ? `AND (${column} < @at OR (${column} = @at AND r.id < @id))` : ''}
-        ORDER BY ${column} DESC, r.id DESC LIMIT @limit`;
-      const rows = prepare(sql).all({ ...(position ?? {}), limit: limit + 1 }) as ListedRow[];
+    async cursor(state: ListState, before: string | undefined, limit: number): Promise<CursorPage> {
+      const rows: ListedRow[] = await cursorQuery(state, before, limit).execute();
       const more = rows.length > limit;
       if (more) rows.length = limit;
       const last = rows.at(-1);
@@ -168,6 +185,11 @@ export function runListing(db: Database) {
 }
 
 export type RunListing = ReturnType<typeof runListing>;
+
+/** `column IN (values)`; no value matches nothing (an empty IN list is not valid SQL everywhere). */
+function oneOf(column: 'r.test_case_version' | 'r.test_case_slug', values: string[]) {
+  return (eb: ExpressionBuilder<{ r: RunsTable }, 'r'>) => (values.length === 0 ? eb.lit(false) : eb(column, 'in', values));
+}
 
 /** The cursor is the ordering timestamp of the last row, with its id to break ties; opaque to clients. */
 function encodeCursor(at: string, id: string): string {

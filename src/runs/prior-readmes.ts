@@ -1,4 +1,4 @@
-import type { Database } from '../db/open-database.js';
+import { jsonText, type BackendStore } from '../db/dialect.js';
 
 export interface PriorReadme {
   runId: string;
@@ -9,17 +9,21 @@ export interface PriorReadme {
 }
 
 /** Gameplay READMEs earlier runs of a jam by one model captured, oldest first, across harnesses, published or not. */
-export function priorReadmes(db: Database) {
-  const select = db.prepare<[string, string], { id: string; harness: string; test_case_version: string; finished_at: string | null; readme: string | null }>(
-    `SELECT id, harness, test_case_version, finished_at, json_extract(record, '$.gameJamReadme') AS readme
-       FROM runs
-      WHERE test_case_slug = ? AND model_id = ? AND decode_error IS NULL
-      ORDER BY finished_at ASC, id ASC`,
-  );
-  return (slug: string, model: string): PriorReadme[] =>
-    select.all(slug, model).flatMap((row) =>
+export function priorReadmes(store: BackendStore) {
+  return async (slug: string, model: string): Promise<PriorReadme[]> => {
+    const rows = await store.db
+      .selectFrom('runs')
+      .select((eb) => ['id', 'harness', 'test_case_version', 'finished_at', jsonText(store.engine, eb.ref('record'), ['gameJamReadme']).as('readme')])
+      .where('test_case_slug', '=', slug)
+      .where('model_id', '=', model)
+      .where('decode_error', 'is', null)
+      .orderBy('finished_at', (ob) => ob.asc().nullsFirst())
+      .orderBy('id')
+      .execute();
+    return rows.flatMap((row) =>
       typeof row.readme === 'string' && row.readme.length > 0
         ? [{ runId: row.id, harness: row.harness, version: row.test_case_version, finishedAt: row.finished_at, readme: row.readme }]
         : [],
     );
+  };
 }

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Database } from '../db/open-database.js';
+import { sql, type Kysely } from 'kysely';
+import { writeTransaction, type BackendStore } from '../db/dialect.js';
+import type { StoreSchema } from '../db/store-schema.js';
 import { HOUR } from '../time.js';
 import type { PublishLine } from './publish-live.js';
 import type { RunRow } from './run-rows.js';
@@ -51,46 +53,89 @@ export function publishGateRefusal(row: RunRow): string | null {
   return `Run ${row.id} is in state "${row.state}", which is not publishable.`;
 }
 
+/** Why a job ends; undefined and null both leave a column empty. */
+interface Outcome {
+  detail?: string | null;
+  sourceRepo?: string | null;
+  playableBuild?: string | null;
+}
+
+/** The job reads and writes, over the store or over a transaction a caller opened (`within`). */
+function publishJobQueries(db: Kysely<StoreSchema>) {
+  const one = async (query: Promise<Row | undefined>) => {
+    const row = await query;
+    return row ? fromRow(row) : null;
+  };
+  return {
+    get: (id: string) => one(db.selectFrom('publish_jobs').selectAll().where('id', '=', id).$narrowType<Row>().executeTakeFirst()),
+    liveOf: (runId: string) =>
+      one(db.selectFrom('publish_jobs').selectAll().where('run_id', '=', runId).where('state', '=', 'live').$narrowType<Row>().executeTakeFirst()),
+    latestSucceeded: (runId: string) =>
+      one(
+        db
+          .selectFrom('publish_jobs')
+          .selectAll()
+          .where('run_id', '=', runId)
+          .where('state', '=', 'succeeded')
+          .orderBy('created_ms', 'desc')
+          .orderBy('id', 'desc')
+          .limit(1)
+          .$narrowType<Row>()
+          .executeTakeFirst(),
+      ),
+    /** Ends a live job; false when it had ended already. */
+    async markFinished(id: string, state: 'succeeded' | 'failed', values: Outcome): Promise<boolean> {
+      const result = await db
+        .updateTable('publish_jobs')
+        .set({
+          state,
+          detail: values.detail ?? null,
+          source_repo: values.sourceRepo ?? null,
+          playable_build: values.playableBuild ?? null,
+          updated_at: new Date().toISOString(),
+        })
+        .where('id', '=', id)
+        .where('state', '=', 'live')
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+  };
+}
+
 /** The `publish_jobs` table; `claim` is the atomic check-and-insert that keeps one live job per run. */
-export function publishJobs(db: Database) {
-  const selectOne = db.prepare<[string], Row>('SELECT * FROM publish_jobs WHERE id = ?');
-  const selectLive = db.prepare<[string], Row>("SELECT * FROM publish_jobs WHERE run_id = ? AND state = 'live'");
-  const selectAllLive = db.prepare<[], Row>("SELECT * FROM publish_jobs WHERE state = 'live' ORDER BY created_ms");
-  const selectLatestSucceeded = db.prepare<[string], Row>(
-    "SELECT * FROM publish_jobs WHERE run_id = ? AND state = 'succeeded' ORDER BY created_ms DESC LIMIT 1",
-  );
-  const insert = db.prepare("INSERT INTO publish_jobs (id, run_id, state, created_ms, updated_at) VALUES (?, ?, 'live', ?, ?)");
-  const finish = db.prepare(
-    "UPDATE publish_jobs SET state = @state, detail = @detail, source_repo = @sourceRepo, playable_build = @playableBuild, updated_at = @now WHERE id = @id AND state = 'live'",
-  );
-
-  const markFinished = (id: string, state: 'succeeded' | 'failed', values: { detail?: string | null; sourceRepo?: string | null; playableBuild?: string | null }) =>
-    finish.run({ id, state, detail: values.detail ?? null, sourceRepo: values.sourceRepo ?? null, playableBuild: values.playableBuild ?? null, now: new Date().toISOString() })
-      .changes > 0;
-
-  // IMMEDIATE takes the write lock before the read, so two processes cannot both see "no live job".
-  const claimTransaction = db.transaction((runId: string, now: number): { job: PublishJob; created: boolean } => {
-    const live = selectLive.get(runId);
-    if (live && now - live.created_ms < STALE_PUBLISH_JOB) return { job: fromRow(live), created: false };
-    if (live) markFinished(live.id, 'failed', { detail: 'The publisher did not finish within an hour; a new publish job replaced it.' });
-    const id = randomUUID();
-    insert.run(id, runId, now, new Date(now).toISOString());
-    return { job: fromRow(selectOne.get(id)!), created: true };
-  });
+export function publishJobs(store: BackendStore) {
+  const queries = publishJobQueries(store.db);
 
   return {
-    get: (id: string) => {
-      const row = selectOne.get(id);
-      return row ? fromRow(row) : null;
-    },
-    latestSucceeded: (runId: string) => {
-      const row = selectLatestSucceeded.get(runId);
-      return row ? fromRow(row) : null;
-    },
-    claim: (runId: string, now = Date.now()) => claimTransaction.immediate(runId, now),
+    get: queries.get,
+    latestSucceeded: queries.latestSucceeded,
+    markFinished: queries.markFinished,
+    within: publishJobQueries,
+    /**
+     * The run's live job, or a new one when there is none (or only a stale one, which is
+     * failed). One transaction; the partial unique index `publish_jobs_one_live` settles two
+     * claims that both saw no live job (possible on PostgreSQL, whose BEGIN locks no absent
+     * row): the second inserts nothing and answers the first's job.
+     */
+    claim: (runId: string, now = Date.now()): Promise<{ job: PublishJob; created: boolean }> =>
+      writeTransaction(store, async (trx) => {
+        const jobs = publishJobQueries(trx);
+        const live = await jobs.liveOf(runId);
+        if (live && now - live.createdMs < STALE_PUBLISH_JOB) return { job: live, created: false };
+        if (live) await jobs.markFinished(live.id, 'failed', { detail: 'The publisher did not finish within an hour; a new publish job replaced it.' });
+        const id = randomUUID();
+        // The conflict target names the partial index, whose predicate must be spelled as a literal to match it.
+        const inserted = await trx
+          .insertInto('publish_jobs')
+          .values({ id, run_id: runId, state: 'live', created_ms: now, updated_at: new Date(now).toISOString() })
+          .onConflict((oc) => oc.column('run_id').where('state', '=', sql.lit('live')).doNothing())
+          .executeTakeFirst();
+        if (inserted.numInsertedOrUpdatedRows === 0n) return { job: (await jobs.liveOf(runId))!, created: false };
+        return { job: (await jobs.get(id))!, created: true };
+      }),
     /** Every job still live (one per run at most), oldest first. */
-    live: () => selectAllLive.all().map(fromRow),
-    markFinished,
+    live: async () =>
+      (await store.db.selectFrom('publish_jobs').selectAll().where('state', '=', 'live').orderBy('created_ms').orderBy('id').$narrowType<Row>().execute()).map(fromRow),
     /** The result line a finished job's live stream ends with, rebuilt from its row. */
     resultOf(job: PublishJob): PublishLine | null {
       if (job.state === 'live') return null;

@@ -42,12 +42,12 @@ export async function* followPublishLive(
   { redis, tail, signal }: PublishFollowSource,
   prefix: string,
   publishJobId: string,
-  settled: () => PublishLine | null,
+  settled: () => Promise<PublishLine | null>,
   heartbeatMs = HEARTBEAT_INTERVAL,
 ): AsyncGenerator<PublishLine | null> {
   const key = publishLiveKey(prefix, publishJobId);
   let lastId = '0-0';
-  const early = (await redis.exists(key)) === 0 ? settled() : null;
+  const early = (await redis.exists(key)) === 0 ? await settled() : null;
   if (early) {
     yield early;
     return;
@@ -56,7 +56,7 @@ export async function* followPublishLive(
     const entries = await tail.read(key, lastId, heartbeatMs, signal);
     if (signal.aborted) return;
     if (entries.length === 0) {
-      const result = settled();
+      const result = await settled();
       if (result) {
         yield result;
         return;

@@ -15,14 +15,14 @@ import { runRows } from './run-rows.js';
 export const publishProcessor: BackgroundProcessor = {
   queue: BACKGROUND_QUEUES.publish,
   concurrency: 4,
-  start({ config, db, connection, log }) {
+  start({ config, store, connection, log }) {
     const redis = new Redis(redisOptionsFromUrl(config.redisUrl));
     reportOutages(redis, 'publish', log);
     const snapshotQueue = createSnapshotQueue(connection, config.redisPrefix);
     const deps = {
-      db,
-      rows: runRows(db),
-      jobs: publishJobs(db),
+      store,
+      rows: runRows(store),
+      jobs: publishJobs(store),
       artifacts: artifactService({ url: config.artifactsUrl, serviceToken: config.artifactsServiceToken }),
       notifications: redisNotificationPublisher(redis, config.redisPrefix),
       requestSnapshot: () => requestSnapshotRefresh(snapshotQueue),

@@ -7,7 +7,7 @@ import { publishGateRefusal, STALE_PUBLISH_JOB, type PublishJob, type PublishJob
 import type { PublishLine } from './publish-live.js';
 import type { RunGrades } from './run-grades.js';
 import type { RunRows } from './run-rows.js';
-import type { Database } from '../db/open-database.js';
+import { writeTransaction, type BackendStore } from '../db/dialect.js';
 
 export const PUBLISH_QUEUE = BACKGROUND_QUEUES.publish;
 
@@ -40,7 +40,7 @@ const enqueuePublishJob = (queue: Queue<PublishPayload>, job: PublishJob) =>
  * whose entry Redis still has is left as it is. Answers how many were live.
  */
 export async function requeueLivePublishJobs(jobs: PublishJobs, queue: Queue<PublishPayload>, now = Date.now()): Promise<number> {
-  const live = jobs.live().filter((job) => now - job.createdMs < STALE_PUBLISH_JOB);
+  const live = (await jobs.live()).filter((job) => now - job.createdMs < STALE_PUBLISH_JOB);
   for (const job of live) await enqueuePublishJob(queue, job);
   return live.length;
 }
@@ -50,23 +50,23 @@ export async function requeueLivePublishJobs(jobs: PublishJobs, queue: Queue<Pub
  * (an existing live job is answered again) and enqueues it under its own id.
  */
 export async function requestPublish(deps: RequestPublishDeps, runId: string): Promise<{ publishJobId: string; liveUrl: string }> {
-  const stored = deps.rows.get(runId);
+  const stored = await deps.rows.get(runId);
   if (!stored || stored.decode_error !== null) throw notFound(`No run ${runId}.`);
   const [row] = await deps.grades.freshen([stored]);
   if (row!.published === 1) {
-    const done = deps.jobs.latestSucceeded(runId);
+    const done = await deps.jobs.latestSucceeded(runId);
     if (done) return { publishJobId: done.id, liveUrl: liveUrlOf(done.id) };
   }
   const refusal = publishGateRefusal(row!);
   if (refusal) throw unprocessable(refusal);
 
-  const { job, created } = deps.jobs.claim(runId);
+  const { job, created } = await deps.jobs.claim(runId);
   if (created) {
     try {
       await enqueuePublishJob(deps.queue, job);
     } catch (error) {
       // Without its queue entry the job would block the run for an hour; fail it so a retry can go at once.
-      deps.jobs.markFinished(job.id, 'failed', { detail: 'The publish job could not be enqueued.' });
+      await deps.jobs.markFinished(job.id, 'failed', { detail: 'The publish job could not be enqueued.' });
       throw error;
     }
   }
@@ -75,7 +75,7 @@ export async function requestPublish(deps: RequestPublishDeps, runId: string): P
 
 export interface PublisherDeps {
   /** The store `rows` and `jobs` write: a release's two writes commit together. */
-  db: Database;
+  store: BackendStore;
   rows: RunRows;
   jobs: PublishJobs;
   artifacts: ArtifactService;
@@ -95,11 +95,12 @@ export interface PublisherDeps {
  */
 export async function runPublishJob(deps: PublisherDeps, { publishJobId, runId }: PublishPayload): Promise<void> {
   const write = deps.writeLine(publishJobId);
-  const row = deps.rows.get(runId);
-  const commit = deps.db.transaction((links: ReleaseLinks) => {
-    deps.rows.markPublished({ id: runId, publishedAt: new Date().toISOString(), ...links });
-    deps.jobs.markFinished(publishJobId, 'succeeded', links);
-  });
+  const row = await deps.rows.get(runId);
+  const commit = (links: ReleaseLinks) =>
+    writeTransaction(deps.store, async (trx) => {
+      await deps.rows.within(trx).markPublished({ id: runId, publishedAt: new Date().toISOString(), ...links });
+      await deps.jobs.within(trx).markFinished(publishJobId, 'succeeded', links);
+    });
   let links: ReleaseLinks;
   let releasedNow = false;
   try {
@@ -107,7 +108,7 @@ export async function runPublishJob(deps: PublisherDeps, { publishJobId, runId }
     if (!row || row.decode_error !== null) throw new Error(`Run ${runId} no longer exists or can no longer be read.`);
     links = { sourceRepo: row.link_source_repo, playableBuild: row.link_playable_build };
     if (row.published === 1) {
-      deps.jobs.markFinished(publishJobId, 'succeeded', links);
+      await deps.jobs.markFinished(publishJobId, 'succeeded', links);
       await write({ type: 'progress', message: 'The run is already published; nothing to release.' }).catch(() => undefined);
     } else {
       if (deps.artifacts.releases) {
@@ -117,12 +118,12 @@ export async function runPublishJob(deps: PublisherDeps, { publishJobId, runId }
       } else {
         await write({ type: 'progress', message: "No artifact service is configured: publishing with the record's own links." });
       }
-      commit(links);
+      await commit(links);
       releasedNow = true;
     }
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
-    deps.jobs.markFinished(publishJobId, 'failed', { detail });
+    await deps.jobs.markFinished(publishJobId, 'failed', { detail });
     await write({ type: 'result', state: 'failed', detail }).catch((e: unknown) => deps.onError(e, 'writing the publish result'));
     await deps.notifications
       .publish({

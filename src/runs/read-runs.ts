@@ -43,31 +43,32 @@ export async function listRuns(deps: ReadDeps, query: ListRunsQuery): Promise<{ 
 
   if (offsetMode) {
     const filters: ListFilters = { ...query, versions: splitList(query.versions), testCases: splitList(query.testCases) };
-    const page = deps.listing.offset(state, filters, query.offset!, limit);
+    const page = await deps.listing.offset(state, filters, query.offset!, limit);
     const rows = await deps.grades.freshen(page.rows);
     return { json: `{"runs":[${rows.map(summaryCardJson).join(',')}],"total":${page.total}}` };
   }
-  const page = deps.listing.cursor(state, query.before, limit);
+  const page = await deps.listing.cursor(state, query.before, limit);
   const rows = await deps.grades.freshen(page.rows);
   if (summary) return { json: `{"runs":[${rows.map(summaryCardJson).join(',')}],"nextBefore":${JSON.stringify(page.nextBefore)}}` };
-    // A full page reads each record by id; only these pages need it.
-  const details = rows.flatMap((row) => {
-    const full = deps.rows.get(row.id);
-    return full ? [runDetail(full, deps.rows.reviews(row.id))] : [];
-  });
+  // A full page reads each record by id; only these pages need it.
+  const details: RunDetail[] = [];
+  for (const row of rows) {
+    const full = await deps.rows.get(row.id);
+    if (full) details.push(runDetail(full, await deps.rows.reviews(row.id)));
+  }
   return { runs: details, nextBefore: page.nextBefore };
 }
 
 /** `GET /runs/{id}`: 404 for an unknown run and for one whose record this build cannot read. */
 export async function getRun(deps: ReadDeps, id: string): Promise<RunDetail> {
-  const row = deps.rows.get(id);
+  const row = await deps.rows.get(id);
   if (!row || row.decode_error !== null) throw notFound(`No run ${id}.`);
   const [fresh] = await deps.grades.freshen([row]);
-  return runDetail(fresh!, deps.rows.reviews(id));
+  return runDetail(fresh!, await deps.rows.reviews(id));
 }
 
-export function runEvents(deps: ReadDeps, id: string): string {
-  const events = deps.rows.events(id);
+export async function runEvents(deps: ReadDeps, id: string): Promise<string> {
+  const events = await deps.rows.events(id);
   if (events === null) throw notFound(`No run ${id}.`);
   return events;
 }

@@ -3,7 +3,7 @@ import type { CatalogIndex } from '../catalog/catalog-index.js';
 import { compareVersions } from '../catalog/compare-versions.js';
 import type { ResolvedVersion } from '../catalog/resolved-version.js';
 import type { StoredVersions } from '../catalog/stored-versions.js';
-import type { Database } from '../db/open-database.js';
+import { writeTransaction, type BackendStore } from '../db/dialect.js';
 import { gateRatings, gradeRun, type Grade } from './grade-run.js';
 import type { ListedRow, RunRows } from './run-rows.js';
 import { aestheticRank, ratingRank, type Aesthetic, type Rating } from './run-states.js';
@@ -12,7 +12,7 @@ import { aestheticRank, ratingRank, type Aesthetic, type Rating } from './run-st
 const REGRADES_PER_TURN = 64;
 
 export interface RunGradesDeps {
-  db: Database;
+  store: BackendStore;
   rows: RunRows;
   index: CatalogIndex;
   versions: StoredVersions;
@@ -24,7 +24,7 @@ export interface RunGradesDeps {
  * graded against (`grade_key`); a read that finds another key regrades before answering,
  * so a re-ingest never leaves a stale rating on a card or a detail.
  */
-export function runGrades({ db, rows, index, versions }: RunGradesDeps) {
+export function runGrades({ store, rows, index, versions }: RunGradesDeps) {
   const latestOfSlug = async (slug: string) => (await index.versionsOf(slug)).sort((a, b) => compareVersions(b.version, a.version))[0] ?? null;
 
   /** `<own ingest>|<latest version's ingest>`: the grade reads the first, the case name the second. */
@@ -52,58 +52,63 @@ export function runGrades({ db, rows, index, versions }: RunGradesDeps) {
   }
 
   /**
-   * The catalog reads come first; the run and its reviews are then read and the grade
-   * written in one immediate transaction, so a review (or re-push) stored meanwhile, by
+   * The catalog reads come first; the run (locked) and its reviews are then read and the
+   * grade written in one write transaction, so a review (or re-push) stored meanwhile, by
    * this process or another, is never overwritten by a grade computed without it.
    */
   async function regrade(row: ListedRow): Promise<Grade | null> {
     const version = await resolved(row.test_case_slug, row.test_case_version);
     const name = await caseName(row.test_case_slug);
     const key = await gradeKey(row.test_case_slug, row.test_case_version);
-    const outcome = writeGrade(row, version, name, key);
+    const outcome = await writeGrade(row, version, name, key);
     if (outcome !== 'moved') return outcome;
-    const moved = rows.get(row.id);
+    const moved = await rows.get(row.id);
     return moved ? regrade(moved) : null;
   }
 
-  const writeGrade = db.transaction((seen: ListedRow, version: ResolvedVersion | null, name: string, key: string): Grade | null | 'moved' => {
-    const row = rows.get(seen.id);
-    if (!row || row.decode_error !== null) return null;
-    // A re-push that changed the run's case version needs that version's catalog reads.
-    if (row.test_case_slug !== seen.test_case_slug || row.test_case_version !== seen.test_case_version) return 'moved';
-    const reviews = rows.reviews(row.id);
-    const input = { state: row.state, testType: row.test_type, variant: row.variant, validatorVerdicts: JSON.parse(row.validator_verdicts), reviews };
-    const grade = gradeRun(input, version);
-    const gate = gateRatings(input, version);
-    rows.setGrade({
-      id: row.id,
-      reviewCount: reviews.length,
-      aesthetic: grade.aesthetic,
-      aestheticRank: grade.aesthetic ? aestheticRank(grade.aesthetic as Aesthetic) : null,
-      ratingRank: grade.rating ? ratingRank(grade.rating as Rating) : null,
-      validatorRated: grade.validatorRated ? 1 : 0,
-      grade: JSON.stringify(grade),
-      gradeKey: key,
-      caseName: name,
-      validatorRatingRank: gate.validators ? ratingRank(gate.validators) : null,
-      reviewRatingRanks: reviews.map((review, i) => ({ reviewerId: review.reviewerId, rank: gate.reviews[i] ? ratingRank(gate.reviews[i]!) : null })),
+  const writeGrade = (seen: ListedRow, version: ResolvedVersion | null, name: string, key: string): Promise<Grade | null | 'moved'> =>
+    writeTransaction(store, async (trx) => {
+      const within = rows.within(trx);
+      const row = await within.getLocked(seen.id);
+      if (!row || row.decode_error !== null) return null;
+      // A re-push that changed the run's case version needs that version's catalog reads.
+      if (row.test_case_slug !== seen.test_case_slug || row.test_case_version !== seen.test_case_version) return 'moved';
+      const reviews = await within.reviews(row.id);
+      const input = { state: row.state, testType: row.test_type, variant: row.variant, validatorVerdicts: JSON.parse(row.validator_verdicts), reviews };
+      const grade = gradeRun(input, version);
+      const gate = gateRatings(input, version);
+      await within.setGrade({
+        id: row.id,
+        reviewCount: reviews.length,
+        aesthetic: grade.aesthetic,
+        aestheticRank: grade.aesthetic ? aestheticRank(grade.aesthetic as Aesthetic) : null,
+        ratingRank: grade.rating ? ratingRank(grade.rating as Rating) : null,
+        validatorRated: grade.validatorRated ? 1 : 0,
+        grade: JSON.stringify(grade),
+        gradeKey: key,
+        caseName: name,
+        validatorRatingRank: gate.validators ? ratingRank(gate.validators) : null,
+        reviewRatingRanks: reviews.map((review, i) => ({ reviewerId: review.reviewerId, rank: gate.reviews[i] ? ratingRank(gate.reviews[i]!) : null })),
+      });
+      return grade;
     });
-    return grade;
-  }).immediate;
 
-  const staleCandidates = db.prepare<[], { slug: string; version: string; key: string | null }>(
-    `SELECT DISTINCT test_case_slug AS slug, test_case_version AS version, grade_key AS key FROM runs WHERE decode_error IS NULL`,
-  );
-  const runsOfVersion = db.prepare<[string, string], { id: string }>(
-    'SELECT id FROM runs WHERE decode_error IS NULL AND test_case_slug = ? AND test_case_version = ?',
-  );
+  const staleCandidates = () =>
+    store.db
+      .selectFrom('runs')
+      .select(['test_case_slug as slug', 'test_case_version as version', 'grade_key as key'])
+      .distinct()
+      .where('decode_error', 'is', null)
+      .execute();
+  const runsOfVersion = (slug: string, version: string) =>
+    store.db.selectFrom('runs').select('id').where('decode_error', 'is', null).where('test_case_slug', '=', slug).where('test_case_version', '=', version).execute();
 
   return {
     gradeKey,
     regrade,
     /** Regrades one run by id (after a store or a review); false when it is unknown or unreadable. */
     async regradeById(id: string): Promise<boolean> {
-      const row = rows.get(id);
+      const row = await rows.get(id);
       if (!row || row.decode_error !== null) return false;
       return (await regrade(row)) !== null;
     },
@@ -118,7 +123,7 @@ export function runGrades({ db, rows, index, versions }: RunGradesDeps) {
         if (row.grade_key === key) out.push(row);
         else {
           await regrade(row);
-          out.push({ ...row, ...rows.get(row.id) });
+          out.push({ ...row, ...(await rows.get(row.id)) });
         }
       }
       return out;
@@ -131,13 +136,13 @@ export function runGrades({ db, rows, index, versions }: RunGradesDeps) {
     async regradeStale(): Promise<number> {
       let count = 0;
       const seen = new Map<string, string>();
-      for (const { slug, version, key } of staleCandidates.all()) {
+      for (const { slug, version, key } of await staleCandidates()) {
         const pair = `${slug}\n${version}`;
         const current = seen.get(pair) ?? (await gradeKey(slug, version));
         seen.set(pair, current);
         if (key === current) continue;
-        for (const { id } of runsOfVersion.all(slug, version)) {
-          const row = rows.get(id);
+        for (const { id } of await runsOfVersion(slug, version)) {
+          const row = await rows.get(id);
           if (row && row.grade_key !== current) {
             await regrade(row);
             if (++count % REGRADES_PER_TURN === 0) await yieldToEventLoop();

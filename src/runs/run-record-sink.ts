@@ -36,8 +36,8 @@ export function runRecords(deps: RunRecordsDeps) {
     const listPrice = await deps.listPriceOf(recordModelId(record));
     const decoded = decodeRunRecord(record, () => listPrice);
     const recordId = decoded.lifted.id ?? jobId;
-    const before = deps.rows.get(recordId);
-    const stored = deps.rows.store({
+    const before = await deps.rows.get(recordId);
+    const stored = await deps.rows.store({
       id: recordId,
       jobId,
       record: JSON.stringify(record),
@@ -46,7 +46,7 @@ export function runRecords(deps: RunRecordsDeps) {
       events: eventsArray(events),
       lifted: decoded.lifted,
     });
-    if (!stored) refuseForeignJob(recordId, deps.rows.owner(recordId)?.jobId ?? null, jobId, 'replace its record');
+    if (!stored) refuseForeignJob(recordId, (await deps.rows.owner(recordId))?.jobId ?? null, jobId, 'replace its record');
     const graded = (async () => {
       try {
         if (decoded.ok) await deps.grades.regradeById(recordId);

@@ -1,5 +1,7 @@
-import type { Database } from '../db/open-database.js';
-import { ggStatsRows } from '../stats/gg-stats-rows.js';
+import { sql, type Insertable, type Kysely } from 'kysely';
+import { lockedRows, sameValue, writeTransaction, type BackendStore, type Engine } from '../db/dialect.js';
+import type { RunsTable, StoreSchema } from '../db/store-schema.js';
+import { storeGgStats } from '../stats/gg-stats-rows.js';
 import type { LiftedRun } from './decode-run-record.js';
 import type { ReviewRevision } from './review-diff.js';
 
@@ -81,9 +83,14 @@ export interface GradeColumns {
 /** What listings select: everything but the record, which only a detail needs. */
 export type ListedRow = Omit<RunRow, 'record'>;
 
-export const LISTED_COLUMNS = `id, record_format, decode_error, state, published, published_at, started_at, finished_at,
-  test_case_slug, test_case_version, variant, harness, model_id, engine, test_type, gg_config_id, gg_config_name,
-  summary, validator_verdicts, link_source_repo, link_playable_build, review_count, validator_rated, grade, grade_key, case_name`;
+export const LISTED_COLUMNS = [
+  'id', 'record_format', 'decode_error', 'state', 'published', 'published_at', 'started_at', 'finished_at', 'test_case_slug',
+  'test_case_version', 'variant', 'harness', 'model_id', 'engine', 'test_type', 'gg_config_id', 'gg_config_name', 'summary',
+  'validator_verdicts', 'link_source_repo', 'link_playable_build', 'review_count', 'validator_rated', 'grade', 'grade_key', 'case_name',
+] as const satisfies readonly (keyof ListedRow & keyof RunsTable)[];
+
+/** The detail's columns: the listed ones and the record. */
+export const RUN_COLUMNS = [...LISTED_COLUMNS, 'record'] as const;
 
 const fromReviewRow = (row: ReviewRow): StoredReview => ({
   reviewerId: row.reviewer_id,
@@ -98,132 +105,206 @@ const fromReviewRow = (row: ReviewRow): StoredReview => ({
   revisions: JSON.parse(row.revisions),
 });
 
-/** The `runs` and `run_reviews` tables: prepared once, one function per operation. */
-export function runRows(db: Database) {
-  // A re-push under the same id replaces the record and its lifted columns but keeps
-  // publication, links set by a release and reviews: the run is the same run. Only the job
-  // that first stored the run (or uploaded its media) may re-push it; the WHERE makes that
-  // one atomic statement.
-  const upsert = db.prepare(
-    `INSERT INTO runs (id, job_id, record, record_format, decode_error, events, state, started_at, finished_at,
-        test_case_slug, test_case_version, version_rank, variant, harness, model_id, engine, test_type, gg_config_id,
-        gg_config_name, gg_models, run_time_seconds, tokens_total, cost, summary, validator_verdicts, link_source_repo, link_playable_build,
-        validation_loaded, created_at, updated_at)
-     VALUES (@id, @jobId, @record, @recordFormat, @decodeError, @events, @state, @startedAt, @finishedAt,
-        @testCaseSlug, @testCaseVersion, @versionRank, @variant, @harness, @modelId, @engine, @testType, @ggConfigId,
-        @ggConfigName, @ggModels, @runTimeSeconds, @tokensTotal, @cost, @summary, @validatorVerdicts, @sourceRepo, @playableBuild, @validationLoaded, @now, @now)
-     ON CONFLICT (id) DO UPDATE SET job_id = excluded.job_id, record = excluded.record, record_format = excluded.record_format,
-        decode_error = excluded.decode_error, events = excluded.events, state = excluded.state, started_at = excluded.started_at,
-        finished_at = excluded.finished_at, test_case_slug = excluded.test_case_slug, test_case_version = excluded.test_case_version,
-        version_rank = excluded.version_rank, variant = excluded.variant, harness = excluded.harness, model_id = excluded.model_id,
-        engine = excluded.engine, test_type = excluded.test_type, gg_config_id = excluded.gg_config_id,
-        gg_config_name = excluded.gg_config_name, gg_models = excluded.gg_models, run_time_seconds = excluded.run_time_seconds, tokens_total = excluded.tokens_total,
-        cost = excluded.cost, summary = excluded.summary, validator_verdicts = excluded.validator_verdicts,
-        validation_loaded = excluded.validation_loaded,
-        link_source_repo = CASE WHEN runs.published = 1 THEN COALESCE(runs.link_source_repo, excluded.link_source_repo) ELSE excluded.link_source_repo END,
-        link_playable_build = CASE WHEN runs.published = 1 THEN COALESCE(runs.link_playable_build, excluded.link_playable_build) ELSE excluded.link_playable_build END,
-        grade_key = NULL, updated_at = excluded.updated_at
-     WHERE runs.job_id IS excluded.job_id`,
-  );
-  // A gg run's summary is lifted with the row, in one transaction, for the provider statistics.
-  const ggStats = ggStatsRows(db);
-  // Another job's showcase uploads hold the run id (src/db/showcase-uploads-table.ts).
-  const uploadedByOther = db.prepare<[string, string | null]>('SELECT 1 FROM showcase_uploads WHERE run_id = ? AND job_id IS NOT ?').pluck();
-  const writeRun = db.transaction((params: Record<string, unknown>): boolean => {
-    if (uploadedByOther.get(params.id as string, params.jobId as string | null)) return false;
-    // Nothing changed: the run belongs to another job (see the upsert's WHERE).
-    if (upsert.run(params).changes === 0) return false;
-    const record = params.harness === 'gg' && params.decodeError === null ? (JSON.parse(params.record as string) as unknown) : null;
-    ggStats.store(params.id as string, params.harness as string, params.modelId as string, record);
-    return true;
-  });
-  const selectOne = db.prepare<[string], RunRow>(`SELECT ${LISTED_COLUMNS}, record FROM runs WHERE id = ?`);
-  // A run not stored yet belongs to the job whose showcase uploads named it.
-  const selectOwner = db.prepare<[string, string], { jobId: string | null }>(
-    'SELECT job_id AS jobId FROM runs WHERE id = ? UNION ALL SELECT job_id FROM showcase_uploads WHERE run_id = ? LIMIT 1',
-  );
-  const selectEvents = db.prepare<[string], { events: string }>('SELECT events FROM runs WHERE id = ? AND decode_error IS NULL');
-  const remove = db.prepare<[string]>('DELETE FROM runs WHERE id = ?');
-  const selectReviews = db.prepare<[string], ReviewRow>('SELECT * FROM run_reviews WHERE run_id = ? ORDER BY reviewed_at, reviewer_id');
-  const upsertReview = db.prepare(
-    `INSERT INTO run_reviews (run_id, reviewer_id, reviewer, username, ratings, aesthetic, writeup, checklist, reviewed_at, edited_at, revisions)
-     VALUES (@runId, @reviewerId, @reviewer, @username, @ratings, @aesthetic, @writeup, @checklist, @reviewedAt, @editedAt, @revisions)
-     ON CONFLICT (run_id, reviewer_id) DO UPDATE SET reviewer = excluded.reviewer, username = excluded.username,
-       ratings = excluded.ratings, aesthetic = excluded.aesthetic, writeup = excluded.writeup, checklist = excluded.checklist,
-       edited_at = excluded.edited_at, revisions = excluded.revisions`,
-  );
-  const updateGrade = db.prepare(
-    `UPDATE runs SET review_count = @reviewCount, aesthetic = @aesthetic, aesthetic_rank = @aestheticRank, rating_rank = @ratingRank,
-       validator_rated = @validatorRated, grade = @grade, grade_key = @gradeKey, case_name = @caseName,
-       validator_rating_rank = @validatorRatingRank WHERE id = @id`,
-  );
-  const updateReviewRank = db.prepare<[number | null, string, string]>('UPDATE run_reviews SET rating_rank = ? WHERE run_id = ? AND reviewer_id = ?');
-  const setGrade = db.transaction((values: GradeColumns) => {
-    const { reviewRatingRanks, ...columns } = values;
-    updateGrade.run(columns);
-    for (const review of reviewRatingRanks) updateReviewRank.run(review.rank, values.id, review.reviewerId);
-  });
-  const markPublished = db.prepare(
-    `UPDATE runs SET published = 1, published_at = @publishedAt, link_source_repo = COALESCE(@sourceRepo, link_source_repo),
-       link_playable_build = COALESCE(@playableBuild, link_playable_build), updated_at = @publishedAt WHERE id = @id`,
-  );
-
+/** The stored row as the upsert writes it, from the record and what decoding lifted. */
+function runValues(row: StoredRun, now: string): Insertable<RunsTable> {
+  const { lifted } = row;
   return {
-    /** False when the run exists under another job, which keeps it unchanged. */
-    store(row: { jobId: string | null; record: string; recordFormat: number; decodeError: string | null; events: string; lifted: LiftedRun; id: string }): boolean {
-      const { lifted } = row;
-      return writeRun({
-        id: row.id,
-        jobId: row.jobId,
-        record: row.record,
-        recordFormat: row.recordFormat,
-        decodeError: row.decodeError,
-        events: row.events,
-        state: lifted.state,
-        startedAt: lifted.startedAt,
-        finishedAt: lifted.finishedAt,
-        testCaseSlug: lifted.testCaseSlug,
-        testCaseVersion: lifted.testCaseVersion,
-        versionRank: lifted.versionRank,
-        variant: lifted.variant,
-        harness: lifted.harness,
-        modelId: lifted.modelId,
-        engine: lifted.engine,
-        testType: lifted.testType,
-        ggConfigId: lifted.ggConfigId,
-        ggConfigName: lifted.ggConfigName,
-        ggModels: lifted.ggModels,
-        runTimeSeconds: lifted.runTimeSeconds,
-        tokensTotal: lifted.tokensTotal,
-        cost: lifted.cost,
-        summary: JSON.stringify(lifted.summary),
-        validatorVerdicts: JSON.stringify(lifted.validatorVerdicts),
-        sourceRepo: lifted.sourceRepo,
-        playableBuild: lifted.playableBuild,
-        validationLoaded: lifted.summary.validationLoaded === false ? 0 : 1,
-        now: new Date().toISOString(),
-      });
-    },
-    get: (id: string): RunRow | null => selectOne.get(id) ?? null,
+    id: row.id,
+    job_id: row.jobId,
+    record: row.record,
+    record_format: row.recordFormat,
+    decode_error: row.decodeError,
+    events: row.events,
+    state: lifted.state,
+    started_at: lifted.startedAt,
+    finished_at: lifted.finishedAt,
+    test_case_slug: lifted.testCaseSlug,
+    test_case_version: lifted.testCaseVersion,
+    version_rank: lifted.versionRank,
+    variant: lifted.variant,
+    harness: lifted.harness,
+    model_id: lifted.modelId,
+    engine: lifted.engine,
+    test_type: lifted.testType,
+    gg_config_id: lifted.ggConfigId,
+    gg_config_name: lifted.ggConfigName,
+    gg_models: lifted.ggModels,
+    run_time_seconds: lifted.runTimeSeconds,
+    tokens_total: lifted.tokensTotal,
+    cost: lifted.cost,
+    summary: JSON.stringify(lifted.summary),
+    validator_verdicts: JSON.stringify(lifted.validatorVerdicts),
+    link_source_repo: lifted.sourceRepo,
+    link_playable_build: lifted.playableBuild,
+    validation_loaded: lifted.summary.validationLoaded === false ? 0 : 1,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** What a re-push replaces: everything lifted from the record, not publication, links set by a release, or reviews. */
+const REPLACED_COLUMNS = [
+  'job_id', 'record', 'record_format', 'decode_error', 'events', 'state', 'started_at', 'finished_at', 'test_case_slug', 'test_case_version',
+  'version_rank', 'variant', 'harness', 'model_id', 'engine', 'test_type', 'gg_config_id', 'gg_config_name', 'gg_models', 'run_time_seconds',
+  'tokens_total', 'cost', 'summary', 'validator_verdicts', 'validation_loaded', 'updated_at',
+] as const satisfies readonly (keyof RunsTable)[];
+
+export interface StoredRun {
+  id: string;
+  jobId: string | null;
+  record: string;
+  recordFormat: number;
+  decodeError: string | null;
+  events: string;
+  lifted: LiftedRun;
+}
+
+/**
+ * The reads and writes of one run and its reviews, over the store or over a transaction a
+ * caller opened (`within`), so a caller can make them part of a larger write.
+ */
+function runQueries(db: Kysely<StoreSchema>, engine: Engine) {
+  const selectRun = (id: string) => db.selectFrom('runs').select(RUN_COLUMNS).where('id', '=', id);
+  return {
+    get: async (id: string): Promise<RunRow | null> => (await selectRun(id).executeTakeFirst()) ?? null,
+    /** `get` that also keeps the row from other writers until the caller's transaction ends. */
+    getLocked: async (id: string): Promise<RunRow | null> => (await lockedRows(engine, selectRun(id)).executeTakeFirst()) ?? null,
     /** The job that stored the run, or else uploaded its showcase media: undefined for a run no job did either for. */
-    owner: (id: string): { jobId: string | null } | undefined => selectOwner.get(id, id),
-    /** The stored events as JSON array text; null for an unknown or unreadable run. */
-    events: (id: string): string | null => selectEvents.get(id)?.events ?? null,
-    remove: (id: string) => remove.run(id).changes > 0,
-    reviews: (id: string): StoredReview[] => selectReviews.all(id).map(fromReviewRow),
-    putReview(runId: string, review: StoredReview) {
-      upsertReview.run({
-        runId,
-        ...review,
-        ratings: JSON.stringify(review.ratings),
-        checklist: JSON.stringify(review.checklist),
-        revisions: JSON.stringify(review.revisions),
-      });
+    async owner(id: string): Promise<{ jobId: string | null } | undefined> {
+      // A run not stored yet belongs to the job whose showcase uploads named it.
+      const owners = await db
+        .selectFrom('runs')
+        .select(['job_id as jobId', sql<number>`0`.as('source')])
+        .where('id', '=', id)
+        .unionAll(db.selectFrom('showcase_uploads').select(['job_id as jobId', sql<number>`1`.as('source')]).where('run_id', '=', id))
+        .orderBy('source')
+        .limit(1)
+        .execute();
+      return owners[0] ? { jobId: owners[0].jobId } : undefined;
     },
-    /** The derived grade columns and each review's gate rank, in one transaction. */
-    setGrade: (values: GradeColumns) => void setGrade(values),
-    markPublished: (values: { id: string; publishedAt: string; sourceRepo: string | null; playableBuild: string | null }) =>
-      void markPublished.run(values),
+    /** The stored events as JSON array text; null for an unknown or unreadable run. */
+    events: async (id: string): Promise<string | null> =>
+      (await db.selectFrom('runs').select('events').where('id', '=', id).where('decode_error', 'is', null).executeTakeFirst())?.events ?? null,
+    remove: async (id: string): Promise<boolean> => (await db.deleteFrom('runs').where('id', '=', id).executeTakeFirst()).numDeletedRows > 0n,
+    reviews: async (id: string): Promise<StoredReview[]> =>
+      (await db.selectFrom('run_reviews').selectAll().where('run_id', '=', id).orderBy('reviewed_at').orderBy('reviewer_id').execute()).map(fromReviewRow),
+    async putReview(runId: string, review: StoredReview): Promise<void> {
+      await db
+        .insertInto('run_reviews')
+        .values({
+          run_id: runId,
+          reviewer_id: review.reviewerId,
+          reviewer: review.reviewer,
+          username: review.username,
+          ratings: JSON.stringify(review.ratings),
+          aesthetic: review.aesthetic,
+          writeup: review.writeup,
+          checklist: JSON.stringify(review.checklist),
+          reviewed_at: review.reviewedAt,
+          edited_at: review.editedAt,
+          revisions: JSON.stringify(review.revisions),
+        })
+        .onConflict((oc) =>
+          oc.columns(['run_id', 'reviewer_id']).doUpdateSet((eb) => ({
+            reviewer: eb.ref('excluded.reviewer'),
+            username: eb.ref('excluded.username'),
+            ratings: eb.ref('excluded.ratings'),
+            aesthetic: eb.ref('excluded.aesthetic'),
+            writeup: eb.ref('excluded.writeup'),
+            checklist: eb.ref('excluded.checklist'),
+            edited_at: eb.ref('excluded.edited_at'),
+            revisions: eb.ref('excluded.revisions'),
+          })),
+        )
+        .execute();
+    },
+    /** The derived grade columns and each review's gate rank; atomic only inside the caller's transaction. */
+    async setGrade(values: GradeColumns): Promise<void> {
+      const { id, reviewRatingRanks } = values;
+      await db
+        .updateTable('runs')
+        .set({
+          review_count: values.reviewCount,
+          aesthetic: values.aesthetic,
+          aesthetic_rank: values.aestheticRank,
+          rating_rank: values.ratingRank,
+          validator_rated: values.validatorRated,
+          grade: values.grade,
+          grade_key: values.gradeKey,
+          case_name: values.caseName,
+          validator_rating_rank: values.validatorRatingRank,
+        })
+        .where('id', '=', id)
+        .execute();
+      for (const review of reviewRatingRanks) {
+        await db.updateTable('run_reviews').set({ rating_rank: review.rank }).where('run_id', '=', id).where('reviewer_id', '=', review.reviewerId).execute();
+      }
+    },
+    async markPublished(values: { id: string; publishedAt: string; sourceRepo: string | null; playableBuild: string | null }): Promise<void> {
+      await db
+        .updateTable('runs')
+        .set((eb) => ({
+          published: 1,
+          published_at: values.publishedAt,
+          link_source_repo: eb.fn.coalesce(eb.val(values.sourceRepo), eb.ref('link_source_repo')),
+          link_playable_build: eb.fn.coalesce(eb.val(values.playableBuild), eb.ref('link_playable_build')),
+          updated_at: values.publishedAt,
+        }))
+        .where('id', '=', values.id)
+        .execute();
+    },
+  };
+}
+
+export type RunQueries = ReturnType<typeof runQueries>;
+
+/** The `runs` and `run_reviews` tables, one function per operation. */
+export function runRows(store: BackendStore) {
+  return {
+    ...runQueries(store.db, store.engine),
+    within: (trx: Kysely<StoreSchema>) => runQueries(trx, store.engine),
+    /**
+     * Stores a pushed run and what a gg run's summary lifts, in one transaction. False when
+     * the run exists under another job, which keeps it unchanged. A re-push under the same id
+     * replaces the record and its lifted columns but keeps publication, links set by a release
+     * and reviews: the run is the same run. Only the job that first stored the run (or
+     * uploaded its media) may re-push it; the upsert's WHERE makes that one atomic statement.
+     */
+    store: (row: StoredRun): Promise<boolean> =>
+      writeTransaction(store, async (trx) => {
+        // Another job's showcase uploads hold the run id (src/db/showcase-uploads-table.ts).
+        const uploadedByOther = await trx
+          .selectFrom('showcase_uploads')
+          .select('job_id')
+          .where('run_id', '=', row.id)
+          .where((eb) => eb.not(sameValue(store.engine, eb.ref('job_id'), eb.val(row.jobId))))
+          .executeTakeFirst();
+        if (uploadedByOther) return false;
+        const keptOnceReleased = (column: 'link_source_repo' | 'link_playable_build') =>
+          sql<string | null>`CASE WHEN runs.published = 1 THEN COALESCE(runs.${sql.ref(column)}, excluded.${sql.ref(column)}) ELSE excluded.${sql.ref(column)} END`;
+        const written = await trx
+          .insertInto('runs')
+          .values(runValues(row, new Date().toISOString()))
+          .onConflict((oc) =>
+            oc
+              .column('id')
+              .doUpdateSet((eb) => ({
+                ...Object.fromEntries(REPLACED_COLUMNS.map((column) => [column, eb.ref(`excluded.${column}`)])),
+                link_source_repo: keptOnceReleased('link_source_repo'),
+                link_playable_build: keptOnceReleased('link_playable_build'),
+                grade_key: null,
+              }))
+              .where((eb) => sameValue(store.engine, eb.ref('runs.job_id'), eb.ref('excluded.job_id'))),
+          )
+          .executeTakeFirst();
+        // Nothing changed: the run belongs to another job (see the upsert's WHERE).
+        if (written.numInsertedOrUpdatedRows === 0n) return false;
+        // A gg run's summary is lifted with the row, for the provider statistics.
+        const { lifted } = row;
+        const record = lifted.harness === 'gg' && row.decodeError === null ? (JSON.parse(row.record) as unknown) : null;
+        await storeGgStats(trx, row.id, lifted.harness, lifted.modelId, record);
+        return true;
+      }),
   };
 }
 

@@ -30,13 +30,13 @@ export interface ReviewDeps {
  * public revision; a re-submission that changes nothing is a no-op).
  */
 export async function submitReview(deps: ReviewDeps, runId: string, account: Account, body: ReviewBody) {
-  const row = deps.rows.get(runId);
+  const row = await deps.rows.get(runId);
   if (!row || row.decode_error !== null) throw notFound(`No run ${runId}.`);
   const loaded = await deps.versions.get(row.test_case_slug, row.test_case_version);
   if (!loaded) throw notFound(`Test case version ${row.test_case_slug} ${row.test_case_version} is not ingested, so its review checklist is unknown.`);
   const content = validReview(loaded.stored.resolved, row.variant, body);
 
-  const reviews = deps.rows.reviews(runId);
+  const reviews = await deps.rows.reviews(runId);
   const existing = reviews.find((review) => review.reviewerId === account.id);
   const now = new Date().toISOString();
   let review: StoredReview;
@@ -56,7 +56,7 @@ export async function submitReview(deps: ReviewDeps, runId: string, account: Acc
       revisions: [...existing.revisions, { editedAt: now, note, diff }],
     };
   }
-  deps.rows.putReview(runId, review);
+  await deps.rows.putReview(runId, review);
   await deps.grades.regradeById(runId);
   if (row.published === 1) await deps.onPublishedChanged();
   return { id: runId, published: row.published === 1, review };

@@ -1,4 +1,4 @@
-import type { Database } from '../db/open-database.js';
+import type { BackendStore } from '../db/dialect.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from './list-runs.js';
 
 interface Row {
@@ -24,38 +24,45 @@ interface Row {
 }
 
 /** `GET /runs/unreadable`: stored runs this build cannot decode, newest first by finish time. */
-export function unreadableRuns(db: Database) {
-  const page = db.prepare<[number, number], Row>(
-    `SELECT r.id, r.started_at, r.finished_at, r.created_at, r.updated_at, r.test_case_slug, r.test_case_version, r.variant, r.engine,
-            r.harness, r.model_id, r.gg_config_id, r.gg_config_name, r.test_type, r.state, r.published, r.record_format, r.decode_error,
-            (SELECT COUNT(*) FROM run_reviews v WHERE v.run_id = r.id) AS review_count
-       FROM runs r WHERE r.decode_error IS NOT NULL
-      ORDER BY r.finished_at DESC NULLS LAST, r.id DESC LIMIT ? OFFSET ?`,
-  );
-  const count = db.prepare<[], number>('SELECT COUNT(*) FROM runs WHERE decode_error IS NOT NULL').pluck();
+export function unreadableRuns(store: BackendStore) {
+  const unreadable = () => store.db.selectFrom('runs as r').where('r.decode_error', 'is not', null);
 
-  return (offset = 0, limit = DEFAULT_LIMIT) => ({
-    runs: page.all(Math.min(limit, MAX_LIMIT), offset).map((row) => ({
-      id: row.id,
-      startedAt: row.started_at,
-      finishedAt: row.finished_at,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-      testCaseSlug: row.test_case_slug,
-      testCaseVersion: row.test_case_version,
-      variant: row.variant,
-      engine: row.engine,
-      harnessSlug: row.harness,
-      modelId: row.model_id,
-      ggConfigId: row.gg_config_id,
-      ggConfigName: row.gg_config_name,
-      testType: row.test_type,
-      state: row.state,
-      published: row.published === 1,
-      reviewCount: row.review_count,
-      recordFormat: row.record_format,
-      decodeError: row.decode_error,
-    })),
-    total: count.get()!,
-  });
+  return async (offset = 0, limit = DEFAULT_LIMIT) => {
+    const rows = await unreadable()
+      .select([
+        'r.id', 'r.started_at', 'r.finished_at', 'r.created_at', 'r.updated_at', 'r.test_case_slug', 'r.test_case_version', 'r.variant', 'r.engine',
+        'r.harness', 'r.model_id', 'r.gg_config_id', 'r.gg_config_name', 'r.test_type', 'r.state', 'r.published', 'r.record_format', 'r.decode_error',
+      ])
+      .select((eb) => eb.selectFrom('run_reviews as v').select((inner) => inner.fn.countAll<number>().as('n')).whereRef('v.run_id', '=', 'r.id').as('review_count'))
+      .orderBy('r.finished_at', (ob) => ob.desc().nullsLast())
+      .orderBy('r.id', 'desc')
+      .limit(Math.min(limit, MAX_LIMIT))
+      .offset(offset)
+      .$narrowType<Row>()
+      .execute();
+    const { total } = await unreadable().select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
+    return { runs: rows.map(fromRow), total };
+  };
 }
+
+const fromRow = (row: Row) => ({
+  id: row.id,
+  startedAt: row.started_at,
+  finishedAt: row.finished_at,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  testCaseSlug: row.test_case_slug,
+  testCaseVersion: row.test_case_version,
+  variant: row.variant,
+  engine: row.engine,
+  harnessSlug: row.harness,
+  modelId: row.model_id,
+  ggConfigId: row.gg_config_id,
+  ggConfigName: row.gg_config_name,
+  testType: row.test_type,
+  state: row.state,
+  published: row.published === 1,
+  reviewCount: row.review_count,
+  recordFormat: row.record_format,
+  decodeError: row.decode_error,
+});

@@ -75,11 +75,11 @@ export function showcaseUploads(deps: ShowcaseUploadDeps) {
     if (isTerminal(job.state) && job.recordId !== runId) {
       throw unprocessable(`Job ${jobId} is ${job.state}${job.recordId ? ` and produced run ${job.recordId}` : ''}; it can no longer upload media for run ${runId}.`);
     }
-    const owner = deps.rows.owner(runId);
+    const owner = await deps.rows.owner(runId);
     if (owner) refuseForeignJob(runId, owner.jobId, jobId, 'upload its media');
     if (request.contentLength !== undefined && request.contentLength > deps.maxBytes) throw tooLarge(file, deps.maxBytes);
     if (!request.body) throw emptyBody(file);
-    const usage = deps.uploads.bind(jobId, runId);
+    const usage = await deps.uploads.bind(jobId, runId);
     // The owner check above sees a binding already made; this one, a binding made meanwhile.
     if ('otherJob' in usage) throw conflict(`Run ${runId} belongs to job ${usage.otherJob}; job ${jobId} cannot upload its media.`);
     if (usage.runId !== runId) {
@@ -103,10 +103,10 @@ export function showcaseUploads(deps: ShowcaseUploadDeps) {
       try {
         if (bytes === 0) throw emptyBody(file);
         // Counted once whole, atomically: concurrent uploads of one job cannot pass its bounds together.
-        if (!deps.uploads.charge(jobId, bytes, deps.jobBounds)) throw jobSpent(jobId, deps.jobBounds);
+        if (!(await deps.uploads.charge(jobId, bytes, deps.jobBounds))) throw jobSpent(jobId, deps.jobBounds);
         const created = !(await deps.blobs.exists(key));
         await staged.commit();
-        if (deps.rows.get(runId)?.published === 1) await deps.requestSnapshot();
+        if ((await deps.rows.get(runId))?.published === 1) await deps.requestSnapshot();
         return { id: runId, file, kind, contentType: contentTypeFor(file), bytes, created };
       } catch (error) {
         await staged.discard().catch(() => undefined);

@@ -20,13 +20,13 @@ export const snapshotProcessor: BackgroundProcessor = {
   start({ config, db, store, log }) {
     const redis = new Redis(redisOptionsFromUrl(config.redisUrl));
     reportOutages(redis, 'snapshot', log);
-    const rows = runRows(db);
+    const rows = runRows(store);
     const index = catalogIndex(store);
     const blobs = openBlobStore(config);
     const writer = snapshotWriter({
-      db,
+      store,
       rows,
-      grades: runGrades({ db, rows, index, versions: storedVersions(index, definitionCopies(blobs, definitionStoreRoot(config))) }),
+      grades: runGrades({ store, rows, index, versions: storedVersions(index, definitionCopies(blobs, definitionStoreRoot(config))) }),
       blobs,
       output: snapshotStore(config, blobs).output,
       deployHook: config.snapshotDeployHook,

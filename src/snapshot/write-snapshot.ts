@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { BlobStore } from '../blob/blob-store.js';
+import type { BackendStore } from '../db/dialect.js';
 import { keysetPages } from '../db/keyset-pages.js';
-import type { Database } from '../db/open-database.js';
 import type { Exclusive } from './snapshot-lock.js';
 import { mediaKindOf } from '../catalog/media-kind.js';
 import { describeFetchFailure } from '../http/describe-fetch-failure.js';
 import type { RunGrades } from '../runs/run-grades.js';
-import { LISTED_COLUMNS, type RunRow, type RunRows } from '../runs/run-rows.js';
+import { RUN_COLUMNS, type RunRow, type RunRows } from '../runs/run-rows.js';
 import { runDetail, summaryCardJson } from '../runs/run-views.js';
 import { runMediaKey } from '../runs/showcase-path.js';
 import type { SnapshotDraft, SnapshotOutput } from './snapshot-output.js';
@@ -23,7 +23,7 @@ const HOOK_TIMEOUT = 30 * SECOND;
 const RUNS_PER_PAGE = 256;
 
 export interface SnapshotDeps {
-  db: Database;
+  store: BackendStore;
   rows: RunRows;
   grades: RunGrades;
   /** Holds runs' uploaded showcase media (`run-media/<id>/showcase/`), carried into the snapshot. */
@@ -81,14 +81,19 @@ export function snapshotWriter(deps: SnapshotDeps) {
   // runs_published_order rather than a walk past every row already written. A run published
   // while a refresh runs sorts before the page it reads, so it waits for the next refresh,
   // which its publish asks for; none is written twice.
-  const pageAfter = deps.db.prepare<[string, string, number], RunRow>(
-    `SELECT ${LISTED_COLUMNS}, record FROM runs WHERE published = 1 AND decode_error IS NULL
-        AND (published_at, id) < (?, ?)
-      ORDER BY published_at DESC, id DESC LIMIT ?`,
-  );
   // The first page starts after a time no ISO timestamp reaches.
-  const publishedPages = () =>
-    keysetPages<RunRow>((last) => pageAfter.all(last ? last.published_at! : '\uffff', last?.id ?? '', RUNS_PER_PAGE), RUNS_PER_PAGE);
+  const pageAfter = (last: RunRow | undefined): Promise<RunRow[]> =>
+    deps.store.db
+      .selectFrom('runs')
+      .select(RUN_COLUMNS)
+      .where('published', '=', 1)
+      .where('decode_error', 'is', null)
+      .where((eb) => eb(eb.refTuple('published_at', 'id'), '<', eb.tuple(last ? last.published_at! : '\uffff', last?.id ?? '')))
+      .orderBy('published_at', (ob) => ob.desc().nullsLast())
+      .orderBy('id', 'desc')
+      .limit(RUNS_PER_PAGE)
+      .execute();
+  const publishedPages = () => keysetPages<RunRow>(pageAfter, RUNS_PER_PAGE);
   let running: Promise<SnapshotResult> = Promise.resolve({ refreshed: false, runs: 0, hookFired: false });
 
   async function write(): Promise<number> {
@@ -101,11 +106,11 @@ export function snapshotWriter(deps: SnapshotDeps) {
       // Cards stream out a page at a time while each page's details are written beside them.
       async function* cards() {
         yield `{"schemaVersion":${SNAPSHOT_SCHEMA_VERSION},"runs":[`;
-        for (const page of publishedPages()) {
+        for await (const page of publishedPages()) {
           yield `${count > 0 ? ',' : ''}${page.map(summaryCardJson).join(',')}`;
           for (const row of page) {
             const showcase = await carryShowcase(row.id, draft);
-            await draft.writeText(`runs/${snapshotName(row.id)}.json`, JSON.stringify({ ...runDetail(row, deps.rows.reviews(row.id)), showcase }));
+            await draft.writeText(`runs/${snapshotName(row.id)}.json`, JSON.stringify({ ...runDetail(row, await deps.rows.reviews(row.id)), showcase }));
           }
           count += page.length;
         }

@@ -46,7 +46,7 @@ function overRawHandle<A extends unknown[], R>(name: string, reader: (db: Databa
 
 const providers = providerStats(store);
 const accuracy = modelAccuracy(store);
-const cabinet = overRawHandle('cabinet', cabinetStats);
+const cabinet = cabinetStats(store);
 const jobCounts = jobStateCounts(store);
 const cellCounts = cellCountQueries(store);
 const evidence = gateEvidenceQuery(store);

@@ -125,12 +125,12 @@ describe('a run from a stored record through review, publish and snapshot', () =
   it('stops a live publish job from blocking after an hour', async () => {
     await seedRun(backend, runRecord({ id: 'orphan', state: 'hung' }));
     const jobs = backend.app.runs.publishJobs;
-    const dead = jobs.claim('orphan', Date.now() - 61 * 60_000).job;
-    const fresh = jobs.claim('orphan');
+    const dead = (await jobs.claim('orphan', Date.now() - 61 * 60_000)).job;
+    const fresh = await jobs.claim('orphan');
     expect(fresh.created).toBe(true);
-    expect(jobs.get(dead.id)).toMatchObject({ state: 'failed' });
+    expect(await jobs.get(dead.id)).toMatchObject({ state: 'failed' });
     // A live job younger than an hour still blocks: the same job is answered again.
-    expect(jobs.claim('orphan')).toMatchObject({ created: false, job: { id: fresh.job.id } });
+    expect(await jobs.claim('orphan')).toMatchObject({ created: false, job: { id: fresh.job.id } });
   });
 
   it('answers 404 for an unknown publish job', async () => {

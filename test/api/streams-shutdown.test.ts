@@ -8,7 +8,7 @@ it('ends a publish live stream whose publisher is dead when the server closes, a
   try {
     await seedRun(backend, runRecord({ id: 'dead-publisher' }));
     // A live publish job no worker will ever write to: its stream would follow forever.
-    const { job } = backend.app.runs.publishJobs.claim('dead-publisher');
+    const { job } = await backend.app.runs.publishJobs.claim('dead-publisher');
     const base = await backend.app.listen({ host: '127.0.0.1', port: 0 });
     const live = await fetch(`${base}/publish-jobs/${job.id}/live`);
     expect(live.status).toBe(200);

@@ -5,9 +5,10 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/cli-io.js';
 import { runCli } from '../../src/cli/main.js';
-import { postgresPool } from '../../src/db/dialect.js';
+import { postgresPool, sqliteStore } from '../../src/db/dialect.js';
 import { migratePostgres } from '../../src/db/migrate-postgres.js';
 import { openDatabase } from '../../src/db/open-database.js';
+import type { StoreSchema } from '../../src/db/store-schema.js';
 import { decodeRunRecord } from '../../src/runs/decode-run-record.js';
 import { runRows } from '../../src/runs/run-rows.js';
 import { stopTestPostgres, testDatabase } from '../helpers/postgres.js';
@@ -24,11 +25,11 @@ class Capture extends Writable {
 }
 
 let dir: string;
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'evb-store-copy-cli-'));
   const db = openDatabase(join(dir, 'store.sqlite'));
   const record = runRecord({ id: 'run-1' });
-  runRows(db).store({ id: 'run-1', jobId: null, record: JSON.stringify(record), recordFormat: 1, decodeError: null, events: '[]', lifted: decodeRunRecord(record).lifted });
+  await runRows(sqliteStore<StoreSchema>(db)).store({ id: 'run-1', jobId: null, record: JSON.stringify(record), recordFormat: 1, decodeError: null, events: '[]', lifted: decodeRunRecord(record).lifted });
   db.close();
 });
 afterAll(async () => {

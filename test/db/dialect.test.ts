@@ -1,15 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  boundRows, indexedBy, jsonArrayRows, jsonCounts, jsonNumber, jsonText, likeInsensitive, nextCapRevision, postgresPool, postgresStore, sameTextIgnoringCase,
-  sameValue, sqliteStore, weekStart, writeTransaction, type Store,
+  boundRows, indexedBy, jsonArrayRows, jsonCounts, jsonNumber, jsonText, likeInsensitive, lockedRows, nextCapRevision, postgresPool, postgresStore,
+  sameTextIgnoringCase, sameValue, sqliteStore, weekStart, writeTransaction, type Store,
 } from '../../src/db/dialect.js';
 import { migratePostgres } from '../../src/db/migrate-postgres.js';
 import { openDatabase } from '../../src/db/open-database.js';
 import { stopTestPostgres, testDatabase } from '../helpers/postgres.js';
+import { until } from '../helpers/until.js';
 
 /** The columns these tests touch, of two migrated tables. */
 interface Tables {
@@ -201,5 +202,45 @@ describe.each(['sqlite', 'postgres'] as const)('the %s jobs fragments', (engine)
     const third = (await put('codex')).revision;
     expect(first).toBeLessThan(second);
     expect(second).toBeLessThan(third);
+  });
+});
+
+describe('a PostgreSQL write transaction', () => {
+  it('keeps the rows it read with lockedRows from another writer until it ends', async () => {
+    const store = stores.postgres!;
+    await store.db.deleteFrom('models').execute();
+    await store.db.insertInto('models').values(model('locked', 1)).execute();
+    const readLocked = (trx: Kysely<Tables>) => lockedRows('postgres', trx.selectFrom('models').select('list_input').where('slug', '=', 'locked')).executeTakeFirstOrThrow();
+    let release!: () => void;
+    const released = new Promise<void>((done) => (release = done));
+    let holding!: () => void;
+    const held = new Promise<void>((done) => (holding = done));
+    const first = writeTransaction(store, async (trx) => {
+      const { list_input } = await readLocked(trx);
+      holding();
+      await released;
+      await trx.updateTable('models').set({ list_input: list_input! + 1 }).where('slug', '=', 'locked').execute();
+    });
+    await held;
+    // The second read-then-write waits for the first to commit, then reads its write: no increment is lost.
+    const second = writeTransaction(store, async (trx) => {
+      const { list_input } = await readLocked(trx);
+      await trx.updateTable('models').set({ list_input: list_input! + 1 }).where('slug', '=', 'locked').execute();
+    });
+    await until(async () => (await lockWaiters()) === 1, 5_000, 'the second transaction to wait for the row');
+    release();
+    await Promise.all([first, second]);
+    expect(await store.db.selectFrom('models').select('list_input').where('slug', '=', 'locked').executeTakeFirst()).toEqual({ list_input: 3 });
+
+    async function lockWaiters(): Promise<number> {
+      const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(store.db);
+      return rows[0]!.n;
+    }
+  });
+
+  it('takes no lock on SQLite, where BEGIN IMMEDIATE holds the database already', () => {
+    const query = stores.sqlite!.db.selectFrom('models').select('slug');
+    expect(lockedRows('sqlite', query).compile().sql).toBe(query.compile().sql);
+    expect(lockedRows('postgres', query).compile().sql).toMatch(/ for update$/);
   });
 });

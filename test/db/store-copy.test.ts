@@ -38,9 +38,9 @@ afterAll(async () => {
 
 const at = (file: string) => storeLocation(join(dir, file), dir);
 
-function storeRun(db: Database, record: Record<string, unknown>, jobId: string | null = null, text = JSON.stringify(record)) {
+async function storeRun(db: Database, record: Record<string, unknown>, jobId: string | null = null, text = JSON.stringify(record)) {
   const decoded = decodeRunRecord(record);
-  runRows(db).store({ id: record.id as string, jobId, record: text, recordFormat: 1, decodeError: null, events: '[]', lifted: decoded.lifted });
+  await runRows(sqliteStore<StoreSchema>(db)).store({ id: record.id as string, jobId, record: text, recordFormat: 1, decodeError: null, events: '[]', lifted: decoded.lifted });
 }
 
 /** One row or more in every table, through the store modules where they write it, by SQL where no module is at hand. */
@@ -54,9 +54,9 @@ async function fillSqliteStore(file: string): Promise<void> {
     const run = runRecord({ id: UNICODE_RUN, model: 'vendor/模型', cost: DOUBLES[0]!, runTimeSeconds: DOUBLES[1]! });
     // The record as the harness sent it: its own spacing, key order and non-ASCII text survive the copy.
     const unicode = { note: 'emoji 🧪, a \u2028 line separator', ...run };
-    storeRun(db, unicode, null, JSON.stringify(unicode, null, 3).replace(/\n/g, '\r\n'));
-    storeRun(db, runRecord({ id: 'run-null-cost', cost: null }), 'job-1');
-    storeRun(db, ggRunRecord({ id: 'run-gg', model: 'vendor/gg', summary: { executionMode: 'tool_calling', providerStats: [slice('Together', 'vendor/gg', { errors: { rate_limit: 2 } }), slice(null, null)], toolCalls: 3 } }));
+    await storeRun(db, unicode, null, JSON.stringify(unicode, null, 3).replace(/\n/g, '\r\n'));
+    await storeRun(db, runRecord({ id: 'run-null-cost', cost: null }), 'job-1');
+    await storeRun(db, ggRunRecord({ id: 'run-gg', model: 'vendor/gg', summary: { executionMode: 'tool_calling', providerStats: [slice('Together', 'vendor/gg', { errors: { rate_limit: 2 } }), slice(null, null)], toolCalls: 3 } }));
     // A value past 2^53 in a bigint column, and the doubles in double columns.
     db.prepare('UPDATE runs SET tokens_total = ? WHERE id = ?').run(LARGE_INTEGER, UNICODE_RUN);
     const sql = (text: string, ...values: unknown[]) => db.prepare(text).run(...values);

@@ -244,7 +244,7 @@ describe('restarts', () => {
     const record = runRecord();
     await seedRun(backend, record);
     // Claimed in SQLite, never queued: as a Redis that lost the entry leaves it.
-    const { job } = backend.app.runs.publishJobs.claim(String(record.id));
+    const { job } = await backend.app.runs.publishJobs.claim(String(record.id));
     expect(await backend.app.runs.publishQueue.getJob(job.id)).toBeUndefined();
     const again = await restart(backend);
     expect((await again.app.runs.publishQueue.getJob(job.id))?.data).toEqual({ publishJobId: job.id, runId: record.id });

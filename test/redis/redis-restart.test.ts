@@ -51,7 +51,7 @@ describe('a Redis that restarts empty while the API serves', () => {
     // A publish job is live in SQLite; its queue entry goes with the restart.
     const published = runRecord();
     await seedRun(backend, published);
-    const { job: publish } = backend.app.runs.publishJobs.claim(String(published.id));
+    const { job: publish } = await backend.app.runs.publishJobs.claim(String(published.id));
 
     process.kill(redis.pid, 'SIGKILL');
     await redis.exited;

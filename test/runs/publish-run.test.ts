@@ -21,9 +21,9 @@ let notifications: string[];
 
 /** The publisher as the publish worker builds it, over the test backend's store and Redis. */
 const publisher = (overrides: Partial<PublisherDeps> = {}): PublisherDeps => ({
-  db: backend.db,
+  store: backend.store,
   rows: backend.app.runs.rows,
-  jobs: publishJobs(backend.db),
+  jobs: publishJobs(backend.store),
   artifacts: artifactService({ url: artifacts.origin, serviceToken: null }),
   notifications: redisNotificationPublisher(redis, backend.config.redisPrefix),
   requestSnapshot: async () => {},
@@ -63,7 +63,7 @@ afterAll(async () => {
 
 async function publishJobFor(id: string) {
   await seedRun(backend, runRecord({ id }));
-  return publishJobs(backend.db).claim(id).job.id;
+  return (await publishJobs(backend.store).claim(id)).job.id;
 }
 
 describe('the publisher', () => {
@@ -71,14 +71,14 @@ describe('the publisher', () => {
     const jobId = await publishJobFor('garbled-release');
     artifacts.state.releaseBody = '<html>gateway error</html>';
     await runPublishJob(publisher(), { publishJobId: jobId, runId: 'garbled-release' });
-    expect(backend.app.runs.rows.get('garbled-release')!.published).toBe(0);
-    expect(publishJobs(backend.db).get(jobId)).toMatchObject({ state: 'failed', detail: expect.stringContaining('not JSON') });
+    expect((await backend.app.runs.rows.get('garbled-release'))!.published).toBe(0);
+    expect(await publishJobs(backend.store).get(jobId)).toMatchObject({ state: 'failed', detail: expect.stringContaining('not JSON') });
     expect(await publishFailedSoFar('garbled-release')).toHaveLength(1);
 
     artifacts.state.releaseBody = '[]';
-    const again = publishJobs(backend.db).claim('garbled-release').job.id;
+    const again = (await publishJobs(backend.store).claim('garbled-release')).job.id;
     await runPublishJob(publisher(), { publishJobId: again, runId: 'garbled-release' });
-    expect(publishJobs(backend.db).get(again)).toMatchObject({ state: 'failed', detail: expect.stringContaining('not an object') });
+    expect(await publishJobs(backend.store).get(again)).toMatchObject({ state: 'failed', detail: expect.stringContaining('not an object') });
   });
 
   it('keeps a released run published, and raises no publish-failed, when the final live write fails', async () => {
@@ -90,8 +90,8 @@ describe('the publisher', () => {
       return async (line: PublishLine) => (line.type === 'result' ? Promise.reject(new Error('connection lost')) : write(line));
     };
     await runPublishJob({ ...live, writeLine }, { publishJobId: jobId, runId: 'released-run' });
-    expect(backend.app.runs.rows.get('released-run')).toMatchObject({ published: 1, link_source_repo: 'https://git.example/runs/released-run' });
-    expect(publishJobs(backend.db).get(jobId)!.state).toBe('succeeded');
+    expect(await backend.app.runs.rows.get('released-run')).toMatchObject({ published: 1, link_source_repo: 'https://git.example/runs/released-run' });
+    expect((await publishJobs(backend.store).get(jobId))!.state).toBe('succeeded');
     expect(await publishFailedSoFar('released-run')).toEqual([]);
     expect(errors).toEqual(['writing the publish result: connection lost']);
   });
@@ -105,7 +105,7 @@ describe('the publisher', () => {
     } finally {
       backend.db.exec('DROP TRIGGER refuse_success');
     }
-    expect(publishJobs(backend.db).get(jobId)).toMatchObject({ state: 'failed', detail: 'disk I/O error' });
-    expect(backend.app.runs.rows.get('half-done')!.published).toBe(0);
+    expect(await publishJobs(backend.store).get(jobId)).toMatchObject({ state: 'failed', detail: 'disk I/O error' });
+    expect((await backend.app.runs.rows.get('half-done'))!.published).toBe(0);
   });
 });

@@ -26,13 +26,13 @@ describe('regrading', () => {
     let open!: () => void;
     const held = new Promise<void>((done) => (open = done));
     const slow: StoredVersions = { ...versions, get: async (slug, version) => (await held, versions.get(slug, version)) };
-    const stale = runGrades({ db: backend.db, rows, index, versions: slow }).regradeById('graded-run');
+    const stale = runGrades({ store: backend.store, rows, index, versions: slow }).regradeById('graded-run');
 
-    rows.putReview('graded-run', review);
+    await rows.putReview('graded-run', review);
     await grades.regradeById('graded-run');
-    expect(rows.get('graded-run')!.review_count).toBe(1);
+    expect((await rows.get('graded-run'))!.review_count).toBe(1);
     open();
     await stale;
-    expect(rows.get('graded-run')!.review_count).toBe(1);
+    expect((await rows.get('graded-run'))!.review_count).toBe(1);
   });
 });

@@ -20,12 +20,12 @@ beforeAll(async () => {
   backend = await startTestBackend({ SNAPSHOT_URL: 'http://127.0.0.1/snapshot/', RUN_WORKERS: 'false' });
   for (const id of ['snap-a', 'snap-b']) {
     await seedRun(backend, runRecord({ id }));
-    backend.app.runs.rows.markPublished({ id, publishedAt: new Date().toISOString(), sourceRepo: null, playableBuild: null });
+    await backend.app.runs.rows.markPublished({ id, publishedAt: new Date().toISOString(), sourceRepo: null, playableBuild: null });
   }
   redis = new Redis(redisOptionsFromUrl(backend.config.redisUrl));
   const { rows, grades } = backend.app.runs;
   other = snapshotWriter({
-    db: backend.db, rows, grades, blobs: backend.app.blobs, output: folderSnapshot(backend.config.snapshotDir, backend.dataDir), deployHook: null, onWarning: () => {},
+    store: backend.store, rows, grades, blobs: backend.app.blobs, output: folderSnapshot(backend.config.snapshotDir, backend.dataDir), deployHook: null, onWarning: () => {},
     exclusive: snapshotLock(redis, backend.config.redisPrefix),
     replacedGraceMs: 0,
   });
@@ -89,7 +89,7 @@ describe('snapshot publishing', () => {
     mkdirSync(dir);
     writeFileSync(join(dir, 'runs.json'), '{"schemaVersion":1,"runs":[]}');
     const { rows, grades } = backend.app.runs;
-    const writer = snapshotWriter({ db: backend.db, rows, grades, blobs: backend.app.blobs, output: folderSnapshot(dir, backend.dataDir), deployHook: null, onWarning: () => {}, exclusive: (work) => work() });
+    const writer = snapshotWriter({ store: backend.store, rows, grades, blobs: backend.app.blobs, output: folderSnapshot(dir, backend.dataDir), deployHook: null, onWarning: () => {}, exclusive: (work) => work() });
     expect((await writer.refresh()).runs).toBe(2);
     expect(lstatSync(dir).isSymbolicLink()).toBe(true);
     expect(JSON.parse(readFileSync(join(dir, 'runs.json'), 'utf8')).runs).toHaveLength(2);
@@ -102,11 +102,11 @@ describe('snapshot publishing', () => {
     const ids = Array.from({ length: 600 }, (_, i) => `paged-${String(i).padStart(3, '0')}`);
     for (const [i, id] of ids.entries()) {
       await seedRun(backend, runRecord({ id }));
-      backend.app.runs.rows.markPublished({ id, publishedAt: new Date(Date.UTC(2026, 0, 1) + Math.floor(i / 7) * 1000).toISOString(), sourceRepo: null, playableBuild: null });
+      await backend.app.runs.rows.markPublished({ id, publishedAt: new Date(Date.UTC(2026, 0, 1) + Math.floor(i / 7) * 1000).toISOString(), sourceRepo: null, playableBuild: null });
     }
     const dir = join(mkdtempSync(join(backend.dataDir, 'paged-')), 'snapshot');
     const { rows, grades } = backend.app.runs;
-    const writer = snapshotWriter({ db: backend.db, rows, grades, blobs: backend.app.blobs, output: folderSnapshot(dir, backend.dataDir), deployHook: null, onWarning: () => {}, exclusive: (work) => work() });
+    const writer = snapshotWriter({ store: backend.store, rows, grades, blobs: backend.app.blobs, output: folderSnapshot(dir, backend.dataDir), deployHook: null, onWarning: () => {}, exclusive: (work) => work() });
     expect((await writer.refresh()).runs).toBe(602);
     const listed = JSON.parse(readFileSync(join(dir, 'runs.json'), 'utf8')).runs.map((run: { id: string }) => run.id);
     // snap-a and snap-b were published now, after every paged run; ties go by id, descending.

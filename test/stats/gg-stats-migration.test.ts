@@ -2,7 +2,9 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sqliteStore } from '../../src/db/dialect.js';
 import { BACKEND_MIGRATIONS, openDatabase } from '../../src/db/open-database.js';
+import type { StoreSchema } from '../../src/db/store-schema.js';
 import { runRecords } from '../../src/runs/run-record-sink.js';
 import { runRows } from '../../src/runs/run-rows.js';
 import { ggRunRecord, slice } from './gg-run-records.js';
@@ -55,7 +57,7 @@ describe('the gg statistics migration', () => {
       const migrated = openDatabase(join(dir, 'old.sqlite'));
       // The same run stored by this build.
       const fresh = openDatabase(join(dir, 'new.sqlite'));
-      const records = runRecords({ rows: runRows(fresh), grades: { regradeById: () => Promise.resolve() } as never, listPriceOf: async () => null, onCompleted: async () => {}, onPublishedChanged: async () => {}, onError: () => {} });
+      const records = runRecords({ rows: runRows(sqliteStore<StoreSchema>(fresh)), grades: { regradeById: () => Promise.resolve() } as never, listPriceOf: async () => null, onCompleted: async () => {}, onPublishedChanged: async () => {}, onError: () => {} });
       await records.store('job-old-gg', record, []);
       await records.store('job-old-gg-multi', multiModel, []);
       for (const name of ['run_gg_stats', 'run_provider_slices', 'run_provider_slice_errors']) {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresPool, postgresStore, type BackendStore, type Engine } from '../../src/db/dialect.js';
+import { postgresPool, postgresStore, sqliteStore, type BackendStore, type Engine } from '../../src/db/dialect.js';
 import { migratePostgres } from '../../src/db/migrate-postgres.js';
 import { openDatabase, type Database } from '../../src/db/open-database.js';
 import type { StoreSchema } from '../../src/db/store-schema.js';
@@ -54,15 +54,17 @@ const RECORDS = [
 const TABLES = ['runs', 'run_gg_stats', 'run_provider_slices', 'run_provider_slice_errors'] as const;
 
 /** The rows the run store lifts from `RECORDS`, lifted once on SQLite by the store's own code. */
-function liftedRows(): Record<(typeof TABLES)[number], Array<Record<string, unknown>>> {
+type LiftedRows = Record<(typeof TABLES)[number], Array<Record<string, unknown>>>;
+
+async function liftedRows(): Promise<LiftedRows> {
   const db: Database = openDatabase(':memory:');
   try {
-    const rows = runRows(db);
+    const rows = runRows(sqliteStore<StoreSchema>(db));
     for (const record of RECORDS) {
       const decoded = decodeRunRecord(record);
-      rows.store({ id: String(record.id), jobId: null, record: JSON.stringify(record), recordFormat: 1, decodeError: null, events: '[]', lifted: decoded.lifted });
+      await rows.store({ id: String(record.id), jobId: null, record: JSON.stringify(record), recordFormat: 1, decodeError: null, events: '[]', lifted: decoded.lifted });
     }
-    return Object.fromEntries(TABLES.map((table) => [table, db.prepare(`SELECT * FROM ${table}`).all() as Array<Record<string, unknown>>])) as ReturnType<typeof liftedRows>;
+    return Object.fromEntries(TABLES.map((table) => [table, db.prepare(`SELECT * FROM ${table}`).all() as Array<Record<string, unknown>>])) as LiftedRows;
   } finally {
     db.close();
   }
@@ -70,7 +72,7 @@ function liftedRows(): Record<(typeof TABLES)[number], Array<Record<string, unkn
 
 /** The same rows in `store`, with two probes of provider evidence. */
 async function seed(store: BackendStore): Promise<void> {
-  const rows = liftedRows();
+  const rows = await liftedRows();
   // The tables' columns are the same on both engines; the rows are copied as SQLite holds them.
   for (const table of TABLES) await store.db.insertInto(table).values(rows[table] as never).execute();
   const probe = (id: string, modelSlug: string) => ({

@@ -24,22 +24,22 @@ beforeEach(() => {
 });
 afterEach(() => reader.close());
 
-function storeGgRun(id: string, calls: number): void {
+async function storeGgRun(id: string, calls: number): Promise<void> {
   const record = ggRunRecord({ id, model: 'vendor/model', summary: { executionMode: 'tool_calling', providerStats: [slice('Together', 'vendor/model', { calls })], toolCalls: 3 } });
   const decoded = decodeRunRecord(record);
-  runRows(store.db).store({ id, jobId: null, record: JSON.stringify(record), recordFormat: 1, decodeError: null, events: '[]', lifted: decoded.lifted });
+  await runRows(sqliteStore<StoreSchema>(store.db)).store({ id, jobId: null, record: JSON.stringify(record), recordFormat: 1, decodeError: null, events: '[]', lifted: decoded.lifted });
 }
 
 describe('statistics reader thread', () => {
   it('answers what the aggregates answer on the API connection, writes committed just before included', async () => {
-    storeGgRun('gg-1', 10);
+    await storeGgRun('gg-1', 10);
     expect(await reader.read('providers')).toEqual(await providerStats(sqliteStore(store.db)).read());
-    storeGgRun('gg-2', 7);
+    await storeGgRun('gg-2', 7);
     const providers = await reader.read('providers');
     expect(providers.runsScanned).toBe(2);
     expect(providers.providers[0]!.totals.calls).toBe(17);
     const now = Date.now();
-    expect((await reader.read('cabinet')).weekly).toEqual(cabinetStats(store.db)(now).weekly);
+    expect((await reader.read('cabinet')).weekly).toEqual((await cabinetStats(sqliteStore<StoreSchema>(store.db))(now)).weekly);
     expect((await reader.read('model-accuracy')).models.map((model) => model.modelId)).toEqual(['vendor/model']);
   });
 

@@ -47,7 +47,7 @@ declare module 'fastify' {
  * snapshot writer. The publish and snapshot processors are background workers.
  */
 async function runs(app: FastifyInstance) {
-  const { config, db } = app;
+  const { config, db, store } = app;
   const connection = queueProducerConnection(config.redisUrl);
   const prefix = config.redisPrefix;
   const snapshotQueue = createSnapshotQueue(connection, prefix);
@@ -55,9 +55,9 @@ async function runs(app: FastifyInstance) {
   reportOutages(snapshotQueue, 'snapshot-queue', app.log);
   reportOutages(publishQueue, 'publish-queue', app.log);
   const redis = await failFastConnection(config.redisUrl, 'runs', app.log);
-  const rows = runRows(db);
-  const grades = runGrades({ db, rows, index: app.catalog.index, versions: app.catalog.versions });
-  const jobs = publishJobs(db);
+  const rows = runRows(store);
+  const grades = runGrades({ store, rows, index: app.catalog.index, versions: app.catalog.versions });
+  const jobs = publishJobs(store);
   const artifacts = artifactService({ url: config.artifactsUrl, serviceToken: config.artifactsServiceToken });
   const warn = (message: string) => app.log.warn(`runs: ${message}`);
   const onError = (error: unknown, context: string) => app.log.warn({ err: error }, `runs: ${context} failed`);
@@ -73,24 +73,24 @@ async function runs(app: FastifyInstance) {
   const { blobs } = app;
   const snapshotFiles = snapshotStore(config, blobs);
   const snapshot = snapshotWriter({
-    db, rows, grades, blobs, output: snapshotFiles.output, deployHook: config.snapshotDeployHook, onWarning: warn, exclusive: snapshotLock(redis, prefix),
+    store, rows, grades, blobs, output: snapshotFiles.output, deployHook: config.snapshotDeployHook, onWarning: warn, exclusive: snapshotLock(redis, prefix),
   });
 
   app.decorate('runs', {
     rows,
     grades,
-    listing: runListing(db),
+    listing: runListing(store),
     records,
     publishJobs: jobs,
     publishQueue,
     artifacts,
     snapshot,
     snapshotFiles,
-    unreadable: unreadableRuns(db),
+    unreadable: unreadableRuns(store),
     uploadShowcase: showcaseUploads({
       rows,
       jobs: jobsTable(app.store),
-      uploads: showcaseUploadsTable(db),
+      uploads: showcaseUploadsTable(store),
       blobs,
       maxBytes: config.showcaseUploadMaxBytes,
       jobBounds: { files: config.showcaseJobMaxFiles, bytes: config.showcaseJobMaxBytes },
@@ -98,8 +98,8 @@ async function runs(app: FastifyInstance) {
     }),
     requestSnapshot,
     followPublish: (publishJobId: string, signal: AbortSignal) =>
-      followPublishLive({ redis, tail: app.streams.tail, signal }, prefix, publishJobId, () => {
-        const job = jobs.get(publishJobId);
+      followPublishLive({ redis, tail: app.streams.tail, signal }, prefix, publishJobId, async () => {
+        const job = await jobs.get(publishJobId);
         return job ? jobs.resultOf(job) : { type: 'result', state: 'failed', detail: 'The publish job no longer exists.' };
       }),
   });

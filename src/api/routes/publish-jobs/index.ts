@@ -10,7 +10,7 @@ const publishJobRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/publish-jobs/:id/live', {
     schema: { params: PublishJobParams, response: { 200: Type.String({ description: 'NDJSON publish lines' }), ...errorResponses(404, 429, 503) } },
   }, async (request, reply) => {
-    if (!app.runs.publishJobs.get(request.params.id)) throw notFound(`No publish job ${request.params.id}.`);
+    if (!(await app.runs.publishJobs.get(request.params.id))) throw notFound(`No publish job ${request.params.id}.`);
     const signal = app.streams.track(request, reply);
     return streamNdjson(reply, app.runs.followPublish(request.params.id, signal), signal);
   });

@@ -34,7 +34,7 @@ const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
     getRun(runs, request.params.id));
 
   app.get('/runs/:id/events', { schema: { params: RunIdParams, response: { 200: RunEventsOut, ...errorResponses(404) } } }, async (request, reply) =>
-    sendJsonText(reply, runEvents(runs, request.params.id)));
+    sendJsonText(reply, await runEvents(runs, request.params.id)));
 
   app.get('/runs/:id/showcase/:file', { schema: { params: ShowcaseParams, response: { 200: Type.Unknown({ description: 'the media file' }), ...errorResponses(404, 503) } } }, async (request, reply) => {
     // Only a name an upload could have stored is looked up: never a key from the raw path.

@@ -23,7 +23,7 @@ async function sendFile(reply: FastifyReply, path: string) {
 
 const testCaseRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const reader = catalogReader(app.catalog.index, app.catalog.versions, { includeExperimental: app.config.allowExperimental });
-  const readmes = priorReadmes(app.db);
+  const readmes = priorReadmes(app.store);
   const files = { response: { 200: FileBytes, ...errorResponses(404) } };
 
   app.get('/test-cases', { schema: { response: { 200: CatalogOut, ...errorResponses() } } }, async () => ({ testCases: await reader.catalog() }));
