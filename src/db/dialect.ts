@@ -43,8 +43,13 @@ export function postgresStore<DB>(pool: pg.Pool): Store<DB> {
  * bigint past 2^53 fails the read rather than round silently. The parsers are per pool, so
  * importing this module changes nothing global.
  */
-export function postgresPool(config: pg.PoolConfig): pg.Pool {
-  return new pg.Pool({ ...config, types: { getTypeParser: numberTypeParser } });
+export function postgresPool(config: pg.PoolConfig, onIdleError: (error: Error) => void = () => {}): pg.Pool {
+  const pool = new pg.Pool({ ...config, types: { getTypeParser: numberTypeParser } });
+  // An idle connection the server ends (a restart, a terminated session) is an 'error' event
+  // on the pool, which kills the process when nobody listens. The pool has already dropped
+  // that connection and opens another when next asked, so there is nothing else to do.
+  pool.on('error', onIdleError);
+  return pool;
 }
 
 const INT8_OID = 20;

@@ -57,7 +57,6 @@ export async function openStore(config: Pick<Config, 'dataDir' | 'databaseUrl'>,
   // Migrations may wait minutes for another process's (an advisory lock) and run long
   // statements: on a connection of their own, without the serving pool's timeouts.
   const migrator = postgresPool({ connectionString, max: 1, connectionTimeoutMillis: 10 * STORE_CONNECT_TIMEOUT_MS });
-  migrator.on('error', () => {});
   try {
     await migratePostgres(migrator);
   } finally {
@@ -71,9 +70,7 @@ export async function openStore(config: Pick<Config, 'dataDir' | 'databaseUrl'>,
     query_timeout: STORE_STATEMENT_TIMEOUT_MS + SECOND,
     // Finds a peer that vanished without closing (a cut network) on an idle connection.
     keepAlive: true,
-  });
-  // Without a listener, an idle connection's error (57P01 when the server restarts) would end the process.
-  pool.on('error', options.onIdleError ?? (() => {}));
+  }, options.onIdleError);
   const store = postgresStore<StoreSchema>(pool);
   return { store, sqlite: null, location: maskPostgresUrl(connectionString), close: () => store.db.destroy() };
 }

@@ -1,12 +1,12 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { postgresPool, type BackendStore } from '../../src/db/dialect.js';
 import { jobsTable } from '../../src/db/jobs-table.js';
 import { migratePostgres } from '../../src/db/migrate-postgres.js';
 import type { StoreSchema } from '../../src/db/store-schema.js';
 import { dispatchRecorder } from '../../src/jobs/dispatch-recorder.js';
-import { startTestPostgres, stopTestPostgres, testDatabase } from '../helpers/postgres.js';
+import { dropTestDatabase, testDatabase } from '../helpers/postgres.js';
 import { jobRow } from '../helpers/temp-store.js';
 import { until } from '../helpers/until.js';
 
@@ -21,8 +21,6 @@ const isClaimWrite = (sql: string) => /^UPDATE jobs SET state = CASE/.test(sql);
 beforeAll(async () => {
   url = await testDatabase();
   pool = postgresPool({ connectionString: url, connectionTimeoutMillis: 2000 });
-  // A session the outage ends is reported by its idle client; the next query reconnects.
-  pool.on('error', () => {});
   await migratePostgres(pool);
   store = {
     engine: 'postgres',
@@ -36,14 +34,14 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await store?.db.destroy();
-  await stopTestPostgres();
+  await dropTestDatabase(url);
 });
 
 /** Ends every session of the test database and refuses new ones, until `heal()`. */
 async function outage(): Promise<{ heal(): Promise<void> }> {
   // The URL names a socket folder, not a host, which `URL` cannot parse.
   const name = /^postgres:\/\/[^/]*\/(\w+)/.exec(url)![1]!;
-  const admin = new pg.Client({ connectionString: (await startTestPostgres()).url });
+  const admin = new pg.Client({ connectionString: inject('postgres').url });
   await admin.connect();
   await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
   await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
