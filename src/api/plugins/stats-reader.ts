@@ -11,7 +11,7 @@ declare module 'fastify' {
 
 async function statsReaderPlugin(app: FastifyInstance) {
   const { databaseUrl } = app.config;
-  const source = databaseUrl === null ? { engine: 'sqlite' as const, file: app.db.name } : { engine: 'postgres' as const, url: databaseUrl };
+  const source = databaseUrl === null ? { engine: 'sqlite' as const, file: app.sqlite!.name } : { engine: 'postgres' as const, url: databaseUrl };
   const reader = statsReader(source, { onError: (error) => app.log.error({ err: error }, 'the statistics thread failed') });
   app.decorate('statsReader', reader);
   app.addHook('onClose', () => reader.close());
