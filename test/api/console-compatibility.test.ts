@@ -21,7 +21,7 @@ let alice: string;
 
 beforeAll(async () => {
   backend = await startTestBackend({ SERVICE_TOKEN: SERVICE }, { pricedModels: [MODEL, HELPER] });
-  seedCatalog(backend.db, backend.dataDir, [{ slug: 'skiff', version: 'v1.0.0' }]);
+  await seedCatalog(backend.store, backend.dataDir, [{ slug: 'skiff', version: 'v1.0.0' }]);
   http = jobsHttp(await backend.app.listen({ host: '127.0.0.1', port: 0 }));
   alice = (await backend.auth.register('alice')).token;
 });

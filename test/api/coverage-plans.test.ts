@@ -13,7 +13,7 @@ let intruder: string;
 
 beforeAll(async () => {
   backend = await startTestBackend({ SERVICE_TOKEN: SERVICE }, { pricedModels: MODELS });
-  seedCatalog(backend.db, backend.dataDir, [
+  await seedCatalog(backend.store, backend.dataDir, [
     { slug: 'carom', version: 'v1.0.0', engines: ['simple-2d'], domains: ['gameplay'] },
     { slug: 'carom', version: 'v1.1.0', engines: ['simple-2d'], domains: ['gameplay'] },
     { slug: 'pong', version: 'v1.0.0', domains: ['gameplay'] },

@@ -8,7 +8,7 @@ let bob: string;
 
 beforeAll(async () => {
   backend = await startTestBackend();
-  seedCatalog(backend.db, backend.dataDir, [
+  await seedCatalog(backend.store, backend.dataDir, [
     { slug: 'pong', version: 'v1.0.0', engines: ['simple-2d'] },
     { slug: 'pong', version: 'v1.1.0', engines: ['simple-2d'] },
     { slug: 'maze', version: 'v2.0.0' },

@@ -13,7 +13,7 @@ let alice: string;
 
 beforeAll(async () => {
   backend = await startTestBackend({}, { pricedModels: [A.model, B.model, C.model] });
-  seedCatalog(backend.db, backend.dataDir, [{ slug: 'pong', version: 'v1.0.0', domains: ['play'] }, { slug: 'maze', version: 'v1.0.0', domains: ['play'] }]);
+  await seedCatalog(backend.store, backend.dataDir, [{ slug: 'pong', version: 'v1.0.0', domains: ['play'] }, { slug: 'maze', version: 'v1.0.0', domains: ['play'] }]);
   alice = (await backend.auth.register('alice')).token;
 });
 afterAll(() => backend.close());

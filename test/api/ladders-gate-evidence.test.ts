@@ -10,7 +10,7 @@ let bob: string;
 
 beforeAll(async () => {
   backend = await startTestBackend();
-  seedCatalog(backend.db, backend.dataDir, [
+  await seedCatalog(backend.store, backend.dataDir, [
     { slug: 'lift', version: 'v1.0.0', domains: ['play'], validatorChecklist: [{ id: 'jump', domains: ['play'], failureCap: 'broken' }] },
     { slug: 'pong', version: 'v1.0.0', domains: ['play'] },
   ]);

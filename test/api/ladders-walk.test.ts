@@ -15,7 +15,7 @@ let bob: string;
 
 beforeAll(async () => {
   backend = await startTestBackend({ SERVICE_TOKEN: SERVICE }, { pricedModels: [CLAUDE.model, CODEX.model] });
-  seedCatalog(backend.db, backend.dataDir, [
+  await seedCatalog(backend.store, backend.dataDir, [
     { slug: 'pong', version: 'v1.0.0', domains: ['play'] },
     { slug: 'maze', version: 'v1.0.0', domains: ['play'] },
     { slug: 'maze', version: 'v1.1.0', domains: ['play'] },

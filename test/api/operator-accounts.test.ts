@@ -14,7 +14,7 @@ const tokens: Record<'boss' | 'alice' | 'bob', string> = { boss: '', alice: '', 
 beforeAll(async () => {
   // Usernames are matched without case, as the auth service matches them.
   backend = await startTestBackend({ OPERATOR_ACCOUNTS: 'Boss, ops-bot', SERVICE_TOKEN: SERVICE, QUEUE_DASHBOARD: 'true' }, { pricedModels: [launch.model] });
-  seedCatalog(backend.db, backend.dataDir, [{ slug: 'harbor', version: 'v1.0.0' }]);
+  await seedCatalog(backend.store, backend.dataDir, [{ slug: 'harbor', version: 'v1.0.0' }]);
   http = jobsHttp(await backend.app.listen({ host: '127.0.0.1', port: 0 }));
   for (const name of Object.keys(tokens) as Array<keyof typeof tokens>) tokens[name] = (await backend.auth.register(name)).token;
 }, 60_000);

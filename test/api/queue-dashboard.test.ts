@@ -15,7 +15,7 @@ const jobs: Record<'waiting' | 'active' | 'completed' | 'failed', string> = { wa
 
 beforeAll(async () => {
   backend = await startTestBackend({ QUEUE_DASHBOARD: 'true', SERVICE_TOKEN: 'dispatch-secret', AUTH_RELAY_TOKEN: 'relay-secret' }, { pricedModels: ['acme/coder'] });
-  seedCatalog(backend.db, backend.dataDir, [{ slug: 'harbor', version: 'v1.0.0' }]);
+  await seedCatalog(backend.store, backend.dataDir, [{ slug: 'harbor', version: 'v1.0.0' }]);
   url = await backend.app.listen({ host: '127.0.0.1', port: 0 });
   token = (await backend.auth.register('queue-watcher')).token;
   basic = `Basic ${Buffer.from(`queue-watcher:${PASSWORD}`).toString('base64')}`;

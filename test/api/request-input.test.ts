@@ -15,7 +15,7 @@ let operator: string;
 
 beforeAll(async () => {
   backend = await startTestBackend({ SERVICE_TOKEN: SERVICE }, { pricedModels: [launch.model] });
-  seedCatalog(backend.db, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
+  await seedCatalog(backend.store, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
   base = await backend.app.listen({ host: '127.0.0.1', port: 0 });
   operator = (await backend.auth.register('operator')).token;
 });

@@ -157,7 +157,7 @@ describe('every backend route, fuzzed from its schema', () => {
     catalogDir = mkdtempSync(join(tmpdir(), 'evb-fuzz-catalog-'));
     for (const folder of ['test-cases', 'game-jams', 'test-case-groups']) mkdirSync(join(catalogDir, folder));
     backend = await startTestBackend({ SERVICE_TOKEN: SERVICE, CATALOG_DIR: catalogDir, ROUTER_BASE_URL: NOWHERE, LOGO_BASE_URL: NOWHERE, ARTIFACTS_URL: NOWHERE }, { pricedModels: [MODEL], onRoute: collect(routes) });
-    seedCatalog(backend.db, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
+    await seedCatalog(backend.store, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
     const operator = (await backend.auth.register('operator')).token;
     credentials.account = bearer(operator);
     const launched = await backend.app.inject({ method: 'POST', url: '/jobs', headers: bearer(operator), payload: { testCase: 'carom', version: 'v1.1.0', variant: 'base', harness: 'codex', model: MODEL } });

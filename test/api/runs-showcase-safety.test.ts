@@ -20,7 +20,7 @@ let job: { jobId: string; jobToken: string };
 
 beforeAll(async () => {
   backend = await startTestBackend({ SERVICE_TOKEN: SERVICE, SHOWCASE_UPLOAD_MAX_MIB: '0.001' }, { pricedModels: [launch.model] });
-  seedCatalog(backend.db, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
+  await seedCatalog(backend.store, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
   base = await backend.app.listen({ host: '127.0.0.1', port: 0 });
   mediaDir = join(backend.dataDir, 'run-media');
   outside = mkdtempSync(join(tmpdir(), 'evb-outside-'));

@@ -11,7 +11,7 @@ let backend: TestBackend;
 let operator: string;
 beforeAll(async () => {
   backend = await startTestBackend({}, { pricedModels: [MODEL] });
-  seedCatalog(backend.db, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
+  await seedCatalog(backend.store, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
   operator = (await backend.auth.register('op')).token;
 });
 afterAll(() => backend.close());

@@ -18,7 +18,7 @@ let token: string;
 beforeAll(async () => {
   backend = await startTestBackend({}, { pricedModels: MODELS });
   // Cells count globally, so each case below covers slugs of its own.
-  seedCatalog(backend.db, backend.dataDir, ['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9', 'q1', 'h1', 'h2', 'g1', 'g2'].map((slug) => ({ slug, version: 'v1.0.0', domains: ['play'] })));
+  await seedCatalog(backend.store, backend.dataDir, ['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9', 'q1', 'h1', 'h2', 'g1', 'g2'].map((slug) => ({ slug, version: 'v1.0.0', domains: ['play'] })));
   http = jobsHttp(await backend.app.listen({ host: '127.0.0.1', port: 0 }));
   token = (await backend.auth.register('conformer')).token;
 });

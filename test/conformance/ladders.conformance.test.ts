@@ -20,7 +20,7 @@ let token: string;
 beforeAll(async () => {
   backend = await startTestBackend({}, { pricedModels: [X.model, Y.model] });
   // Cells count globally, so each case below climbs slugs of its own.
-  seedCatalog(backend.db, backend.dataDir, [
+  await seedCatalog(backend.store, backend.dataDir, [
     ...['b1', 'v1', 'w1', 's1', 'o1', 'h1', 'p1'].map((slug) => ({ slug, version: 'v1.0.0', domains: ['play'] })),
     { slug: 'v2', version: 'v1.0.0', domains: ['play'] },
     { slug: 'e1', version: 'v1.0.0', engines: ['simple-2d'], domains: ['play'] },

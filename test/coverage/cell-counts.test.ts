@@ -13,7 +13,7 @@ let token: string;
 
 beforeAll(async () => {
   backend = await startTestBackend({ SERVICE_TOKEN: SERVICE }, { pricedModels: ['vendor/x', 'vendor/root'] });
-  seedCatalog(backend.db, backend.dataDir, [
+  await seedCatalog(backend.store, backend.dataDir, [
     { slug: 'kart', version: 'v2.0.0', engines: ['simple-2d'], domains: ['play'] },
     { slug: 'bench', version: 'v1.0.0', testType: 'performance' },
   ]);

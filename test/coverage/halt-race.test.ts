@@ -21,7 +21,7 @@ beforeAll(async () => {
   backend = await startTestBackend({ ROUTER_BASE_URL: router.url, ROUTER_API_KEY: 'sk-test' });
   // Curated without a list price: a launch fetches one first.
   for (const slug of UNPRICED) await backend.app.models.create({ slug });
-  seedCatalog(backend.db, backend.dataDir, [{ slug: 'race', version: 'v1.0.0' }]);
+  await seedCatalog(backend.store, backend.dataDir, [{ slug: 'race', version: 'v1.0.0' }]);
   http = jobsHttp(await backend.app.listen({ host: '127.0.0.1', port: 0 }));
   token = (await backend.auth.register('halter')).token;
 });

@@ -37,7 +37,7 @@ async function sibling(env: Record<string, string> = {}) {
 beforeAll(async () => {
   // Tokens are verified once per process, so the burst below measures top-ups, not the auth service.
   first = await startTestBackend({ SERVICE_TOKEN: SERVICE, REAP_ORPHANED_JOBS: 'false', AUTH_CACHE_SECONDS: '600' }, { pricedModels: MODELS });
-  seedCatalog(first.db, first.dataDir, Object.values(CASES).flat().map((slug) => ({ slug, version: 'v1.0.0' })));
+  await seedCatalog(first.store, first.dataDir, Object.values(CASES).flat().map((slug) => ({ slug, version: 'v1.0.0' })));
   const registered = await first.auth.register('planner');
   token = registered.token;
   accountId = registered.account.id;

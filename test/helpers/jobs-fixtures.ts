@@ -4,7 +4,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { storeLayout, type StoredVersion } from '../../src/catalog/definition-store.js';
 import { RESOLVED_RECORD_FORMAT } from '../../src/catalog/record-format.js';
 import type { ResolvedVersion } from '../../src/catalog/resolved-version.js';
-import type { Database } from '../../src/db/open-database.js';
+import type { BackendStore } from '../../src/db/dialect.js';
 
 export interface SeedVersion {
   slug: string;
@@ -27,13 +27,7 @@ export interface SeedVersion {
  * Writes ingested versions the way ingest leaves them: a typed `StoredVersion` in the store
  * layout and its `test_case_versions` row, so a change to either shape breaks this at compile time.
  */
-export function seedCatalog(db: Database, dataDir: string, versions: SeedVersion[]): void {
-  const upsert = db.prepare(
-    `INSERT INTO test_case_versions (slug, version, record_format, store_dir, fingerprint, content_hash, experimental, ingested_at)
-     VALUES (@slug, @version, @format, @dir, 'f', 'h', @experimental, @at)
-     ON CONFLICT (slug, version) DO UPDATE SET record_format = excluded.record_format, store_dir = excluded.store_dir,
-       experimental = excluded.experimental, ingested_at = excluded.ingested_at`,
-  );
+export async function seedCatalog(store: BackendStore, dataDir: string, versions: SeedVersion[]): Promise<void> {
   for (const v of versions) {
     const dir = join(dataDir, 'store', v.slug, v.version);
     mkdirSync(dir, { recursive: true });
@@ -49,8 +43,9 @@ export function seedCatalog(db: Database, dataDir: string, versions: SeedVersion
       showcaseDirs: {},
     };
     writeFileSync(storeLayout(dir).resolvedJson, JSON.stringify(stored));
-    // By SQL on the raw handle, so seeding stays synchronous for its many callers (the index's own writes are tested on both engines).
-    upsert.run({ slug: v.slug, version: v.version, format: RESOLVED_RECORD_FORMAT, dir, experimental: v.experimental === true ? 1 : 0, at: new Date().toISOString() });
+    const row = { record_format: RESOLVED_RECORD_FORMAT, store_dir: dir, experimental: v.experimental === true ? 1 : 0, ingested_at: new Date().toISOString() };
+    await store.db.insertInto('test_case_versions').values({ slug: v.slug, version: v.version, fingerprint: 'f', content_hash: 'h', ...row })
+      .onConflict((oc) => oc.columns(['slug', 'version']).doUpdateSet(row)).execute();
   }
 }
 

@@ -12,7 +12,7 @@ let console_: SseClient;
 
 beforeAll(async () => {
   backend = await startTestBackend({ SERVICE_TOKEN: SERVICE }, { pricedModels: [launch.model] });
-  seedCatalog(backend.db, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
+  await seedCatalog(backend.store, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
   const base = await backend.app.listen({ host: '127.0.0.1', port: 0 });
   http = jobsHttp(base);
   operator = (await backend.auth.register('operator')).token;

@@ -22,7 +22,7 @@ async function post(path: string, token: string, body?: unknown) {
 
 beforeAll(async () => {
   backend = await startTestBackend({ SERVICE_TOKEN: SERVICE }, { pricedModels: [launch.model] });
-  seedCatalog(backend.db, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0', engines: ['simple-2d'] }]);
+  await seedCatalog(backend.store, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0', engines: ['simple-2d'] }]);
   base = await backend.app.listen({ host: '127.0.0.1', port: 0 });
   operator = (await backend.auth.register('operator')).token;
   console_ = await openConsole(base);

@@ -28,7 +28,7 @@ beforeAll(async () => {
   proxy = await startRedisFaultProxy(inject('redisUrl'));
   // Every connection of the app goes through the proxy; only those carrying a cue are cut.
   backend = await startTestBackend({ SERVICE_TOKEN: SERVICE, REDIS_URL: proxy.url }, { pricedModels: MODELS });
-  seedCatalog(backend.db, backend.dataDir, CASES.map((slug) => ({ slug, version: 'v1.0.0' })));
+  await seedCatalog(backend.store, backend.dataDir, CASES.map((slug) => ({ slug, version: 'v1.0.0' })));
   http = jobsHttp(await backend.app.listen({ host: '127.0.0.1', port: 0 }));
   token = (await backend.auth.register('faulty')).token;
 });

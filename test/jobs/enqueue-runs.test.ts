@@ -13,7 +13,7 @@ let bob: string;
 
 beforeAll(async () => {
   backend = await startTestBackend({ SERVICE_TOKEN: SERVICE }, { pricedModels: [MODEL, 'openai/gpt-5', 'qwen/qwen3'] });
-  seedCatalog(backend.db, backend.dataDir, [
+  await seedCatalog(backend.store, backend.dataDir, [
     { slug: 'carom', version: 'v1.1.0', engines: ['simple-2d'], variants: ['base', 'hard'] },
     { slug: 'grace-period', version: 'v1.0.0', testType: 'game-jam' },
     { slug: 'carom', version: 'v2.0.0', experimental: true },

@@ -14,7 +14,7 @@ afterAll(() => backend.close());
 
 describe('the launch catalog', () => {
   it('reads a version again after a read that failed, instead of refusing it until the cache clears', async () => {
-    seedCatalog(backend.db, backend.dataDir, [{ slug: 'flaky', version: 'v1.0.0', engines: ['godot'] }]);
+    await seedCatalog(backend.store, backend.dataDir, [{ slug: 'flaky', version: 'v1.0.0', engines: ['godot'] }]);
     const resolved = storeLayout(join(backend.dataDir, 'store', 'flaky', 'v1.0.0')).resolvedJson;
     const { index, versions } = backend.app.catalog;
     const catalog = storedLaunchCatalog(index, versions, { includeExperimental: false });

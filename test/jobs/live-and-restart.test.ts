@@ -29,7 +29,7 @@ afterEach(async () => {
 
 async function start(env: Record<string, string> = {}, jobs: RunJobsOptions = {}) {
   const backend = await startTestBackend({ SERVICE_TOKEN: SERVICE, ...env }, { jobs: { ...jobsOptions, ...jobs }, pricedModels: [MODEL] });
-  seedCatalog(backend.db, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
+  await seedCatalog(backend.store, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
   cleanups.push(() => backend.close());
   const base = await backend.app.listen({ host: '127.0.0.1', port: 0 });
   return { backend, base, http: jobsHttp(base), operator: (await backend.auth.register(`op${cleanups.length}`)).token };

@@ -31,7 +31,7 @@ describe('GET /jobs/{id}/live under load', () => {
     admin = new Redis(redisOptionsFromUrl(redis.url));
     // A thousand followers from one address: past the default stream caps.
     backend = await startTestBackend({ SERVICE_TOKEN: SERVICE, REDIS_URL: redis.url, STREAMS_PER_CLIENT: '2000', STREAMS_TOTAL: '2000' }, { pricedModels: [MODEL], jobs: { heartbeatMs: 5000, liveDrainTimeoutMs: 400 } });
-    seedCatalog(backend.db, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
+    await seedCatalog(backend.store, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
     base = await backend.app.listen({ host: '127.0.0.1', port: 0 });
     http = jobsHttp(base);
     operator = (await backend.auth.register('live-op')).token;

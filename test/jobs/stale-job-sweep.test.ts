@@ -16,7 +16,7 @@ let operator: string;
 // sweep, a BullMQ job scheduler run by the background workers, then runs every second.
 beforeAll(async () => {
   backend = await startTestBackend({ SERVICE_TOKEN: SERVICE, DISPATCH_LEASE_SECONDS: '2', RUNTIME_GRACE_SECONDS: '0' }, { pricedModels: [MODEL] });
-  seedCatalog(backend.db, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
+  await seedCatalog(backend.store, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
   const base = await backend.app.listen({ host: '127.0.0.1', port: 0 });
   http = jobsHttp(base);
   console_ = await openConsole(base);

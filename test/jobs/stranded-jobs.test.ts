@@ -19,7 +19,7 @@ afterEach(async () => {
 
 async function start(restartGraceMs = GRACE_MS) {
   const backend = await startTestBackend({}, { jobs: { restartGraceMs }, pricedModels: [MODEL] });
-  seedCatalog(backend.db, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
+  await seedCatalog(backend.store, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
   cleanups.push(() => backend.close());
   const { account } = await backend.auth.register('stranded');
   return { backend, accountId: account.id };

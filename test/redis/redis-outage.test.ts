@@ -35,7 +35,7 @@ describe('the API while its Redis is down', () => {
     // Its own redis-server, so killing it harms no other test file.
     redis = await startManagedRedis({ dir, persistent: true });
     backend = await startTestBackend({ SERVICE_TOKEN: SERVICE, REDIS_URL: redis.url }, { pricedModels: [MODEL], jobs: { heartbeatMs: 200, restartGraceMs: 300 } });
-    seedCatalog(backend.db, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
+    await seedCatalog(backend.store, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
     base = await backend.app.listen({ host: '127.0.0.1', port: 0 });
     http = jobsHttp(base);
     operator = (await backend.auth.register('outage-op')).token;

@@ -29,7 +29,7 @@ describe('a Redis that restarts empty while the API serves', () => {
     // Its own redis-server, with no append-only file: a restart forgets everything.
     redis = await startManagedRedis({ dir, persistent: false });
     backend = await startTestBackend({ SERVICE_TOKEN: SERVICE, REDIS_URL: redis.url }, { pricedModels: [MODEL], jobs: { restartGraceMs: GRACE_MS } });
-    seedCatalog(backend.db, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
+    await seedCatalog(backend.store, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
     http = jobsHttp(await backend.app.listen({ host: '127.0.0.1', port: 0 }));
     operator = (await backend.auth.register('restart-op')).token;
   });

@@ -29,7 +29,7 @@ describe('RFC 3339 driver times', () => {
   });
 
   it('refuses a status report whose record carries a time that is not RFC 3339 with 422 naming the field', async () => {
-    seedCatalog(backend.db, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
+    await seedCatalog(backend.store, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
     const base = await backend.app.listen({ host: '127.0.0.1', port: 0 });
     const http = jobsHttp(base);
     const operator = (await backend.auth.register('operator')).token;
