@@ -3,11 +3,12 @@
  * SQLite answers SQLITE_FULL for a full disk (or a store at its size limit) and an
  * SQLITE_IOERR_* code when a write fails below it (EFBIG past a file-size limit, say); Node's
  * own file writes fail with ENOSPC, EDQUOT or EFBIG; Redis, whose append-only file or
- * snapshot cannot be written, answers MISCONF to every write. An error is taken as one when it, or
+ * snapshot cannot be written, answers MISCONF to every write; PostgreSQL reports a full disk
+ * as SQLSTATE 53100 (disk_full). An error is taken as one when it, or
  * any error in its `cause` chain, carries such a code: errors that crossed from a worker
  * thread arrive as plain objects that keep it.
  */
-const FS_CODES = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT', 'EFBIG']);
+const FS_CODES = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT', 'EFBIG', '53100']);
 
 export function isStorageFull(error: unknown): boolean {
   return storageFullCode(error) !== null;

@@ -45,3 +45,13 @@ export function storeUnavailableReason(error: unknown): string | null {
 export function isStoreUnavailable(error: unknown): boolean {
   return storeUnavailableReason(error) !== null;
 }
+
+/**
+ * PostgreSQL text refuses a NUL character (SQLSTATE 22021, or 22P05 when a conversion
+ * cannot carry it), which SQLite keeps: such a write is the client's bad input, not a fault.
+ * Path and query fields are refused before (src/http/request-validators.ts); this catches a
+ * NUL in a body field that reaches a column of its own.
+ */
+export function isNulInText(error: unknown): boolean {
+  return error instanceof pg.DatabaseError && (error.code === '22021' || error.code === '22P05');
+}

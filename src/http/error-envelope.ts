@@ -3,8 +3,8 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { isStorageFull } from '../db/storage-full.js';
-import { isStoreUnavailable } from '../db/store-unavailable.js';
-import { HttpError, queueUnavailable, STATUS, storageFull, storeUnavailable, type ErrorCode } from '../errors.js';
+import { isNulInText, isStoreUnavailable } from '../db/store-unavailable.js';
+import { badRequest, HttpError, queueUnavailable, STATUS, storageFull, storeUnavailable, type ErrorCode } from '../errors.js';
 import { formatBytes } from './read-capped-body.js';
 import { isRedisUnavailable } from '../redis/redis-connections.js';
 import { MAX_PARAM_LENGTH } from '../contract/common.js';
@@ -38,7 +38,8 @@ function sendEnvelope(thrown: FastifyError | HttpError, request: FastifyRequest,
     : isRedisUnavailable(thrown) ? queueUnavailable(thrown)
       : isStorageFull(thrown) ? storageFull(thrown)
         : isStoreUnavailable(thrown) ? storeUnavailable(thrown)
-          : thrown;
+          : isNulInText(thrown) ? badRequest('A text field of the request contains a NUL character (\\u0000), which the store cannot keep.')
+            : thrown;
   const { status, code, message } = envelopeOf(error, request);
   if (status >= 500 && code === 'internal') request.log.error({ err: error }, 'request failed');
   else if (status >= 500) request.log.warn({ err: error, cause: error.cause }, error.message);

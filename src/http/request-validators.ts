@@ -19,7 +19,7 @@ export function requestValidators(...[externalSchemas, options]: Parameters<Buil
   const coercing = build(externalSchemas, { plugins, customOptions: { ...SHARED, coerceTypes: 'array' } });
   const exact = build(externalSchemas, { plugins, customOptions: { ...SHARED, coerceTypes: false } });
   const compile = (route: RouteSchemaDefinition) =>
-    route.httpPart === 'body' ? exact(route as never) : refusingInfinity(coercing(route as never) as Validate);
+    route.httpPart === 'body' ? exact(route as never) : refusingNul(refusingInfinity(coercing(route as never) as Validate));
   return compile as never;
 }
 
@@ -46,3 +46,43 @@ function refusingInfinity(validate: Validate): Validate {
 
 const isInfinite = (value: unknown): boolean =>
   (typeof value === 'number' && !Number.isFinite(value)) || (Array.isArray(value) && value.some(isInfinite));
+
+/**
+ * PostgreSQL text cannot hold a NUL character (SQLite's can), so a `%00` in a path parameter
+ * or query field would be refused by one store and kept by the other. Both refuse it here,
+ * with the field named, before any store sees it. Bodies are not walked: a driver's record
+ * may quote any text, and is kept as JSON text, where a NUL is written `\u0000`; a NUL that
+ * reaches a column of its own is answered 400 by the error envelope (`nulInText`).
+ */
+function refusingNul(validate: Validate): Validate {
+  const checked: Validate = (data) => {
+    if (!validate(data)) {
+      checked.errors = validate.errors ?? null;
+      return false;
+    }
+    const path = nulAt(data, '');
+    checked.errors = path === null ? null : [{ instancePath: path, schemaPath: '#', keyword: 'pattern', params: {}, message: 'must not contain a NUL character (\\u0000)' }];
+    return path === null;
+  };
+  return checked;
+}
+
+/** The JSON pointer of the first string (or object key) holding a NUL, or null. */
+function nulAt(value: unknown, at: string): string | null {
+  if (typeof value === 'string') return value.includes('\0') ? at : null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = nulAt(value[i], `${at}/${i}`);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  if (value === null || typeof value !== 'object') return null;
+  for (const [key, member] of Object.entries(value)) {
+    const here = `${at}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    if (key.includes('\0')) return here;
+    const found = nulAt(member, here);
+    if (found !== null) return found;
+  }
+  return null;
+}

@@ -161,3 +161,15 @@ function rawRequest(text: string): Promise<string> {
     socket.on('error', (error) => (answer ? done(answer) : fail(error)));
   });
 }
+
+describe('a NUL character', () => {
+  // PostgreSQL text cannot hold one and SQLite's can: both engines refuse it alike, naming the field.
+  it('in a path parameter or query field is refused with 400 naming it, on either store', async () => {
+    const path = await backend.app.inject({ method: 'DELETE', url: '/ladders/%00', headers: bearer(operator) });
+    expect(path.statusCode).toBe(400);
+    expect(path.json().error).toMatchObject({ code: 'bad_request', message: expect.stringContaining('params.id must not contain a NUL character') });
+    const query = await backend.app.inject({ method: 'GET', url: '/runs?q=a%00b', headers: bearer(operator) });
+    expect(query.statusCode).toBe(400);
+    expect(query.json().error.message).toContain('querystring.q must not contain a NUL character');
+  });
+});
