@@ -66,7 +66,7 @@ describe('the console’s model form', () => {
   });
 
   it('re-sent with the same list price keeps its source, and a blank list price (all null) keeps the stored one', async () => {
-    context.backend.db.prepare("UPDATE models SET list_source = 'router' WHERE slug = 'claude-sonnet-4'").run();
+    await context.backend.store.db.updateTable('models').set({ list_source: 'router' }).where('slug', '=', 'claude-sonnet-4').execute();
     const same = await send('PUT', '/models/claude-sonnet-4', consoleForm());
     expect(same.json()).toMatchObject({ listPriceSource: 'router', listPrice: { output: 0.000015 } });
     const blank = await send('PUT', '/models/claude-sonnet-4', consoleForm({

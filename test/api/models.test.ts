@@ -34,12 +34,12 @@ const send = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: 
 
 const HAND_PRICE = { listPriceInputPerMtok: 2, listPriceCachedInputPerMtok: 0.5, listPriceOutputPerMtok: 8, listPriceAsOf: '2026-11-01' };
 
-function insertRun(id: string, modelId: string, harness = 'claude') {
+async function insertRun(id: string, modelId: string, harness = 'claude') {
   const now = new Date().toISOString();
-  backend.db.prepare(
-    `INSERT INTO runs (id, record, record_format, state, test_case_slug, test_case_version, variant, harness, model_id, created_at, updated_at)
-     VALUES (?, '{}', 1, 'completed', 'pong', 'v1.1.0', 'base', ?, ?, ?, ?)`,
-  ).run(id, harness, modelId, now, now);
+  await backend.store.db.insertInto('runs').values({
+    id, record: '{}', record_format: 1, state: 'completed', test_case_slug: 'pong', test_case_version: 'v1.1.0', variant: 'base',
+    harness, model_id: modelId, created_at: now, updated_at: now,
+  }).execute();
 }
 
 async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
@@ -109,9 +109,9 @@ describe('model catalog writes', () => {
 
 describe('model catalog reads', () => {
   it('merges run-derived model ids with curated entries and counts runs', async () => {
-    insertRun('run-derived-1', 'newco/unseen-7');
-    insertRun('run-derived-2', 'newco/unseen-7');
-    insertRun('run-curated-1', 'acme/widget-1');
+    await insertRun('run-derived-1', 'newco/unseen-7');
+    await insertRun('run-derived-2', 'newco/unseen-7');
+    await insertRun('run-curated-1', 'acme/widget-1');
     const response = await backend.app.inject('/models');
     expect(response.statusCode).toBe(200);
     const bySlug = new Map(response.json().models.map((m: { slug: string }) => [m.slug, m]));
@@ -192,7 +192,16 @@ describe('24-hour refresh job', () => {
     } finally {
       await queue.close();
     }
-    const { processor } = billedRateRefreshProcessor.start({ config: backend.config, store: backend.store, db: backend.db, connection, log: backend.app.log });
+    const { processor } = billedRateRefreshProcessor.start({
+      config: backend.config,
+      store: backend.store,
+      // Read only by a processor still on the raw handle, which throws on PostgreSQL.
+      get db() {
+        return backend.db;
+      },
+      connection,
+      log: backend.app.log,
+    });
     const result = await processor({ id: 'manual' } as Job);
     expect(result).toMatchObject({ observed: expect.any(Number), failed: expect.any(Number) });
     expect(result.observed).toBeGreaterThanOrEqual(1);

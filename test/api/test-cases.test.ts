@@ -162,15 +162,17 @@ describe('files', () => {
 describe('game jam prior READMEs', () => {
   it('answers the captured READMEs of earlier runs by the model, oldest first, across harnesses', async () => {
     expect((await get('/game-jams/low-tide/prior-readmes?model=acme/m')).json()).toEqual([]);
-    const insert = backend.db.prepare(
-      `INSERT INTO runs (id, record, record_format, state, test_case_slug, test_case_version, variant, harness, model_id, finished_at, created_at, updated_at)
-       VALUES (?, ?, 1, 'completed', 'low-tide', 'v1.0.0', 'base', ?, ?, ?, ?, ?)`,
-    );
     const at = (day: number) => `2026-11-${String(day).padStart(2, '0')}T10:00:00Z`;
-    insert.run('r2', JSON.stringify({ gameJamReadme: '# Second' }), 'codex', 'acme/m', at(12), at(12), at(12));
-    insert.run('r1', JSON.stringify({ gameJamReadme: '# First' }), 'claude', 'acme/m', at(10), at(10), at(10));
-    insert.run('r3', JSON.stringify({ gameJamReadme: null }), 'claude', 'acme/m', at(13), at(13), at(13));
-    insert.run('r4', JSON.stringify({ gameJamReadme: '# Other model' }), 'claude', 'acme/other', at(11), at(11), at(11));
+    const run = (id: string, readme: string | null, harness: string, modelId: string, day: number) => ({
+      id, record: JSON.stringify({ gameJamReadme: readme }), record_format: 1, state: 'completed', test_case_slug: 'low-tide', test_case_version: 'v1.0.0',
+      variant: 'base', harness, model_id: modelId, finished_at: at(day), created_at: at(day), updated_at: at(day),
+    });
+    await backend.store.db.insertInto('runs').values([
+      run('r2', '# Second', 'codex', 'acme/m', 12),
+      run('r1', '# First', 'claude', 'acme/m', 10),
+      run('r3', null, 'claude', 'acme/m', 13),
+      run('r4', '# Other model', 'claude', 'acme/other', 11),
+    ]).execute();
     const readmes = (await get('/game-jams/low-tide/prior-readmes?model=acme/m')).json();
     expect(readmes.map((entry: { runId: string; readme: string }) => [entry.runId, entry.readme])).toEqual([['r1', '# First'], ['r2', '# Second']]);
     expect((await get('/game-jams/low-tide/prior-readmes')).statusCode).toBe(400);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
 import type { Job } from 'bullmq';
-import { openDatabase } from '../../src/db/open-database.js';
+import { openStore } from '../../src/db/open-store.js';
 import { probeProcessor } from '../../src/probes/probe-processor.js';
 import { runnerGone, THIS_RUNNER } from '../../src/probes/probe-runner.js';
 import { bullConnection } from '../../src/redis/managed-redis.js';
@@ -48,8 +48,8 @@ describe('a restart mid-probe', () => {
     expect(await backend.app.probes.store.create({ id: 'queued-probe', modelSlug: 'acme/queued', openrouterSlug: 'acme/queued', provider: null, language: 'rust', samples: 1, maxTokens: 1000, callCount: 4, createdAt: new Date().toISOString() }, [])).toBe(true);
 
     // Another process on the same store and Redis boots while this one runs the probe.
-    const db = openDatabase(join(backend.dataDir, 'backend.sqlite'));
-    const next = await buildApp({ config: { ...backend.config, runWorkers: false, reapOrphanedJobs: true }, db });
+    const opened = await openStore(backend.config);
+    const next = await buildApp({ config: { ...backend.config, runWorkers: false, reapOrphanedJobs: true }, db: opened.sqlite, store: opened.store });
     try {
       expect((await next.inject(`/model-probes/${id}`)).json().probe).toMatchObject({ status: 'running', error: null });
       expect((await next.inject('/model-probes/queued-probe')).json().probe).toMatchObject({ status: 'running', error: null });
@@ -58,7 +58,7 @@ describe('a restart mid-probe', () => {
       expect(done).toMatchObject({ status: 'complete', itemCount: 44, verdict: 'ready' });
     } finally {
       await next.close();
-      db.close();
+      await opened.close();
     }
   }, 30_000);
 
@@ -68,6 +68,7 @@ describe('a restart mid-probe', () => {
       env: {
         ...process.env, DATA_DIR: own.dataDir, REDIS_URL: own.config.redisUrl, REDIS_PREFIX: own.config.redisPrefix, LOG_LEVEL: 'silent',
         ROUTER_BASE_URL: router.url, ROUTER_API_KEY: 'sk-test', PROBE_CONCURRENCY: '2',
+        ...(own.config.databaseUrl ? { DATABASE_URL: own.config.databaseUrl } : {}),
       },
       stdio: 'ignore',
       detached: true,
@@ -82,13 +83,15 @@ describe('a restart mid-probe', () => {
 
       // The API restarts on the same store (reaping off, the default): the killed process's probe is failed.
       await own.app.close();
-      const next = await buildApp({ config: own.config, db: own.db });
+      const opened = await openStore(own.config);
+      const next = await buildApp({ config: own.config, db: opened.sqlite, store: opened.store });
       try {
         const detail = (await next.inject(`/model-probes/${probe.id}`)).json();
         expect(detail.probe).toMatchObject({ status: 'failed', error: 'The worker running this probe stopped before it finished.', verdict: null });
         expect(detail.probe.finishedAt).not.toBeNull();
       } finally {
         await next.close();
+        await opened.close();
       }
     } finally {
       if (worker.exitCode === null && worker.signalCode === null) process.kill(-worker.pid!, 'SIGKILL');
@@ -118,7 +121,7 @@ describe('a restart mid-probe', () => {
     await own.app.close();
     // 352 calls at 100 ms over 2 lanes would hold a waiting shutdown for about 18 s.
     expect(Date.now() - started).toBeLessThan(5000);
-    const rows = own.db.prepare('SELECT status, error FROM model_probes WHERE id = ?').get(probe.id);
+    const rows = await own.store.db.selectFrom('model_probes').select(['status', 'error']).where('id', '=', probe.id).executeTakeFirst();
     expect(rows).toEqual({ status: 'failed', error: 'The backend shut down while this probe ran.' });
     await own.close();
   });
@@ -126,7 +129,16 @@ describe('a restart mid-probe', () => {
   it('a probe whose job BullMQ gave up on (stalled past its bound) is failed, not left running', async () => {
     const { store } = backend.app.probes;
     expect(await store.create({ id: 'stalled-probe', modelSlug: 'acme/stalled', openrouterSlug: 'acme/stalled', provider: null, language: 'rust', samples: 1, maxTokens: 1000, callCount: 4, createdAt: new Date().toISOString() }, [])).toBe(true);
-    const started = probeProcessor.start({ config: backend.config, db: backend.db, store: backend.store, connection: bullConnection(backend.config.redisUrl), log: backend.app.log });
+    const started = probeProcessor.start({
+      config: backend.config,
+      // Read only by a processor still on the raw handle, which throws on PostgreSQL.
+      get db() {
+        return backend.db;
+      },
+      store: backend.store,
+      connection: bullConnection(backend.config.redisUrl),
+      log: backend.app.log,
+    });
     try {
       await started.onFailed!({ data: { probeId: 'stalled-probe' } } as Job, new Error('job stalled more than allowable limit'));
       expect(await store.get('stalled-probe')).toMatchObject({ status: 'failed', error: "The probe's job failed: job stalled more than allowable limit" });

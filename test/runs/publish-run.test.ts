@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runQueueKeys } from '../../src/queue/queue-keys.js';
 import { redisOptionsFromUrl } from '../../src/redis/managed-redis.js';
@@ -31,6 +32,23 @@ const publisher = (overrides: Partial<PublisherDeps> = {}): PublisherDeps => ({
   onError: (error, context) => errors.push(`${context}: ${error instanceof Error ? error.message : String(error)}`),
   ...overrides,
 });
+
+/**
+ * Makes the store refuse to mark a publish job succeeded, as a failing disk would, until the
+ * answered function is called. A trigger is written in each engine's own language.
+ */
+async function refuseSuccess(): Promise<() => Promise<void>> {
+  const { db } = backend.store;
+  if (backend.store.engine === 'sqlite') {
+    await sql`CREATE TEMP TRIGGER refuse_success BEFORE UPDATE OF state ON publish_jobs WHEN NEW.state = 'succeeded'
+      BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`.execute(db);
+    return async () => void (await sql`DROP TRIGGER refuse_success`.execute(db));
+  }
+  await sql`CREATE FUNCTION refuse_success() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk I/O error'; END $$`.execute(db);
+  await sql`CREATE TRIGGER refuse_success BEFORE UPDATE OF state ON publish_jobs FOR EACH ROW WHEN (NEW.state = 'succeeded')
+    EXECUTE FUNCTION refuse_success()`.execute(db);
+  return async () => void (await sql`DROP FUNCTION refuse_success() CASCADE`.execute(db));
+}
 
 /** The publish-failed alerts about a run published on the console channel so far (a marker sent after them arrives last). */
 async function publishFailedSoFar(runId: string): Promise<string[]> {
@@ -98,12 +116,11 @@ describe('the publisher', () => {
 
   it('publishes the run and ends its job together: a job that cannot be marked done leaves the run unpublished', async () => {
     const jobId = await publishJobFor('half-done');
-    backend.db.exec(`CREATE TEMP TRIGGER refuse_success BEFORE UPDATE OF state ON publish_jobs WHEN NEW.state = 'succeeded'
-      BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`);
+    const lift = await refuseSuccess();
     try {
       await runPublishJob(publisher(), { publishJobId: jobId, runId: 'half-done' });
     } finally {
-      backend.db.exec('DROP TRIGGER refuse_success');
+      await lift();
     }
     expect(await publishJobs(backend.store).get(jobId)).toMatchObject({ state: 'failed', detail: 'disk I/O error' });
     expect((await backend.app.runs.rows.get('half-done'))!.published).toBe(0);
