@@ -168,7 +168,8 @@ export interface ProofSize {
   killAfterClaims: number;
 }
 
-export interface ProofFigures {
+/** A type, not an interface: it is printed as a record of figures. */
+export type ProofFigures = {
   'jobs enqueued': number;
   dispatchers: number;
   'claims answered': number;
@@ -184,7 +185,7 @@ export interface ProofFigures {
   'versions resolved by the other APIs': boolean;
   'reference PNG served by the other APIs': boolean;
   'showcase served by another API and in the snapshot': boolean;
-}
+};
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
 const TERMINAL = new Set(['succeeded', 'failed', 'canceled']);

@@ -38,7 +38,7 @@ describe.skipIf(TEST_ENGINE === 'postgres')('three API processes sharing Postgre
       'showcase served by another API and in the snapshot': true,
     });
     expect(figures['heal (kill to first answer of the restarted API)']).toMatch(/^\d+\.\d\d s$/);
-    // Every process answered claims, the restarted one included.
+    // Every process answered claims; the heal figure says the restarted one answered again.
     expect(figures['claims answered by each API'].split(' / ').map(Number).every((claims) => claims > 0)).toBe(true);
   }, 240_000);
 });
