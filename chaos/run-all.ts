@@ -18,6 +18,7 @@ import routeFuzz from './route-fuzz.js';
 import slowBody from './slow-body.js';
 import storeDeleted from './store-deleted.js';
 import streamCaps from './stream-caps.js';
+import threeProcesses from './three-processes.js';
 
 const only = process.argv[2];
 const scenarios: Array<[string, () => Promise<ScenarioResult>]> = [
@@ -33,6 +34,7 @@ const scenarios: Array<[string, () => Promise<ScenarioResult>]> = [
   ['route-fuzz', routeFuzz],
   ['disk-full', diskFull],
   ['store-deleted', storeDeleted],
+  ['three-processes', threeProcesses],
 ];
 if (only && !scenarios.some(([name]) => name === only)) {
   console.error(`Unknown scenario "${only}". Use one of: ${scenarios.map(([name]) => name).join(', ')}.`);

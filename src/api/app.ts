@@ -83,13 +83,15 @@ async function app(instance: FastifyInstance, { config, db, store: given, jobs =
     verifier: tokenVerifier({ authUrl: config.authUrl, cacheMs: config.authCacheMs }),
     serviceToken: config.serviceToken,
     operators: config.operatorAccounts,
-    // A claim's row is written just behind its answer (dispatch-recorder.ts): this process
-    // remembers the claims it has not written yet, and a claim another process made moments
-    // ago is in Redis before it is in the store.
-    jobTokenHash: async (jobId) => {
-      const stored = instance.runJobs.dispatches.pendingTokenHash(jobId) ?? (await tokenHashes.tokenHash(jobId));
-      return stored === null ? instance.runJobs.queue.tokenHash(jobId) : stored;
-    },
+    // A claim is in Redis first and its row is written just behind its answer
+    // (dispatch-recorder.ts), so a driver's report is checked against what this process has not
+    // written yet, then Redis, with no store round trip; the store answers only when Redis has
+    // no token for the job (unclaimed, expired, or lost to a Redis restart) and tells an
+    // unknown job from an unclaimed one.
+    jobTokenHash: async (jobId) =>
+      instance.runJobs.dispatches.pendingTokenHash(jobId) ??
+      (await instance.runJobs.queue.tokenHash(jobId)) ??
+      (await tokenHashes.tokenHash(jobId)),
   });
   await instance.register(models);
   await instance.register(probes);

@@ -137,6 +137,28 @@ describe('restarts', () => {
     expect((await http.get(`/jobs/${jobId}`)).body.state).toBe('starting');
   });
 
+  it("checks a driver's token against Redis first: a report needs no store read while Redis holds the claim", async () => {
+    const { backend, http, operator } = await start();
+    const { jobId } = (await http.post('/jobs', operator, launch)).body;
+    const { jobToken } = (await http.post('/jobs/next', SERVICE)).body;
+    await until(async () => (await backend.app.runJobs.jobs.get(jobId))!.tokenHash !== null, 5000, "the claim's row");
+    // The row says another token: only a check that never reads the store accepts the report.
+    await backend.store.db.updateTable('jobs').set({ token_hash: sha256Hex('another token') }).where('id', '=', jobId).execute();
+    expect((await http.post(`/jobs/${jobId}/status`, jobToken, { state: 'starting' })).status).toBe(204);
+    expect((await http.post(`/jobs/${jobId}/status`, 'another token', { state: 'running' })).status).toBe(401);
+  });
+
+  it("falls back to the store for a driver's token when Redis has none for the job", async () => {
+    const { backend, http, operator } = await start();
+    const { jobId } = (await http.post('/jobs', operator, launch)).body;
+    const { jobToken } = (await http.post('/jobs/next', SERVICE)).body;
+    await until(async () => (await backend.app.runJobs.jobs.get(jobId))!.tokenHash !== null, 5000, "the claim's row");
+    await backend.app.jobsRedis.hdel(backend.app.runJobs.queue.keys.run(jobId), 'token');
+    expect((await http.post(`/jobs/${jobId}/status`, 'not-the-job-token', { state: 'starting' })).status).toBe(401);
+    expect((await http.post(`/jobs/${jobId}/status`, jobToken, { state: 'starting' })).status).toBe(204);
+    expect((await http.post('/jobs/no-such-job/status', jobToken, { state: 'starting' })).status).toBe(404);
+  });
+
   it('copies at boot a claim the process died before writing, token included', async () => {
     const { backend, http, operator } = await start();
     const { jobId } = (await http.post('/jobs', operator, launch)).body;
