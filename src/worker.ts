@@ -42,7 +42,7 @@ async function main() {
   const opened = await openStore(config, {
     onIdleError: (error) => log.warn({ err: error }, 'an idle PostgreSQL connection failed; the pool opens a new one when next needed'),
   });
-  const workers = await startBackgroundWorkers(BACKGROUND_PROCESSORS, { config: { ...config, redisUrl }, store: opened.store, sqlite: opened.sqlite, log });
+  const workers = await startBackgroundWorkers(BACKGROUND_PROCESSORS, { config: { ...config, redisUrl }, store: opened.store, log });
   console.log(`Worker running queues ${workers.queues.join(', ')} on ${redactRedisUrl(redisUrl)} (prefix ${config.redisPrefix}, store ${opened.location}, data in ${config.dataDir})`);
   const metrics = config.metricsPort === null ? null : await serveProcessMetrics(config.host, config.metricsPort);
   if (metrics) console.log(`Metrics at http://${config.host}:${config.metricsPort}/metrics`);

@@ -2,8 +2,6 @@ import { Queue, Worker, type ConnectionOptions, type Job, type Processor, type W
 import type { Config } from '../config.js';
 import { backgroundJobDuration, backgroundJobs } from '../metrics/process-metrics.js';
 import type { BackendStore } from '../db/dialect.js';
-import type { Database } from '../db/open-database.js';
-import { sqliteHandleGetter } from '../db/open-store.js';
 import { bullConnection } from '../redis/managed-redis.js';
 import type { BackgroundQueue } from './queue-keys.js';
 import { reportOutages, settlesWithin } from '../redis/redis-connections.js';
@@ -25,12 +23,6 @@ export interface WorkerContext {
   config: Config & { redisUrl: string };
   /** The deployment's store, SQLite or PostgreSQL (src/db/open-store.ts). */
   store: BackendStore;
-  /**
-   * The raw SQLite handle under `store`, for processors not moved to the store layer yet (a
-   * worker process on SQLite shares DATA_DIR with the API). On PostgreSQL reading it throws,
-   * naming the reader.
-   */
-  db: Database;
   connection: ConnectionOptions;
   log: WorkerLog;
 }
@@ -72,17 +64,14 @@ export interface BackgroundWorkers {
  */
 export async function startBackgroundWorkers(
   processors: readonly BackgroundProcessor[],
-  { sqlite, ...shared }: Omit<WorkerContext, 'connection' | 'db'> & { sqlite: Database | null },
+  shared: Omit<WorkerContext, 'connection'>,
   graceMs = WORKER_CLOSE_GRACE_MS,
 ): Promise<BackgroundWorkers> {
   const connection = bullConnection(shared.config.redisUrl);
-  const context = { ...shared, connection } as WorkerContext;
-  // A getter, not a value: on PostgreSQL only a processor that still reads the handle fails.
-  Object.defineProperty(context, 'db', { get: sqliteHandleGetter(sqlite), enumerable: true });
+  const context: WorkerContext = { ...shared, connection };
   const running = processors.filter((entry) => context.config.workerQueues.includes(entry.queue));
-  // Every processor starts before any worker takes a job: one that cannot start (on
-  // PostgreSQL, one that still reads the SQLite handle) fails the whole set, and what the
-  // others opened is closed.
+  // Every processor starts before any worker takes a job: one that cannot start fails the
+  // whole set, and what the others opened is closed.
   const begun: Array<{ entry: BackgroundProcessor } & ReturnType<BackgroundProcessor['start']>> = [];
   try {
     for (const entry of running) begun.push({ entry, ...entry.start(context) });

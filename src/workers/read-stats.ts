@@ -3,7 +3,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { cellCountQueries, type CellCountArgs } from '../coverage/cell-counts.js';
 import { postgresPool, postgresStore, sqliteStore, type BackendStore } from '../db/dialect.js';
 import { jobStateCounts } from '../db/job-state-counts.js';
-import { BUSY_TIMEOUT_MS, type Database } from '../db/open-database.js';
+import { BUSY_TIMEOUT_MS } from '../db/open-database.js';
 import type { StoreSchema } from '../db/store-schema.js';
 import { gateEvidenceQuery, type GateEvidenceArgs } from '../ladders/gate-evidence.js';
 import { cabinetStats } from '../runs/cabinet-stats.js';
@@ -21,28 +21,17 @@ export interface StatsReaderInput {
 /** Connections of the thread's own PostgreSQL pool: its reads run one at a time, each a few statements at once. */
 const POSTGRES_CONNECTIONS = 2;
 
-/** The thread's store, and on SQLite its read-only handle for the reads not moved to the store yet. */
-function openStore(source: StatsSource): { store: BackendStore; raw: Database | null } {
+/** The thread's store: the SQLite file opened read-only, or its own PostgreSQL pool. */
+function openStore(source: StatsSource): BackendStore {
   if (source.engine === 'postgres') {
-    return { store: postgresStore<StoreSchema>(postgresPool({ connectionString: source.url, max: POSTGRES_CONNECTIONS })), raw: null };
+    return postgresStore<StoreSchema>(postgresPool({ connectionString: source.url, max: POSTGRES_CONNECTIONS }));
   }
   const raw = new BetterSqlite3(source.file, { readonly: true, fileMustExist: true });
   raw.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  return { store: sqliteStore<StoreSchema>(raw), raw };
+  return sqliteStore<StoreSchema>(raw);
 }
 
-const { store, raw } = openStore((workerData as StatsReaderInput).source);
-
-/**
- * A read whose module still prepares statements on the raw SQLite handle (issue 32 moves
- * them to the store): on PostgreSQL it fails with a message saying so, rather than at load.
- */
-function overRawHandle<A extends unknown[], R>(name: string, reader: (db: Database) => (...args: A) => R): (...args: A) => R {
-  if (raw) return reader(raw);
-  return () => {
-    throw new Error(`The ${name} read runs on SQLite only until its module moves to the store layer.`);
-  };
-}
+const store = openStore((workerData as StatsReaderInput).source);
 
 const providers = providerStats(store);
 const accuracy = modelAccuracy(store);

@@ -192,16 +192,7 @@ describe('24-hour refresh job', () => {
     } finally {
       await queue.close();
     }
-    const { processor } = billedRateRefreshProcessor.start({
-      config: backend.config,
-      store: backend.store,
-      // Read only by a processor still on the raw handle, which throws on PostgreSQL.
-      get db() {
-        return backend.db;
-      },
-      connection,
-      log: backend.app.log,
-    });
+    const { processor } = billedRateRefreshProcessor.start({ config: backend.config, store: backend.store, connection, log: backend.app.log });
     const result = await processor({ id: 'manual' } as Job);
     expect(result).toMatchObject({ observed: expect.any(Number), failed: expect.any(Number) });
     expect(result.observed).toBeGreaterThanOrEqual(1);

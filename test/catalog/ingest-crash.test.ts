@@ -60,7 +60,7 @@ it('fails a scan whose worker was killed, with a reason, never re-runs it, and s
   const staging = join(definitionStoreRoot(backend.config), 'beacon', 'v1.1.0', '.staging-crashed');
   mkdirSync(join(staging, 'source'), { recursive: true });
 
-  restarted = await startBackgroundWorkers([ingestProcessor], { config: backend.config, store: backend.store, sqlite: backend.db, log: backend.app.log });
+  restarted = await startBackgroundWorkers([ingestProcessor], { config: backend.config, store: backend.store, log: backend.app.log });
   for await (const line of lines) seen.push(line);
   expect(seen.at(-1)).toEqual({
     event: 'error',

@@ -19,7 +19,7 @@ beforeAll(async () => {
   catalog = copyExampleCatalog([LOW_TIDE, TUGLINE, BEACON_V1]);
   // The API process runs an ingest worker (RUN_WORKERS); a second one stands for `npm run worker`.
   backend = await startTestBackend({ CATALOG_DIR: catalog });
-  worker = await startBackgroundWorkers([ingestProcessor], { config: backend.config, store: backend.store, sqlite: backend.db, log: backend.app.log });
+  worker = await startBackgroundWorkers([ingestProcessor], { config: backend.config, store: backend.store, log: backend.app.log });
 });
 afterAll(async () => {
   await worker.close();

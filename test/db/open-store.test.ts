@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,14 +61,26 @@ describe('openStore', () => {
     expect(readdirSync(folder)).toEqual([]);
   });
 
-  it('on PostgreSQL, an app whose modules still read the SQLite handle stops at boot, naming the reader', async () => {
+  it('boots the app on PostgreSQL alone: it answers requests that read the store, and creates no SQLite file', async () => {
     const folder = dataDir();
-    const config = loadConfig({ DATA_DIR: folder, DATABASE_URL: await testDatabase({ migrated: true }), REDIS_URL: inject('redisUrl'), LOG_LEVEL: 'silent' });
+    const config = loadConfig({
+      DATA_DIR: folder, DATABASE_URL: await testDatabase({ migrated: true }), REDIS_URL: inject('redisUrl'), REDIS_PREFIX: `t${randomUUID().slice(0, 8)}`, LOG_LEVEL: 'silent',
+    });
     const store = await openStore(config);
     opened.push(store);
-    const boot = buildApp({ config: { ...config, redisUrl: inject('redisUrl'), authUrl: 'http://127.0.0.1:9' }, db: store.sqlite, store: store.store });
-    await expect(boot).rejects.toThrow(/^DATABASE_URL names a PostgreSQL store, but a module not moved to the store layer yet reads the SQLite handle \(.+:\d+:\d+\)/);
-    expect(readdirSync(folder)).toEqual([]);
+    // Every module, the background workers (RUN_WORKERS) and the statistics thread included.
+    const app = await buildApp({ config: { ...config, redisUrl: inject('redisUrl'), authUrl: 'http://127.0.0.1:9' }, db: store.sqlite, store: store.store });
+    try {
+      const health = await app.inject('/healthz');
+      expect(health.statusCode).toBe(200);
+      expect(health.json()).toMatchObject({ status: 'ok', storeReady: false });
+      const cabinet = await app.inject('/stats/cabinet');
+      expect(cabinet.statusCode).toBe(200);
+      expect(cabinet.json()).toMatchObject({ runs: 0 });
+    } finally {
+      await app.close();
+    }
+    expect(readdirSync(folder, { recursive: true, encoding: 'utf8' }).filter((path) => path.includes('.sqlite'))).toEqual([]);
   });
 
   it('on PostgreSQL, reading the SQLite handle fails naming the reader', () => {

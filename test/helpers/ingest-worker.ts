@@ -6,7 +6,7 @@ import type { TestBackend } from './test-backend.js';
 const WORKER_SCRIPT = join(import.meta.dirname, '..', '..', 'dist', 'src', 'worker.js');
 
 /**
- * `npm run worker` for `backend` (same data, catalog and Redis), in a process group of its
+ * `npm run worker` for `backend` (same store, data, catalog and Redis), in a process group of its
  * own (so a test can stop or kill it with the Chromium it starts); resolves once it runs.
  */
 export async function startWorkerProcess(backend: TestBackend, catalog: string): Promise<ChildProcess> {
@@ -14,6 +14,7 @@ export async function startWorkerProcess(backend: TestBackend, catalog: string):
     env: {
       ...process.env, DATA_DIR: backend.dataDir, CATALOG_DIR: catalog, REDIS_URL: backend.config.redisUrl,
       REDIS_PREFIX: backend.config.redisPrefix, LOG_LEVEL: 'silent',
+      ...(backend.config.databaseUrl ? { DATABASE_URL: backend.config.databaseUrl } : {}),
     },
     stdio: ['ignore', 'pipe', 'inherit'],
     detached: true,

@@ -21,7 +21,7 @@ it('logs the models whose billed rate could not be refreshed', async () => {
     const config = { ...loadConfig({ ROUTER_BASE_URL: `http://127.0.0.1:${await freeLoopbackPort()}`, ROUTER_API_KEY: 'k', LOG_LEVEL: 'silent' }), redisUrl: inject('redisUrl') };
     const warnings: Array<{ object: object; message: string }> = [];
     const log = { info() {}, error() {}, warn: (object: object, message: string) => void warnings.push({ object, message }) };
-    const { processor } = billedRateRefreshProcessor.start({ config, store: sqliteStore<StoreSchema>(db), db, connection: bullConnection(config.redisUrl), log });
+    const { processor } = billedRateRefreshProcessor.start({ config, store: sqliteStore<StoreSchema>(db), connection: bullConnection(config.redisUrl), log });
     const result = await processor({ id: 'manual' } as Job);
     expect(result.failed).toBe(1);
     expect(warnings).toEqual([{ object: { failures: [expect.stringMatching(/^openai\/gpt-5: /)] }, message: 'billed-rate refresh: 1 model(s) failed' }]);

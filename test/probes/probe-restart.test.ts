@@ -129,16 +129,7 @@ describe('a restart mid-probe', () => {
   it('a probe whose job BullMQ gave up on (stalled past its bound) is failed, not left running', async () => {
     const { store } = backend.app.probes;
     expect(await store.create({ id: 'stalled-probe', modelSlug: 'acme/stalled', openrouterSlug: 'acme/stalled', provider: null, language: 'rust', samples: 1, maxTokens: 1000, callCount: 4, createdAt: new Date().toISOString() }, [])).toBe(true);
-    const started = probeProcessor.start({
-      config: backend.config,
-      // Read only by a processor still on the raw handle, which throws on PostgreSQL.
-      get db() {
-        return backend.db;
-      },
-      store: backend.store,
-      connection: bullConnection(backend.config.redisUrl),
-      log: backend.app.log,
-    });
+    const started = probeProcessor.start({ config: backend.config, store: backend.store, connection: bullConnection(backend.config.redisUrl), log: backend.app.log });
     try {
       await started.onFailed!({ data: { probeId: 'stalled-probe' } } as Job, new Error('job stalled more than allowable limit'));
       expect(await store.get('stalled-probe')).toMatchObject({ status: 'failed', error: "The probe's job failed: job stalled more than allowable limit" });

@@ -24,7 +24,6 @@ function setup() {
   const prefix = `tw${randomUUID().slice(0, 8)}`;
   const config = { ...loadConfig({ REDIS_URL: redisUrl, REDIS_PREFIX: prefix, LOG_LEVEL: 'silent' }), redisUrl };
   const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'evb-bw-')), 'backend.sqlite'));
-  const store = sqliteStore<StoreSchema>(db);
   const queue = new Queue(QUEUE, { connection: bullConnection(redisUrl), prefix });
   return { redisUrl, prefix, config, db, store: sqliteStore<StoreSchema>(db), queue };
 }
@@ -41,7 +40,7 @@ it('runs every processor against the shared Redis, competing for jobs across pro
     queue: QUEUE,
     concurrency: 2,
     start: (context) => {
-      expect(context.db).toBe(db);
+      expect(context.store).toBe(store);
       return {
         processor: async (job) => {
           seen.push([name, job.id!]);
@@ -54,8 +53,8 @@ it('runs every processor against the shared Redis, competing for jobs across pro
   });
 
   // Two processes' worth of workers on the same queue, as the API process and `npm run worker` are.
-  const first = await startBackgroundWorkers([processor('api')], { config, store, sqlite: db, log: quiet });
-  const second = await startBackgroundWorkers([processor('worker')], { config, store, sqlite: db, log: quiet });
+  const first = await startBackgroundWorkers([processor('api')], { config, store, log: quiet });
+  const second = await startBackgroundWorkers([processor('worker')], { config, store, log: quiet });
   const events = new QueueEvents(QUEUE, { connection: bullConnection(redisUrl), prefix });
   await events.waitUntilReady();
   try {
@@ -80,7 +79,7 @@ it('closes within its grace period while a job is still running, and says so', a
   const warnings: string[] = [];
   const workers = await startBackgroundWorkers(
     [{ queue: QUEUE, start: () => ({ processor: () => (started(), new Promise(() => {})) }) }],
-    { config, store, sqlite: db, log: { ...quiet, warn: (_object, message) => void warnings.push(message) } },
+    { config, store, log: { ...quiet, warn: (_object, message) => void warnings.push(message) } },
     300,
   );
   try {
@@ -111,7 +110,7 @@ it('runs only the queues WORKER_QUEUES lists: an ingest job waits for a set that
   const deployment = openDeploymentQueues(redis, prefix);
   const workingOn = async () => new Set((await deployment.workers()).map((worker) => worker.queue));
   await Promise.all([ingestEvents.waitUntilReady(), publishEvents.waitUntilReady()]);
-  const publishOnly = await startBackgroundWorkers(processors('publish only'), { config: configFor('publish'), store, sqlite: db, log: quiet });
+  const publishOnly = await startBackgroundWorkers(processors('publish only'), { config: configFor('publish'), store, log: quiet });
   let both: BackgroundWorkers | undefined;
   try {
     expect(publishOnly.queues).toEqual(['publish']);
@@ -120,7 +119,7 @@ it('runs only the queues WORKER_QUEUES lists: an ingest job waits for a set that
     await (await publish.add('publish', {})).waitUntilFinished(publishEvents, 10_000);
     expect(await scan.getState()).toBe('waiting');
 
-    both = await startBackgroundWorkers(processors('ingest and publish'), { config: configFor('ingest,publish'), store, sqlite: db, log: quiet });
+    both = await startBackgroundWorkers(processors('ingest and publish'), { config: configFor('ingest,publish'), store, log: quiet });
     await scan.waitUntilFinished(ingestEvents, 10_000);
     expect(ran.filter(([, queue]) => queue === BACKGROUND_QUEUES.ingest)).toEqual([['ingest and publish', 'ingest']]);
     expect(await workingOn()).toEqual(new Set(['ingest', 'publish']));
@@ -131,20 +130,18 @@ it('runs only the queues WORKER_QUEUES lists: an ingest job waits for a set that
   }
 });
 
-it('on PostgreSQL, refuses to start a processor that still reads the SQLite handle, naming it, and closes what the others opened', async () => {
+it('refuses to start the set when one processor cannot start, and closes what the others opened', async () => {
   const { config, db, store, queue } = setup();
   let closed = 0;
-  const storeOnly: BackgroundProcessor = { queue: BACKGROUND_QUEUES.publish, start: ({ store: given }) => (expect(given).toBe(store), { processor: async () => {}, close: async () => void closed++ }) };
-  const rawReader: BackgroundProcessor = {
+  const fine: BackgroundProcessor = { queue: BACKGROUND_QUEUES.publish, start: ({ store: given }) => (expect(given).toBe(store), { processor: async () => {}, close: async () => void closed++ }) };
+  const broken: BackgroundProcessor = {
     queue: BACKGROUND_QUEUES.ingest,
-    start: function startsOnTheRawHandle(context) {
-      void context.db;
-      return { processor: async () => {} };
+    start: () => {
+      throw new Error('cannot start the ingest processor');
     },
   };
   try {
-    await expect(startBackgroundWorkers([storeOnly, rawReader], { config, store, sqlite: null, log: quiet }))
-      .rejects.toThrow(/reads the SQLite handle \(\S*startsOnTheRawHandle /);
+    await expect(startBackgroundWorkers([fine, broken], { config, store, log: quiet })).rejects.toThrow('cannot start the ingest processor');
     expect(closed).toBe(1);
   } finally {
     await queue.close();

@@ -123,10 +123,10 @@ describe('the store and the Redis prefix belong together', () => {
       const replaced = newStore();
       const error = await refusal(buildApp({ config: backend.config, db: replaced }));
       expect(error).toBeInstanceOf(StoreIdentityError);
-      expect(error!.message).toContain(`DISCARD_REDIS_OF_STORE=${await idOf(backend.db)}.`);
+      expect(error!.message).toContain(`DISCARD_REDIS_OF_STORE=${await storeMeta(backend.store).get('store_id')}.`);
       // The deployment itself still starts again on its own store.
       await backend.app.close();
-      const again = await buildApp({ config: backend.config, db: backend.db });
+      const again = await buildApp({ config: backend.config, db: backend.app.sqlite, store: backend.store });
       await again.close();
     } finally {
       await backend.close();

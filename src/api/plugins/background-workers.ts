@@ -8,7 +8,6 @@ async function backgroundWorkers(app: FastifyInstance) {
   const workers = await startBackgroundWorkers(BACKGROUND_PROCESSORS, {
     config: app.config,
     store: app.store,
-    sqlite: app.sqlite,
     log: app.log.child({ area: 'background' }),
   });
   app.log.info({ queues: workers.queues }, 'background workers started');
