@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Redis } from 'ioredis';
+import type { JobRow, JobsTable } from '../db/jobs-table.js';
 import { NDJSON_HEADERS, writeDrained } from '../http/ndjson-stream.js';
 import { isTerminal } from '../queue/run-queue.js';
 import type { StreamEntry, StreamReader } from '../redis/stream-tail.js';
@@ -15,6 +16,25 @@ const MAX_PAGE = 512;
 function nextPageSize(entries: number, bytes: number): number {
   if (entries === 0) return FIRST_PAGE;
   return Math.max(1, Math.min(MAX_PAGE, Math.floor(REPLAY_PAGE_BYTES / Math.max(1, bytes / entries))));
+}
+
+/** Reads of a followed job's row under way, per jobs table, by job id. */
+const jobReads = new WeakMap<JobsTable, Map<string, Promise<JobRow | null>>>();
+
+/**
+ * A job's row as a follower of its live stream reads it: the followers of one job share the
+ * read under way rather than each queuing one for the store's few connections (a thousand
+ * followers woken by one event would otherwise wait past the pool's acquire timeout).
+ */
+export function followedJob(jobs: JobsTable, id: string): Promise<JobRow | null> {
+  const reads = jobReads.get(jobs) ?? new Map<string, Promise<JobRow | null>>();
+  jobReads.set(jobs, reads);
+  let read = reads.get(id);
+  if (!read) {
+    read = jobs.get(id).finally(() => reads.delete(id));
+    reads.set(id, read);
+  }
+  return read;
 }
 
 export interface JobLiveOptions {
@@ -64,7 +84,7 @@ export async function followJobLive(ctx: JobsContext, redis: Redis, tail: Stream
     }
     while (outcome === 'more' && !signal.aborted) {
       // A job that finished whose backlog expired has no end marker left to wait for.
-      const job = await ctx.jobs.get(id);
+      const job = await followedJob(ctx.jobs, id);
       if (!job || isTerminal(job.state)) {
         const count = nextPageSize(seen, seenBytes);
         const rest = (await redis.xrange(key, `(${cursor}`, '+', 'COUNT', count)) as StreamEntry[];

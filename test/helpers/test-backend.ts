@@ -69,7 +69,14 @@ export async function startTestBackend(env: Env = {}, options: Pick<AppOptions, 
     await release();
     throw error;
   }
-  for (const slug of options.pricedModels ?? []) app.models.create({ slug, ...HAND_LIST_PRICE });
+  try {
+    // Awaited: a launch must find its model, and a failed write must not go unhandled.
+    for (const slug of options.pricedModels ?? []) await app.models.create({ slug, ...HAND_LIST_PRICE });
+  } catch (error) {
+    await app.close();
+    await release();
+    throw error;
+  }
   const backend = {
     app,
     store: app.store,

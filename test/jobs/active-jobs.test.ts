@@ -1,15 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { sqliteStore } from '../../src/db/dialect.js';
 import { jobsTable, type JobsTable } from '../../src/db/jobs-table.js';
 import { runSubject } from '../../src/events/run-events.js';
 import { activeJobsJson } from '../../src/jobs/active-jobs.js';
-import { jobRow, useTempStore } from '../helpers/temp-store.js';
+import { ENGINES, engineStores } from '../helpers/engine-stores.js';
+import { jobRow } from '../helpers/temp-store.js';
 
-const store = useTempStore('evb-active-');
-let jobs: JobsTable;
-beforeEach(() => {
-  jobs = jobsTable(sqliteStore(store.db));
-});
+const stores = engineStores();
 
 const row = (i: number) => jobRow(`job-${String(i).padStart(4, '0')}`, {
   origin: i % 3 === 0 ? 'plan:p1' : null, harnessSlug: i % 2 ? 'codex' : 'claude', engine: i % 5 === 0 ? 'godot' : null, request: '{"large":"not listed"}',
@@ -21,7 +17,12 @@ async function collect(chunks: AsyncGenerator<string>): Promise<string[]> {
   return out;
 }
 
-describe('the active list, read a page at a time', () => {
+describe.each(ENGINES)('the active list on %s, read a page at a time', (engine) => {
+  let jobs: JobsTable;
+  beforeEach(async () => {
+    jobs = jobsTable(await stores.fresh(engine));
+  });
+
   it('lists every job in flight in queue order across pages, as the whole list would, and none that finished', async () => {
     await jobs.insert(Array.from({ length: 1201 }, (_, i) => row(i)));
     // Gaps on and around the page boundaries.

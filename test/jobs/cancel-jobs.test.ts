@@ -74,7 +74,7 @@ describe('single cancel', () => {
     expect((await http.post(`/jobs/${id}/status`, jobToken, { state: 'canceled' })).status).toBe(422);
     expect((await http.post(`/jobs/${id}/status`, jobToken, { state: 'canceled', record: { id: 'partial-1' } })).status).toBe(204);
     expect((await http.get(`/jobs/${id}`)).body).toEqual({ id, state: 'canceled', recordId: 'partial-1', detail: 'Canceled by operator.' });
-    expect(backend.db.prepare('SELECT COUNT(*) AS n FROM runs WHERE id = ?').get('late')).toEqual({ n: 0 });
+    expect(await backend.store.db.selectFrom('runs').select('id').where('id', '=', 'late').execute()).toEqual([]);
   });
 });
 

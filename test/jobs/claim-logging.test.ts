@@ -14,7 +14,8 @@ describe('the request log at info', () => {
     const lines: Array<{ msg: string; req?: { url: string }; level: number }> = [];
     const app = await buildApp({
       config: { ...backend.config, logLevel: 'info' },
-      db: backend.db,
+      db: backend.app.sqlite,
+      store: backend.store,
       logStream: { write: (line) => void lines.push(JSON.parse(line) as (typeof lines)[number]) },
     });
     try {

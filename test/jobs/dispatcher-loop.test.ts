@@ -60,7 +60,7 @@ describe('a dispatcher loop over HTTP', () => {
 
     const status: unknown = await (await fetch(`${base}/jobs/${jobId}`)).json();
     expect(status).toEqual({ id: jobId, state: 'succeeded', recordId: 'run-123', detail: null });
-    const stored = backend.db.prepare('SELECT job_id AS jobId, record, events FROM runs WHERE id = ?').get('run-123') as { jobId: string; record: string; events: string };
+    const stored = await backend.store.db.selectFrom('runs').select(['job_id as jobId', 'record', 'events']).where('id', '=', 'run-123').executeTakeFirstOrThrow();
     expect(stored.jobId).toBe(jobId);
     expect(JSON.parse(stored.record)).toEqual(record);
     expect(JSON.parse(stored.events)).toEqual([{ type: 'log', line: 'hello' }, { type: 'progress', step: 2 }]);

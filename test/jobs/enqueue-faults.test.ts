@@ -41,8 +41,8 @@ afterAll(async () => {
 });
 
 const claimable = () => backend.app.runJobs.queue.waitingCount();
-const statesOf = (origin: string) => Object.fromEntries(
-  (backend.db.prepare('SELECT state, COUNT(*) AS n FROM jobs WHERE origin = ? GROUP BY state').all(origin) as Array<{ state: string; n: number }>)
+const statesOf = async (origin: string) => Object.fromEntries(
+  (await backend.store.db.selectFrom('jobs').select(['state', (eb) => eb.fn.countAll<number>().as('n')]).where('origin', '=', origin).groupBy('state').execute())
     .map(({ state, n }) => [state, n]),
 );
 
@@ -102,13 +102,13 @@ describe('a Redis add whose outcome the API did not hear', () => {
     const first = await http.post(`/coverage-plans/${planId}/topup`, token);
     expect(first.status).toBe(503);
     expect(first.body.error.code).toBe('queue_unavailable');
-    expect(statesOf(origin)).toEqual({ queued: 500, failed: 100 });
+    expect(await statesOf(origin)).toEqual({ queued: 500, failed: 100 });
     expect(await claimable()).toBe(500);
 
     const second = await http.post(`/coverage-plans/${planId}/topup`, token);
     expect(second.status).toBe(200);
     expect(second.body).toMatchObject({ outstanding: 500, enqueued: 100 });
-    expect(statesOf(origin)).toEqual({ queued: 600, failed: 100 });
+    expect(await statesOf(origin)).toEqual({ queued: 600, failed: 100 });
     expect(await claimable()).toBe(600);
   });
 });

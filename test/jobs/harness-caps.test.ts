@@ -9,7 +9,7 @@ beforeAll(async () => {
 });
 afterAll(() => backend.close());
 
-describe('harness caps across SQLite and Redis', () => {
+describe('harness caps across the store and Redis', () => {
   it('leave both stores with the last write when two PUTs reach Redis in the other order', async () => {
     const { harnessConfig, runJobs } = backend.app;
     // Two PUTs, in two processes: each stores its cap, then applies it in Redis, the later one first.
@@ -27,10 +27,10 @@ describe('harness caps across SQLite and Redis', () => {
 
   it('apply again after the store was replaced under a Redis that kept newer revisions', async () => {
     await setHarnessCap(backend.app.runJobs, backend.app.harnessConfig, 'claude', 2);
-    backend.db.exec('DELETE FROM harness_config');
+    await backend.store.db.deleteFrom('harness_config').execute();
     await backend.app.close();
-    // The service boots on the emptied store; its reconcile makes Redis forget the revisions SQLite lost.
-    const app = await buildApp({ config: backend.config, db: backend.db });
+    // The service boots on the emptied store; its reconcile makes Redis forget the revisions the store lost.
+    const app = await buildApp({ config: backend.config, db: backend.app.sqlite, store: backend.store });
     try {
       expect((await app.runJobs.queue.caps()).has('claude')).toBe(false);
       await setHarnessCap(app.runJobs, app.harnessConfig, 'claude', 4);

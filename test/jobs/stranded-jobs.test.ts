@@ -1,8 +1,7 @@
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
-import { openDatabase } from '../../src/db/open-database.js';
+import { openStore } from '../../src/db/open-store.js';
 import { prepareLaunch } from '../../src/jobs/enqueue-runs.js';
 import type { JobsContext } from '../../src/jobs/jobs-context.js';
 import { seedCatalog } from '../helpers/jobs-fixtures.js';
@@ -25,13 +24,13 @@ async function start(restartGraceMs = GRACE_MS) {
   return { backend, accountId: account.id };
 }
 
-/** Another API process on the same SQLite file and Redis prefix (reaping off, as with several processes). */
+/** Another API process on the same store and Redis prefix (reaping off, as with several processes). */
 async function sibling(backend: TestBackend): Promise<FastifyInstance> {
-  const db = openDatabase(join(backend.dataDir, 'backend.sqlite'));
-  const app = await buildApp({ config: backend.config, db, jobs: { restartGraceMs: GRACE_MS } });
+  const opened = await openStore(backend.config);
+  const app = await buildApp({ config: backend.config, db: opened.sqlite, store: opened.store, jobs: { restartGraceMs: GRACE_MS } });
   cleanups.push(async () => {
     await app.close();
-    db.close();
+    await opened.close();
   });
   return app;
 }
@@ -40,7 +39,7 @@ async function sibling(backend: TestBackend): Promise<FastifyInstance> {
 async function strand(ctx: JobsContext, accountId: string, count: number): Promise<string[]> {
   const launches = [];
   for (let i = 0; i < count; i++) launches.push(await prepareLaunch(ctx, accountId, launch, {}, new Map()));
-  ctx.jobs.insert(launches.map((item) => item.row));
+  await ctx.jobs.insert(launches.map((item) => item.row));
   return launches.map((item) => item.row.id);
 }
 

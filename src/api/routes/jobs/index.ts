@@ -5,7 +5,7 @@ import { activeJobsJson } from '../../../jobs/active-jobs.js';
 import { cancelJob, cancelSweep, type Sweep } from '../../../jobs/cancel-jobs.js';
 import { claimNextJob } from '../../../jobs/claim-next-job.js';
 import { enqueueRun, enqueueRuns, launchAck } from '../../../jobs/enqueue-runs.js';
-import { followJobLive } from '../../../jobs/follow-job-live.js';
+import { followJobLive, followedJob } from '../../../jobs/follow-job-live.js';
 import { relayJobEvents } from '../../../jobs/relay-job-events.js';
 import { reportJobStatus } from '../../../jobs/report-job-status.js';
 import { hijackReply } from '../../../http/hijack-reply.js';
@@ -109,7 +109,7 @@ const jobsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/jobs/:id/live', {
     schema: { params: JobIdParams, response: { 200: Type.String({ description: 'NDJSON: one relayed event per line' }), ...errorResponses(404, 429, 503) } },
   }, async (request, reply) => {
-    if (!(await ctx.jobs.get(request.params.id))) throw notFound(`No job ${request.params.id}.`);
+    if (!(await followedJob(ctx.jobs, request.params.id))) throw notFound(`No job ${request.params.id}.`);
     const signal = app.streams.track(request, reply);
     hijackReply(reply);
     await followJobLive(ctx, app.streams.redis, app.streams.tail, request.params.id, reply.raw, { ...app.liveStreams, signal });
