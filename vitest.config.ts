@@ -1,22 +1,13 @@
-import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
 /**
  * `npm test` runs the suite twice (scripts/bootstrap.mjs): on SQLite, then with
- * TEST_STORE=postgres on PostgreSQL. The PostgreSQL half runs the files test/postgres-half.txt
- * lists (one path or glob a line, `#` comments) until every store module runs there.
+ * TEST_STORE=postgres on PostgreSQL. A test that is about SQLite itself skips the PostgreSQL
+ * half, saying why (`TEST_ENGINE` in test/helpers/test-backend.ts).
  */
-const postgresHalf = process.env.TEST_STORE === 'postgres';
-
-function listedFiles(file: string): string[] {
-  return readFileSync(file, 'utf8').split('\n').map((line) => line.replace(/#.*/, '').trim()).filter(Boolean);
-}
-
 export default defineConfig({
   test: {
-    include: postgresHalf ? listedFiles('test/postgres-half.txt') : ['test/**/*.test.ts'],
-    // A file named on the command line that the PostgreSQL half does not list yet is skipped there, not a failure.
-    passWithNoTests: postgresHalf,
+    include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
     reporters: ['default', './test/helpers/summary-reporter.ts'],
     // Files share one redis-server, one PostgreSQL cluster and (for rendering) the system Chromium; two cores.

@@ -58,14 +58,13 @@ function storeOption(args) {
 
 /**
  * The suite once per store engine (TEST_STORE, read by test/helpers/test-backend.ts and
- * vitest.config.ts), one after the other; fails when either half fails. The PostgreSQL half
- * runs the files test/postgres-half.txt lists.
+ * vitest.config.ts), one after the other; fails when either half fails.
  */
 function runHalves(program, args) {
   const names = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
   const outcomes = [];
   for (const store of stores) {
-    say(`Test suite on ${names[store]}${store === 'postgres' ? ' (the files test/postgres-half.txt lists)' : ''}:`);
+    say(`Test suite on ${names[store]}:`);
     const result = spawnSync(program, args, { cwd: root, stdio: 'inherit', env: { ...process.env, TEST_STORE: store } });
     outcomes.push({ store, passed: result.status === 0 });
     // Ctrl-C reached vitest too; do not start the other half.
