@@ -34,7 +34,7 @@ async function plan(body: object) {
 }
 const topUp = async (id: string) => (await http.post(`/coverage-plans/${id}/topup`, token)).body;
 const matrix = async (id: string) => (await http.get(`/coverage-plans/${id}/coverage`, token)).body;
-const jobsOf = (id: string) => backend.db.prepare('SELECT model_id AS model FROM jobs WHERE origin = ? ORDER BY seq').all(`plan:${id}`) as Array<{ model: string }>;
+const jobsOf = (id: string) => backend.store.db.selectFrom('jobs').select('model_id as model').where('origin', '=', `plan:${id}`).orderBy('seq').execute();
 
 describe('the top-up answer (coverage.rs plan_top_up_locked, TopUpResult)', () => {
   it('names the launched cells and lists every unlaunchable cell that misses runs, even at a bound of 0', async () => {
@@ -179,7 +179,7 @@ describe('harness parallelism first (schedule.rs top_up: a first pass over cells
       // room. Pass one launches claude only; pass two the codex cells in plan order.
       const unbounded = await plan({ runsPerCell: 2, combos: [capped, cappedToo, free], cases: [pin('h2')], schedule: { bufferTarget: { kind: 'unbounded' } } });
       expect(launched(await topUp(unbounded))).toEqual(['claude vendor/alpha 2', 'codex vendor/x 2', 'codex vendor/y 2']);
-      expect(jobsOf(unbounded).map((job) => job.model)).toEqual(['vendor/alpha', 'vendor/alpha', 'vendor/x', 'vendor/x', 'vendor/y', 'vendor/y']);
+      expect((await jobsOf(unbounded)).map((job) => job.model)).toEqual(['vendor/alpha', 'vendor/alpha', 'vendor/x', 'vendor/x', 'vendor/y', 'vendor/y']);
     } finally {
       await http.put('/harness-config/codex', token, { maxParallelism: null });
     }
@@ -200,7 +200,7 @@ describe('provider-routed harnesses (core model_id.rs launch_model_id; coverage.
       ['opencode', 'vendor/x', 1], ['kilo', 'vendor/x', 3], ['opencode', 'vendor/y', 3],
     ]);
     // Another provider launches the model as written.
-    expect(jobsOf(id).map((job) => job.model)).toEqual([
+    expect((await jobsOf(id)).map((job) => job.model)).toEqual([
       'openrouter/vendor/x', 'openrouter/vendor/x', 'openrouter/vendor/x', 'openrouter/vendor/x', 'vendor/y', 'vendor/y', 'vendor/y',
     ]);
     // The next top-up finds every cell full.
