@@ -4,6 +4,7 @@
  * (TheClockwyrks/TheTestCabinet, crates/backend) and writes down the numbers that rule gives.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STORE_POOL_SIZE } from '../../src/db/open-store.js';
 import { seedCatalog } from '../helpers/jobs-fixtures.js';
 import { jobsHttp } from '../helpers/jobs-http.js';
 import { runRecord } from '../helpers/run-record-builder.js';
@@ -263,7 +264,11 @@ describe('the review queue (coverage.rs collect_queue, CoverageQueueEntry, MAX_Q
       truncated: false,
     });
     const records = Array.from({ length: 600 }, () => runRecord({ slug: 'q1', version: 'v1.0.0', harness: 'claude', model: 'vendor/x' }));
-    await Promise.all(records.map(async (record) => (await backend.app.runs.records.store(`job-${String(record.id)}`, record, [])).graded));
+    // As many at a time as the PostgreSQL pool has connections: 600 at once would wait for one
+    // longer than its connect timeout, which bounds that wait too (STORE_CONNECT_TIMEOUT_MS).
+    for (let i = 0; i < records.length; i += STORE_POOL_SIZE) {
+      await Promise.all(records.slice(i, i + STORE_POOL_SIZE).map(async (record) => (await backend.app.runs.records.store(`job-${String(record.id)}`, record, [])).graded));
+    }
     const full = (await http.get(`/coverage-plans/${id}/queue`, token)).body;
     expect(full.runs).toHaveLength(600);
     expect(full.truncated).toBe(true);
