@@ -228,7 +228,7 @@ describe('settings and schedules', () => {
   it('reads the compiled-in default without writing a row, and a PUT makes it the account’s choice', async () => {
     const fresh = (await backend.auth.register('settler')).token;
     expect((await http.get('/coverage-settings', fresh)).body).toEqual({ bufferTarget: { kind: 'bounded', runs: 10 }, isDefault: true });
-    expect(backend.db.prepare('SELECT COUNT(*) FROM coverage_settings').pluck().get()).toBe(0);
+    expect(await backend.store.db.selectFrom('coverage_settings').select((eb) => eb.fn.countAll<number>().as('rows')).executeTakeFirstOrThrow()).toEqual({ rows: 0 });
     expect((await http.put('/coverage-settings', fresh, { bufferTarget: { kind: 'unbounded' } })).body).toEqual({ bufferTarget: { kind: 'unbounded' }, isDefault: false });
     expect((await http.get('/coverage-settings', fresh)).body).toEqual({ bufferTarget: { kind: 'unbounded' }, isDefault: false });
     expectError(await http.put('/coverage-settings', fresh, { bufferTarget: { kind: 'bounded' } }), 400, 'body.bufferTarget.runs');

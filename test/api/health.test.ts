@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTRACT_VERSION } from '../../src/contract-version.js';
 import { RESOLVED_RECORD_FORMAT } from '../../src/catalog/record-format.js';
 import { storeMeta } from '../../src/db/store-meta.js';
-import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
+import { startTestBackend, TEST_ENGINE, type TestBackend } from '../helpers/test-backend.js';
 
 let backend: TestBackend;
 beforeAll(async () => {
@@ -12,10 +12,9 @@ beforeAll(async () => {
 afterAll(() => backend.close());
 
 const insertVersion = (slug: string, format: number) =>
-  backend.db
-    .prepare(`INSERT INTO test_case_versions (slug, version, record_format, store_dir, fingerprint, content_hash, ingested_at)
-              VALUES (?, 'v1.0.0', ?, '/nowhere', 'f', 'h', ?)`)
-    .run(slug, format, new Date().toISOString());
+  backend.store.db.insertInto('test_case_versions').values({
+    slug, version: 'v1.0.0', record_format: format, store_dir: '/nowhere', fingerprint: 'f', content_hash: 'h', ingested_at: new Date().toISOString(),
+  }).execute();
 
 describe('health and configuration', () => {
   it('GET /healthz answers 200 with the contract version while the store is empty', async () => {
@@ -41,26 +40,28 @@ describe('health and configuration', () => {
 
     const meta = storeMeta(backend.store);
     await meta.set('record_format', String(RESOLVED_RECORD_FORMAT + 1));
-    insertVersion('old', RESOLVED_RECORD_FORMAT + 1);
+    await insertVersion('old', RESOLVED_RECORD_FORMAT + 1);
     response = await backend.app.inject('/readyz');
     expect(response.statusCode).toBe(503);
     expect(response.json()).toEqual({ status: 'format-mismatch', storeReady: false });
 
     // What an ingest scan leaves behind: the store restamped and readable versions.
     await meta.set('record_format', String(RESOLVED_RECORD_FORMAT));
-    insertVersion('fresh', RESOLVED_RECORD_FORMAT);
+    await insertVersion('fresh', RESOLVED_RECORD_FORMAT);
     response = await backend.app.inject('/readyz');
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ status: 'ready', storeReady: true });
 
     // A re-ingest that empties the table for a moment does not withdraw readiness.
-    backend.db.prepare('DELETE FROM test_case_versions').run();
+    await backend.store.db.deleteFrom('test_case_versions').execute();
     expect((await backend.app.inject('/readyz')).statusCode).toBe(200);
     expect((await backend.app.inject('/healthz')).json().storeReady).toBe(true);
   });
 });
 
-describe('a statistics thread that cannot open the store', () => {
+// SQLite-only: the statistics thread loses its store by having the database file renamed away
+// under it, which has no PostgreSQL counterpart (there the thread would lose its connection).
+describe.skipIf(TEST_ENGINE === 'postgres')('a statistics thread that cannot open the store', () => {
   it('answers /status, /metrics and /stats/* 503 stats_unavailable, while the API keeps serving', async () => {
     const file = backend.db.name;
     renameSync(file, `${file}.away`);

@@ -146,10 +146,10 @@ describe('POST /ingest', () => {
 
   it('prunes versions a whole scan no longer finds, except those a stored run references', async () => {
     const now = new Date().toISOString();
-    backend.db.prepare(
-      `INSERT INTO runs (id, record, record_format, state, test_case_slug, test_case_version, variant, harness, model_id, created_at, updated_at)
-       VALUES ('jam-run', '{}', 1, 'completed', 'low-tide', 'v1.0.0', 'base', 'claude', 'acme/m', ?, ?)`,
-    ).run(now, now);
+    await backend.store.db.insertInto('runs').values({
+      id: 'jam-run', record: '{}', record_format: 1, state: 'completed', test_case_slug: 'low-tide', test_case_version: 'v1.0.0',
+      variant: 'base', harness: 'claude', model_id: 'acme/m', created_at: now, updated_at: now,
+    }).execute();
     const saved = join(catalog, '..', 'beacon-saved');
     const savedJams = join(catalog, '..', 'game-jams-saved');
     renameSync(join(catalog, BEACON_V1), saved);

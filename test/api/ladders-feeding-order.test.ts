@@ -90,7 +90,8 @@ describe('feeding order', () => {
     expect(answers.reduce((sum, answer) => sum + answer.enqueued, 0)).toBe(runsMissing);
     for (const answer of answers) expect(answer.enqueued === runsMissing || answer.enqueued === 0).toBe(true);
     const origin = `ladder:${ladder.id}`;
-    expect(backend.db.prepare('SELECT COUNT(*) FROM jobs WHERE origin = ?').pluck().get(origin)).toBe(runsMissing);
+    const queued = await backend.store.db.selectFrom('jobs').where('origin', '=', origin).select((eb) => eb.fn.countAll<number>().as('rows')).executeTakeFirstOrThrow();
+    expect(queued).toEqual({ rows: runsMissing });
     expect(await call('POST', `/ladders/${ladder.id}/halt-all`)).toEqual({ canceled: runsMissing, includedActive: true });
   });
 });

@@ -4,6 +4,7 @@
  * (TheClockwyrks/TheTestCabinet, crates/backend) and writes down the numbers that rule gives.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STORE_POOL_SIZE } from '../../src/db/open-store.js';
 import { seedCatalog } from '../helpers/jobs-fixtures.js';
 import { jobsHttp } from '../helpers/jobs-http.js';
 import { runRecord } from '../helpers/run-record-builder.js';
@@ -34,7 +35,7 @@ async function plan(body: object) {
 }
 const topUp = async (id: string) => (await http.post(`/coverage-plans/${id}/topup`, token)).body;
 const matrix = async (id: string) => (await http.get(`/coverage-plans/${id}/coverage`, token)).body;
-const jobsOf = (id: string) => backend.db.prepare('SELECT model_id AS model FROM jobs WHERE origin = ? ORDER BY seq').all(`plan:${id}`) as Array<{ model: string }>;
+const jobsOf = (id: string) => backend.store.db.selectFrom('jobs').select('model_id as model').where('origin', '=', `plan:${id}`).orderBy('seq').execute();
 
 describe('the top-up answer (coverage.rs plan_top_up_locked, TopUpResult)', () => {
   it('names the launched cells and lists every unlaunchable cell that misses runs, even at a bound of 0', async () => {
@@ -179,7 +180,7 @@ describe('harness parallelism first (schedule.rs top_up: a first pass over cells
       // room. Pass one launches claude only; pass two the codex cells in plan order.
       const unbounded = await plan({ runsPerCell: 2, combos: [capped, cappedToo, free], cases: [pin('h2')], schedule: { bufferTarget: { kind: 'unbounded' } } });
       expect(launched(await topUp(unbounded))).toEqual(['claude vendor/alpha 2', 'codex vendor/x 2', 'codex vendor/y 2']);
-      expect(jobsOf(unbounded).map((job) => job.model)).toEqual(['vendor/alpha', 'vendor/alpha', 'vendor/x', 'vendor/x', 'vendor/y', 'vendor/y']);
+      expect((await jobsOf(unbounded)).map((job) => job.model)).toEqual(['vendor/alpha', 'vendor/alpha', 'vendor/x', 'vendor/x', 'vendor/y', 'vendor/y']);
     } finally {
       await http.put('/harness-config/codex', token, { maxParallelism: null });
     }
@@ -200,7 +201,7 @@ describe('provider-routed harnesses (core model_id.rs launch_model_id; coverage.
       ['opencode', 'vendor/x', 1], ['kilo', 'vendor/x', 3], ['opencode', 'vendor/y', 3],
     ]);
     // Another provider launches the model as written.
-    expect(jobsOf(id).map((job) => job.model)).toEqual([
+    expect((await jobsOf(id)).map((job) => job.model)).toEqual([
       'openrouter/vendor/x', 'openrouter/vendor/x', 'openrouter/vendor/x', 'openrouter/vendor/x', 'vendor/y', 'vendor/y', 'vendor/y',
     ]);
     // The next top-up finds every cell full.
@@ -263,7 +264,11 @@ describe('the review queue (coverage.rs collect_queue, CoverageQueueEntry, MAX_Q
       truncated: false,
     });
     const records = Array.from({ length: 600 }, () => runRecord({ slug: 'q1', version: 'v1.0.0', harness: 'claude', model: 'vendor/x' }));
-    await Promise.all(records.map(async (record) => (await backend.app.runs.records.store(`job-${String(record.id)}`, record, [])).graded));
+    // As many at a time as the PostgreSQL pool has connections: 600 at once would wait for one
+    // longer than its connect timeout, which bounds that wait too (STORE_CONNECT_TIMEOUT_MS).
+    for (let i = 0; i < records.length; i += STORE_POOL_SIZE) {
+      await Promise.all(records.slice(i, i + STORE_POOL_SIZE).map(async (record) => (await backend.app.runs.records.store(`job-${String(record.id)}`, record, [])).graded));
+    }
     const full = (await http.get(`/coverage-plans/${id}/queue`, token)).body;
     expect(full.runs).toHaveLength(600);
     expect(full.truncated).toBe(true);

@@ -46,7 +46,7 @@ describe('a halt racing a slow top-up', () => {
 
     expect(answer).toEqual({ bufferTarget: { kind: 'unbounded' }, enqueued: 0, cells: [], unlaunchable: [], skipped: 'paused' });
     expect(halt.body).toEqual({ canceled: 0, includedActive: false });
-    expect(backend.db.prepare('SELECT COUNT(*) FROM jobs WHERE origin = ?').pluck().get(`plan:${plan.id}`)).toBe(0);
+    expect(await backend.store.db.selectFrom('jobs').where('origin', '=', `plan:${plan.id}`).select((eb) => eb.fn.countAll<number>().as('rows')).executeTakeFirstOrThrow()).toEqual({ rows: 0 });
     expect((await http.get(`/coverage-plans/${plan.id}/schedule`, token)).body.paused).toBe(true);
     expect((await http.get(`/coverage-plans/${plan.id}/coverage`, token)).body.cells.map((cell: { inFlight: number }) => cell.inFlight)).toEqual([0, 0]);
     await router.normal();

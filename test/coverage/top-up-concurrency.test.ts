@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
@@ -6,7 +5,7 @@ import { loadConfig } from '../../src/config.js';
 import { planOrigin } from '../../src/coverage/coverage-plans.js';
 import { measurePlan } from '../../src/coverage/plan-matrix.js';
 import { prepareTopUp, targetOf } from '../../src/coverage/schedule-owner.js';
-import { openDatabase, type Database } from '../../src/db/open-database.js';
+import { openStore, type OpenedStore } from '../../src/db/open-store.js';
 import { claimNext } from '../helpers/dispatcher.js';
 import { seedCatalog } from '../helpers/jobs-fixtures.js';
 import { jobsHttp } from '../helpers/jobs-http.js';
@@ -17,20 +16,20 @@ const MODELS = ['vendor/m1', 'vendor/m2', 'vendor/m3', 'vendor/m4'];
 // Cells are counted globally, so each test covers cases of its own.
 const CASES = { a: ['a1', 'a2', 'a3', 'a4', 'a5'], b: ['b1', 'b2', 'b3', 'b4', 'b5'], c: ['c1', 'c2'] };
 let first: TestBackend;
-const siblings: Array<{ app: FastifyInstance; db: Database }> = [];
+const siblings: Array<{ app: FastifyInstance; opened: OpenedStore }> = [];
 let token: string;
 let accountId: string;
 
-/** Another API process over the same SQLite file and the same Redis prefix (several processes share one Redis). */
+/** Another API process over the same store (SQLite file or PostgreSQL database) and the same Redis prefix (several processes share one Redis). */
 async function sibling(env: Record<string, string> = {}) {
   const config = {
-    ...loadConfig({ DATA_DIR: first.dataDir, REDIS_URL: first.config.redisUrl!, REDIS_PREFIX: first.config.redisPrefix, AUTH_CACHE_SECONDS: '600', LOG_LEVEL: 'silent', SERVICE_TOKEN: SERVICE, REAP_ORPHANED_JOBS: 'false', ...env }),
+    ...loadConfig({ DATA_DIR: first.dataDir, REDIS_URL: first.config.redisUrl!, REDIS_PREFIX: first.config.redisPrefix, AUTH_CACHE_SECONDS: '600', LOG_LEVEL: 'silent', SERVICE_TOKEN: SERVICE, REAP_ORPHANED_JOBS: 'false', ...(first.config.databaseUrl ? { DATABASE_URL: first.config.databaseUrl } : {}), ...env }),
     authUrl: first.config.authUrl,
     redisUrl: first.config.redisUrl,
   };
-  const db = openDatabase(join(first.dataDir, 'backend.sqlite'));
-  const app = await buildApp({ config, db });
-  siblings.push({ app, db });
+  const opened = await openStore(config);
+  const app = await buildApp({ config, db: opened.sqlite, store: opened.store });
+  siblings.push({ app, opened });
   return app;
 }
 
@@ -43,9 +42,9 @@ beforeAll(async () => {
   accountId = registered.account.id;
 });
 afterAll(async () => {
-  for (const { app, db } of siblings) {
+  for (const { app, opened } of siblings) {
     await app.close();
-    db.close();
+    await opened.close();
   }
   await first?.close();
 });
@@ -63,7 +62,8 @@ async function createPlan(app: FastifyInstance, cases: string[], runsPerCell: nu
   return response.json().id as string;
 }
 
-const jobsOf = (origin: string) => first.db.prepare('SELECT COUNT(*) FROM jobs WHERE origin = ?').pluck().get(origin) as number;
+const jobsOf = async (origin: string) =>
+  (await first.store.db.selectFrom('jobs').where('origin', '=', origin).select((eb) => eb.fn.countAll<number>().as('rows')).executeTakeFirstOrThrow()).rows;
 
 async function topUpFromBoth(apps: FastifyInstance[], planId: string, calls: number) {
   for (const app of apps) expect((await app.inject({ url: '/coverage-settings', headers: bearer(token) })).statusCode).toBe(200);
@@ -81,7 +81,7 @@ describe('top-ups of one plan from two processes', () => {
     expect(answers.reduce((sum, answer) => sum + answer.enqueued, 0)).toBe(60);
     for (const answer of answers) expect(answer.enqueued === 60 || answer.enqueued === 0).toBe(true);
     expect(answers.filter((answer) => answer.enqueued === 60)).toHaveLength(1);
-    expect(jobsOf(planOrigin(planId))).toBe(60);
+    expect(await jobsOf(planOrigin(planId))).toBe(60);
     const matrix = (await other.inject({ url: `/coverage-plans/${planId}/coverage`, headers: bearer(token) })).json();
     expect(matrix.cells.map((cell: { inFlight: number }) => cell.inFlight)).toEqual(new Array(20).fill(3));
     expect(matrix.runsMissing).toBe(0);
@@ -95,7 +95,7 @@ describe('top-ups of one plan from two processes', () => {
     expect(answers.reduce((sum, answer) => sum + answer.enqueued, 0)).toBe(12);
     expect(answers.filter((answer) => answer.enqueued > 0)).toEqual([expect.objectContaining({ enqueued: 12 })]);
     expect(answers.filter((answer) => answer.enqueued === 0).every((answer) => answer.skipped === 'busy' || answer.skipped === undefined)).toBe(true);
-    expect(jobsOf(planOrigin(planId))).toBe(12);
+    expect(await jobsOf(planOrigin(planId))).toBe(12);
   });
 });
 
