@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { sql } from 'kysely';
+import pg from 'pg';
 import type { Config } from '../config.js';
 import { SECOND } from '../time.js';
 import { postgresPool, postgresStore, sqliteStore, type BackendStore } from './dialect.js';
@@ -19,6 +20,13 @@ export const STORE_CONNECT_TIMEOUT_MS = 1 * SECOND;
 export const STORE_STATEMENT_TIMEOUT_MS = 30 * SECOND;
 /** Connections the API or a worker process keeps to PostgreSQL at most. */
 export const STORE_POOL_SIZE = 10;
+/**
+ * How long a query waits for one of the pool's connections to come free. A healthy store
+ * under a burst (hundreds of reads at once) has every connection busy for a moment: that is a
+ * wait, not an outage. A server that is down fails the connection it would open within
+ * STORE_CONNECT_TIMEOUT_MS instead, and a query on a connection it ended fails at once.
+ */
+export const STORE_POOL_WAIT_MS = STORE_STATEMENT_TIMEOUT_MS;
 
 export interface OpenedStore {
   store: BackendStore;
@@ -65,7 +73,10 @@ export async function openStore(config: Pick<Config, 'dataDir' | 'databaseUrl'>,
   const pool = postgresPool({
     connectionString,
     max: STORE_POOL_SIZE,
-    connectionTimeoutMillis: STORE_CONNECT_TIMEOUT_MS,
+    // pg-pool applies connectionTimeoutMillis to the wait for a free connection as well as
+    // to opening one; the client's own setting bounds only the opening.
+    connectionTimeoutMillis: STORE_POOL_WAIT_MS,
+    Client: QuickConnectClient,
     statement_timeout: STORE_STATEMENT_TIMEOUT_MS,
     query_timeout: STORE_STATEMENT_TIMEOUT_MS + SECOND,
     // Finds a peer that vanished without closing (a cut network) on an idle connection.
@@ -112,4 +123,11 @@ export function sqliteHandleGetter(sqlite: Database | null): () => Database {
         'run on SQLite (unset DATABASE_URL) until every store module is moved.',
     );
   };
+}
+
+/** A `pg` client that gives up opening its connection after STORE_CONNECT_TIMEOUT_MS, whatever its pool waits. */
+class QuickConnectClient extends pg.Client {
+  constructor(config?: pg.ClientConfig) {
+    super({ ...config, connectionTimeoutMillis: STORE_CONNECT_TIMEOUT_MS });
+  }
 }

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
 import { loadConfig } from '../../src/config.js';
 import { startManagedPostgres } from '../../src/db/managed-postgres.js';
-import { openStore, sqliteHandleGetter, storeUnreachable, type OpenedStore } from '../../src/db/open-store.js';
+import { openStore, sqliteHandleGetter, STORE_CONNECT_TIMEOUT_MS, STORE_POOL_SIZE, storeUnreachable, type OpenedStore } from '../../src/db/open-store.js';
 import errorEnvelope from '../../src/http/error-envelope.js';
 import { SECOND } from '../../src/time.js';
 import { stopTestPostgres, testDatabase } from '../helpers/postgres.js';
@@ -59,6 +59,16 @@ describe('openStore', () => {
     expect(store.location).not.toContain('hunter2');
     expect((await migrations(store)).rows[0]!.n).toBeGreaterThan(0);
     expect(readdirSync(folder)).toEqual([]);
+  });
+
+  it('lets a query wait for a free connection while every one is busy, rather than failing it as an outage', async () => {
+    const store = await openStore(loadConfig({ DATA_DIR: dataDir(), DATABASE_URL: await testDatabase({ migrated: true }) }));
+    opened.push(store);
+    // Every connection held for longer than a connection may take to open, then one query more.
+    const held = Array.from({ length: STORE_POOL_SIZE }, () => sql`SELECT pg_sleep(${(STORE_CONNECT_TIMEOUT_MS + 500) / SECOND})`.execute(store.store.db));
+    const waiting = sql<{ one: number }>`SELECT 1 AS one`.execute(store.store.db);
+    await Promise.all(held);
+    expect((await waiting).rows).toEqual([{ one: 1 }]);
   });
 
   it('boots the app on PostgreSQL alone: it answers requests that read the store, and creates no SQLite file', async () => {
