@@ -17,7 +17,7 @@ import { snapshotWriter } from './write-snapshot.js';
 /** Regenerates the public snapshot; refresh requests made meanwhile coalesce into one job. */
 export const snapshotProcessor: BackgroundProcessor = {
   queue: BACKGROUND_QUEUES.snapshot,
-  start({ config, db, store, log }) {
+  start({ config, store, log }) {
     const redis = new Redis(redisOptionsFromUrl(config.redisUrl));
     reportOutages(redis, 'snapshot', log);
     const rows = runRows(store);

@@ -47,7 +47,7 @@ declare module 'fastify' {
  * snapshot writer. The publish and snapshot processors are background workers.
  */
 async function runs(app: FastifyInstance) {
-  const { config, db, store } = app;
+  const { config, store } = app;
   const connection = queueProducerConnection(config.redisUrl);
   const prefix = config.redisPrefix;
   const snapshotQueue = createSnapshotQueue(connection, prefix);
