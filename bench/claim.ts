@@ -10,14 +10,19 @@
  *   redis-server per depth, timed together), Redis and SQLite bytes per job beside BullMQ's
  *   own job, a claim behind 10,000 jobs held by a cap, and a halt's step from the middle of
  *   the largest queue beside the walks along the list it no longer makes.
+ * - the store (claim-postgres.ts): the claim's p50 on a PostgreSQL store beside a SQLite one
+ *   in the same rounds, and 100,000 claims on PostgreSQL checked by job id.
+ * `--store sqlite` runs all but the last, `--store postgres` only the last; both by default.
  * Dispatchers, the single one and its floors included, run on worker threads, as real
  * dispatchers run elsewhere; the held-claim section times from the server's thread.
  */
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { benchClaimOnPostgres } from './claim-postgres.js';
 import { claimBehindHeld, claimLatencyByDepth, depthRow, DEPTHS, queuedRunOf, redisBytesPerJob } from './claim-scaling.js';
 import { startNoopServer } from './floors.js';
 import { benchRedis } from './lib/bench-redis.js';
+import { benchEngines } from './lib/bench-store.js';
 import { SERVICE_TOKEN, startBareClaimRoute, startClaimApp } from './lib/claim-app.js';
 import type { DispatchRun } from './lib/dispatch-worker.js';
 import { keepAliveClient } from './lib/keep-alive-client.js';
@@ -25,6 +30,7 @@ import { machineLine } from './lib/machine.js';
 import { runDispatchers, type DispatchOptions } from './lib/run-worker.js';
 import { timeClaims } from './lib/time-claims.js';
 import { ms, printTable, summarize, type LatencySummary } from './lib/stats.js';
+import { tallyClaims, tallyRow } from './lib/tally-claims.js';
 
 const LATENCY_CLAIMS = 5000;
 /**
@@ -109,6 +115,8 @@ const latencyRow = (measure: string, summary: LatencySummary, rate: string | num
 
 export default async function benchClaim(): Promise<boolean> {
   console.log(`\n${machineLine()}`);
+  const engines = benchEngines();
+  if (!engines.includes('sqlite')) return claimOnPostgresOnly();
   const redis = await benchRedis();
   const app = await startClaimApp(redis.url);
   const noop = await startNoopServer();
@@ -162,28 +170,15 @@ export default async function benchClaim(): Promise<boolean> {
 
     const ids = await app.fill(CORRECTNESS_JOBS);
     const run = await drain(app.url, 32);
-    const seen = new Set<string>();
-    let doubles = 0;
-    for (const id of run.claimed) {
-      if (seen.has(id)) doubles += 1;
-      seen.add(id);
-    }
-    const lost = ids.filter((id) => !seen.has(id)).length;
-    const enqueued = new Set(ids);
-    const strangers = [...seen].filter((id) => !enqueued.has(id)).length;
+    const tally = tallyClaims(ids, run.claimed);
+    const { doubles, lost, strangers } = tally;
     // Claim rows are written just behind their answers: count them as every job read does,
     // once this process's claims are written.
     const written = await app.app.runJobs.dispatches.settled(10_000);
     const recorded = app.db.prepare(`SELECT COUNT(*) FROM jobs WHERE state = 'dispatched' AND token_hash IS NOT NULL`).pluck().get() as number;
     const expectedDispatched = LATENCY_CLAIMS + WARMUP + 2 * (THROUGHPUT_WARMUP + THROUGHPUT_CLAIMS) + CORRECTNESS_JOBS;
     printTable(`Correctness: ${CORRECTNESS_JOBS.toLocaleString()} jobs claimed by 32 dispatchers`, [{
-      enqueued: ids.length,
-      claimed: run.claimed.length,
-      'double claims': doubles,
-      'lost jobs': lost,
-      'unknown ids': strangers,
-      'HTTP errors': run.errors,
-      'claims/s': Math.round(run.answered / run.seconds),
+      ...tallyRow(ids, run, tally),
       'SQLite dispatched rows': `${recorded}/${expectedDispatched}`,
     }]);
     checks.push({
@@ -254,6 +249,7 @@ export default async function benchClaim(): Promise<boolean> {
         result: bytes.runJob <= bytes.bullmqUuid ? 'PASS' : 'AIM',
       },
     );
+    if (engines.includes('postgres')) checks.push(...(await benchClaimOnPostgres(redis.url, noop.url)));
     printTable('Targets', checks);
     console.log(machineLine());
     return checks.every((check) => check.result !== 'FAIL');
@@ -263,6 +259,21 @@ export default async function benchClaim(): Promise<boolean> {
     await noop.close();
     await bare.close();
     await app.close();
+    await redis.stop();
+  }
+}
+
+/** `--store postgres`: the store section alone, with a no-op server and Redis of its own. */
+async function claimOnPostgresOnly(): Promise<boolean> {
+  const redis = await benchRedis();
+  const noop = await startNoopServer();
+  try {
+    const checks = await benchClaimOnPostgres(redis.url, noop.url);
+    printTable('Targets', checks);
+    console.log(machineLine());
+    return checks.every((check) => check.result !== 'FAIL');
+  } finally {
+    await noop.close();
     await redis.stop();
   }
 }

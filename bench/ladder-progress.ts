@@ -7,12 +7,13 @@ import { ladderOrigin } from '../src/ladders/ladder-context.js';
 import { ladderProgress } from '../src/ladders/ladder-progress.js';
 import { createLadder } from '../src/ladders/manage-ladders.js';
 import { ladderCells } from '../src/ladders/measure-ladder.js';
-import { decodeRunRecord } from '../src/runs/decode-run-record.js';
 import { ratingRank } from '../src/runs/run-states.js';
-import { startBenchBackend } from './lib/bench-backend.js';
+import type { ManagedPostgres } from '../src/db/managed-postgres.js';
+import { startBenchBackend, type BenchBackend } from './lib/bench-backend.js';
 import { benchRedis } from './lib/bench-redis.js';
+import { benchEngines, benchPostgres, copiedToPostgres, rawHandle, rawQuery, rawText } from './lib/bench-store.js';
 import { machineLine } from './lib/machine.js';
-import { rawStatement } from './lib/raw-statement.js';
+import { seedRuns } from './lib/seed-runs.js';
 import { longestStall, ms, printTable, summarize, timePaired, type LatencySummary } from './lib/stats.js';
 import { syntheticRunRecord } from './lib/synthetic-run.js';
 
@@ -48,27 +49,58 @@ function record(i: number) {
 /**
  * `GET /ladders/{id}/progress` for a 20-rung ladder with 50 climbers over 100,000 stored runs
  * (half of them reviewed by the requester): the board as the route builds it, against the
- * SQLite statements it needs run directly (cell counts, in-flight jobs, gate evidence, the
- * ladder's origin, verdicts and steering), alternated in one run. PASS within 3x.
+ * statements it needs run directly on the engine's own driver (cell counts, in-flight jobs,
+ * gate evidence, the ladder's origin, verdicts and steering), alternated in one run, on each
+ * engine `--store` names (default both; the PostgreSQL store is a `store copy` of the SQLite
+ * one). PASS within 3x.
  */
-export default async function benchLadderProgress(): Promise<void> {
+export default async function benchLadderProgress(): Promise<boolean> {
+  const engines = benchEngines();
   const redis = await benchRedis();
-  const { app, db, close } = await startBenchBackend(redis.url, { REDIS_PREFIX: `b${randomUUID().slice(0, 8)}`, RUN_WORKERS: 'false' });
+  const sqlite = await startBenchBackend(redis.url, { REDIS_PREFIX: `b${randomUUID().slice(0, 8)}`, RUN_WORKERS: 'false' });
+  let cluster: ManagedPostgres | null = null;
   try {
+    const { app, db } = sqlite;
     const seedStart = Date.now();
     const review = db.prepare(
       `INSERT INTO run_reviews (run_id, reviewer_id, reviewer, username, writeup, reviewed_at, rating_rank) VALUES (?, ?, 'Bench', 'bench', 'x', ?, ?)`,
     );
-    // Each run is stored in its own transaction, as a push stores it.
+    await seedRuns(sqlite.store, RUNS, (i) => record(i).raw);
     for (let i = 0; i < RUNS; i++) {
       const { raw, rating } = record(i);
-      await app.runs.rows.store({ id: raw.id, jobId: null, record: JSON.stringify(raw), recordFormat: 1, decodeError: null, events: '[]', lifted: decodeRunRecord(raw).lifted });
       // The requester reviewed two runs in three of the ladder's.
       if (rating && i % 3 !== 0) review.run(raw.id, ACCOUNT, raw.finishedAt, ratingRank(rating as 'great' | 'broken'));
     }
     db.exec('ANALYZE');
     console.log(`seeded ${RUNS} runs in ${Date.now() - seedStart} ms`);
 
+    const rows: Array<Record<string, string>> = [];
+    // The PostgreSQL store is copied before either side is measured, so both start from the same rows.
+    if (engines.includes('postgres')) cluster = await benchPostgres();
+    const url = cluster ? await copiedToPostgres(cluster, sqlite.sqliteFile!, 'ladder_progress') : null;
+    if (engines.includes('sqlite')) rows.push(...(await measureBoard(sqlite, null)));
+    if (url) {
+      const postgres = await startBenchBackend(redis.url, { REDIS_PREFIX: `b${randomUUID().slice(0, 8)}`, RUN_WORKERS: 'false', DATABASE_URL: url });
+      try {
+        rows.push(...(await measureBoard(postgres, url)));
+      } finally {
+        await postgres.close();
+      }
+    }
+    printTable(`ladder progress, ${RUNGS} rungs x ${HARNESSES.length * MODELS} climbers over ${RUNS} runs (p50; ${machineLine()})`, rows);
+    return rows.every((row) => row.verdict === 'PASS');
+  } finally {
+    await sqlite.close();
+    await cluster?.stop();
+    await redis.stop();
+  }
+}
+
+/** A ladder made on `backend`, its board timed against its statements on the engine's own driver. */
+async function measureBoard(backend: BenchBackend, databaseUrl: string | null): Promise<Array<Record<string, string>>> {
+  const { app, store } = backend;
+  const handle = await rawHandle(backend, databaseUrl);
+  try {
     const ctx = app.ladders;
     const combos = HARNESSES.flatMap((harness, h) => Array.from({ length: MODELS }, (_, m) => ({ harness, model: `vendor/model-${m}`, h }))).sort((a, b) => a.h - b.h);
     const { id } = await createLadder(ctx, ACCOUNT, {
@@ -79,47 +111,34 @@ export default async function benchLadderProgress(): Promise<void> {
     const ladder = (await ctx.ladders.get(ACCOUNT, id))!;
     const board = await ladderProgress(ctx, ACCOUNT, ladder);
     const statuses = board.climbers.reduce<Record<string, number>>((count, c) => ({ ...count, [c.status]: (count[c.status] ?? 0) + 1 }), {});
-    console.log(`board: ${board.climbers.length} climbers x ${board.rungs.length} rungs; ${JSON.stringify(statuses)}; runsUnreviewed ${board.runsUnreviewed}`);
+    console.log(`${store.engine} board: ${board.climbers.length} climbers x ${board.rungs.length} rungs; ${JSON.stringify(statuses)}; runsUnreviewed ${board.runsUnreviewed}`);
 
     // The statements the board runs, prepared once, with the parameters it passes.
     const cells = cellsParam(ladderCells(ladder, await ladderClimbers(ctx, ladder)));
-    const { engine } = app.store;
+    const { engine } = store;
     const counts = cellCountStatements(engine, { cells, reviewer: ACCOUNT });
     const evidenceArgs = { cells, reviewer: ACCOUNT, floor: ratingRank('scuffed'), unloadedBroken: 1 } as const;
     const statements = {
-      runs: rawStatement(db, app.store, counts.runs),
-      jobs: rawStatement(db, app.store, counts.jobs),
-      origin: rawStatement(db, app.store, originInFlightStatement(engine, ladderOrigin(id))),
-      evidence: rawStatement(db, app.store, gateEvidenceStatement(engine, evidenceArgs)),
-      ladder: db.prepare('SELECT * FROM ladders WHERE id = ? AND account_id = ?'),
-      rungs: db.prepare('SELECT * FROM ladder_rungs WHERE ladder_id = ? ORDER BY position'),
-      steering: db.prepare('SELECT * FROM ladder_climbers WHERE ladder_id = ?'),
-      verdicts: db.prepare('SELECT * FROM ladder_verdicts WHERE ladder_id = ?'),
+      runs: rawQuery(handle, store, counts.runs),
+      jobs: rawQuery(handle, store, counts.jobs),
+      origin: rawQuery(handle, store, originInFlightStatement(engine, ladderOrigin(id))),
+      evidence: rawQuery(handle, store, gateEvidenceStatement(engine, evidenceArgs)),
+      ladder: rawText(handle, 'SELECT * FROM ladders WHERE id = ? AND account_id = ?', [id, ACCOUNT]),
+      rungs: rawText(handle, 'SELECT * FROM ladder_rungs WHERE ladder_id = ? ORDER BY position', [id]),
+      steering: rawText(handle, 'SELECT * FROM ladder_climbers WHERE ladder_id = ?', [id]),
+      verdicts: rawText(handle, 'SELECT * FROM ladder_verdicts WHERE ladder_id = ?', [id]),
     };
-    console.log(`gate evidence plan: ${statements.evidence.plan()}`);
+    console.log(`${engine} gate evidence plan: ${await statements.evidence.plan()}`);
     const raw = async () => {
-      statements.ladder.get(id, ACCOUNT);
-      statements.rungs.all(id);
-      statements.steering.all(id);
-      statements.verdicts.all(id);
-      statements.runs.all();
-      statements.jobs.all();
-      statements.evidence.all();
-      statements.origin.all();
+      for (const statement of Object.values(statements)) await statement.run();
     };
     const progress = async () => ladderProgress(ctx, ACCOUNT, (await ctx.ladders.get(ACCOUNT, id))!);
     const serialized = async () => JSON.stringify(await progress());
 
     // Where the raw time goes, statement by statement.
-    const single = (run: () => unknown) => async () => void run();
-    const parts = [
-      ['cell counts: runs', single(() => statements.runs.all())],
-      ['gate evidence', single(() => statements.evidence.all())],
-      ['cell counts: jobs', single(() => statements.jobs.all())],
-    ] as const;
-    for (const [name, run] of parts) {
-      const [time] = await timePaired(10, 2, run, async () => {});
-      console.log(`  ${name}: p50 ${ms(time.p50)}`);
+    for (const name of ['runs', 'evidence', 'jobs'] as const) {
+      const [time] = await timePaired(10, 2, () => statements[name].run(), async () => {});
+      console.log(`  ${engine} ${name === 'evidence' ? 'gate evidence' : `cell counts: ${name}`}: p50 ${ms(time.p50)}`);
     }
 
     const [boardTime, rawTime] = await timePaired(20, 3, progress, raw);
@@ -128,24 +147,22 @@ export default async function benchLadderProgress(): Promise<void> {
     const holds: number[] = [];
     for (let i = 0; i < 5; i++) holds.push(await longestStall(progress));
     const hold = summarize(holds);
-    const header = `ladder progress, ${RUNGS} rungs x ${board.climbers.length} climbers over ${RUNS} runs (p50; ${machineLine()})`;
-    printTable(header, [
-      row('board (ladderProgress)', boardTime, rawTime),
-      row('board + JSON text', jsonTime, rawAgain),
+    return [
+      row(engine, 'board (ladderProgress)', boardTime, rawTime),
+      row(engine, 'board + JSON text', jsonTime, rawAgain),
       {
-        measure: 'board: longest hold of the event loop', board: ms(hold.p50), 'raw sqlite': ms(rawTime.p50),
+        engine, measure: 'board: longest hold of the event loop', board: ms(hold.p50), raw: ms(rawTime.p50),
         ratio: (hold.p50 / rawTime.p50).toFixed(2), verdict: hold.p50 <= rawTime.p50 / 5 ? 'PASS' : 'FAIL',
       },
-    ]);
+    ];
   } finally {
-    await close();
-    await redis.stop();
+    await handle.close();
   }
 }
 
-function row(measure: string, board: LatencySummary, raw: LatencySummary) {
+function row(engine: string, measure: string, board: LatencySummary, raw: LatencySummary) {
   const ratio = board.p50 / raw.p50;
-  return { measure, board: ms(board.p50), 'raw sqlite': ms(raw.p50), ratio: ratio.toFixed(2), verdict: ratio <= TARGET_RATIO ? 'PASS' : 'FAIL' };
+  return { engine, measure, board: ms(board.p50), raw: ms(raw.p50), ratio: ratio.toFixed(2), verdict: ratio <= TARGET_RATIO ? 'PASS' : 'FAIL' };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await benchLadderProgress();

@@ -13,7 +13,8 @@ import benchRunsListing from './runs-listing.js';
 import benchStatsProviders from './stats-providers.js';
 import benchStoreCopy from './store-copy.js';
 
-const only = process.argv[2];
+// The bench to run, if one is named; `--store <engine>` is read by the store benches themselves.
+const only = process.argv.slice(2).find((arg, i, args) => !arg.startsWith('--') && args[i - 1] !== '--store');
 const benches: Array<[string, () => Promise<unknown>]> = [
   ['floors', benchFloors],
   ['ingest-rescan', benchIngestRescan],

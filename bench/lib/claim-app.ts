@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import { enqueueRuns } from '../../src/jobs/enqueue-runs.js';
+import type { Env } from '../../src/config.js';
 import type { LaunchCatalog } from '../../src/jobs/launch-catalog.js';
 import { startBenchBackend, type BenchBackend } from './bench-backend.js';
 
@@ -23,11 +24,13 @@ export interface ClaimApp extends BenchBackend {
   fill(count: number, launch?: object): Promise<string[]>;
 }
 
-export async function startClaimApp(redisUrl: string): Promise<ClaimApp> {
+/** The claim app on SQLite, or on the PostgreSQL database `env.DATABASE_URL` names. */
+export async function startClaimApp(redisUrl: string, env: Env = {}): Promise<ClaimApp> {
   const backend = await startBenchBackend(redisUrl, {
     SERVICE_TOKEN,
     REDIS_PREFIX: `bench${randomUUID().slice(0, 8)}`,
     RUN_WORKERS: 'false',
+    ...env,
   }, { catalog });
   await backend.app.models.create({
     slug: BENCH_LAUNCH.model, listPriceInputPerMtok: 3, listPriceCachedInputPerMtok: 0.3, listPriceOutputPerMtok: 15, listPriceAsOf: '2026-11-01',

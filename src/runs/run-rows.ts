@@ -105,8 +105,8 @@ const fromReviewRow = (row: ReviewRow): StoredReview => ({
   revisions: JSON.parse(row.revisions),
 });
 
-/** The stored row as the upsert writes it, from the record and what decoding lifted. */
-function runValues(row: StoredRun, now: string): Insertable<RunsTable> {
+/** The stored row as the upsert writes it, from the record and what decoding lifted (benches seed with it too). */
+export function runValues(row: StoredRun, now: string): Insertable<RunsTable> {
   const { lifted } = row;
   return {
     id: row.id,

@@ -143,5 +143,7 @@ export function providerStats({ db }: BackendStore) {
         .map(([provider, list]) => ({ provider, models: list.sort((x, y) => y.items - x.items || x.modelSlug.localeCompare(y.modelSlug)) })),
     };
   };
-  return { read, aggregate };
+  /** The four statements `aggregate` runs, for the benchmark's raw side. */
+  const statements = [scanned, perModel, errors, probes] as const;
+  return { read, aggregate, statements };
 }
