@@ -72,7 +72,7 @@ async function claimAll(http: ReturnType<typeof jobsHttp>): Promise<ClaimedRun[]
  */
 async function buildStore(backend: TestBackend): Promise<void> {
   const http = jobsHttp(await backend.app.listen({ host: '127.0.0.1', port: 0 }));
-  seedCatalog(backend.db, catalogDir, [
+  await seedCatalog(backend.store, catalogDir, [
     { slug: 'pong', version: 'v1.0.0', domains: ['play'] },
     { slug: 'maze', version: 'v1.0.0', domains: ['play'] },
     { slug: 'maze', version: 'v1.1.0', domains: ['play'] },

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -134,6 +134,21 @@ describe('eval-backend store copy, SQLite -> PostgreSQL -> SQLite', () => {
     expect(back.filter((r) => !r.ok)).toEqual([]);
     expect(back.map((r) => r.sourceChecksum)).toEqual(there.map((r) => r.sourceChecksum));
     expect(sqliteRows('back.sqlite')).toEqual(sqliteRows('source.sqlite'));
+  });
+
+  it('reads a table without a key in address order past ten rows of a page, both ways', async () => {
+    // A text ctid sorts (0,10) before (0,9): pages read by it skipped rows and read others twice.
+    copyFileSync(join(dir, 'source.sqlite'), join(dir, 'wide.sqlite'));
+    const wide = new BetterSqlite3(join(dir, 'wide.sqlite'));
+    const insert = wide.prepare("INSERT INTO run_provider_slice_errors (run_id, provider, model_id, error_type, n) VALUES (?, 'p', 'm', ?, ?)");
+    for (let i = 0; i < 40; i++) insert.run(UNICODE_RUN, `e${i}`, i);
+    wide.close();
+    const wideUrl = await testDatabase();
+    const there = await copyStore(at('wide.sqlite'), storeLocation(wideUrl, dir), { batchRows: 7 });
+    expect(there.find((r) => r.table === 'run_provider_slice_errors')).toMatchObject({ ok: true, targetRows: expect.any(Number) });
+    expect(there.find((r) => r.table === 'run_provider_slice_errors')!.targetRows).toBeGreaterThanOrEqual(40);
+    const back = await copyStore(storeLocation(wideUrl, dir), at('wide-back.sqlite'), { batchRows: 7 });
+    expect(back.filter((r) => !r.ok)).toEqual([]);
   });
 
   it('resets every identity sequence: an insert after the copy gets a fresh value', async () => {

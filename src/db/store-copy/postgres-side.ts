@@ -63,7 +63,8 @@ class PostgresSide implements StoreSide {
       const column = table.columns.find((c) => c.name === name)!;
       return column.family === 'text' ? `${quote(name)} COLLATE "C"` : quote(name);
     });
-    const select = `SELECT ${byAddress ? 'ctid::text, ' : ''}${columns} FROM ${quote(table.name)}`;
+    // Named apart from ctid: an ORDER BY names an output column first, and a text `ctid` sorts (10,1) before (6,49).
+    const select = `SELECT ${byAddress ? 'ctid::text AS row_address, ' : ''}${columns} FROM ${quote(table.name)}`;
     const order = `ORDER BY ${key.join(', ')} LIMIT ${size}`;
     const keyAt = byAddress ? [0] : table.key.map((name) => table.columns.findIndex((c) => c.name === name));
     const placeholders = byAddress ? '$1::tid' : key.map((_, i) => `$${i + 1}`).join(', ');
