@@ -174,6 +174,24 @@ function closeIfStalled(socket: Socket): void {
   if (socket.writableLength > 0) socket.destroy();
 }
 
+/**
+ * Fastify's close ends the keep-alive connections idle when it starts; one whose answer is
+ * sent after that (a request the shutdown itself ends with 503, a scan that reports just
+ * then) stays open until the keep-alive timeout, and holds the close for up to 72 s. Once
+ * the close has begun, every answer closes its connection.
+ */
+function closeConnectionsOnceClosing(instance: FastifyInstance): void {
+  let closing = false;
+  instance.addHook('preClose', async () => {
+    closing = true;
+  });
+  // The callback form: no promise per answer on the claim path.
+  instance.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
+  });
+}
+
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const instance = Fastify({
     ...connectionBounds(options.config),
@@ -190,6 +208,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...envelopeServerOptions,
   }).withTypeProvider<TypeBoxTypeProvider>();
   instance.server.on('request', closeWhenStalled);
+  closeConnectionsOnceClosing(instance);
   if (options.onRoute) instance.addHook('onRoute', options.onRoute);
   try {
     await instance.register(app, options);

@@ -56,6 +56,8 @@ it('answers 503 in the envelope to an ingest still waiting for its scan when the
   await backend.app.close();
   for (const answer of await Promise.all(answers)) {
     expect(answer.status).toBe(503);
+    // Sent after the close began: a connection left open would hold the close until its keep-alive timeout.
+    expect(answer.headers.get('connection')).toBe('close');
     expect(await answer.json()).toEqual({ error: { code: 'queue_unavailable', message: STOPPING } });
   }
 });
