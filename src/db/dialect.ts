@@ -8,10 +8,11 @@ import type { StoreSchema } from './store-schema.js';
  * (the default) or over a `pg` pool. Everything one engine spells differently sits here, each
  * with why; store modules write the rest once with the query builder.
  *
- * Store modules take a `BackendStore` and answer promises; a module not moved yet still
- * prepares its SQLite statements on the raw handle (`app.db`), which is the same connection.
- * On SQLite, a transaction whose body awaits only store queries runs to its end within one
- * turn of the event loop, so raw statements of other requests never land inside it.
+ * Store modules take a `BackendStore` and answer promises. Two SQLite-only parts still use
+ * the raw handle by design, on connections of their own: the statistics thread's read-only
+ * reader and the claim writer thread. On SQLite, a transaction whose body awaits only store
+ * queries runs to its end within one turn of the event loop, so no other request's
+ * statement lands inside it.
  */
 export type Engine = 'sqlite' | 'postgres';
 

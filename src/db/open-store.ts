@@ -108,10 +108,9 @@ export async function storeUnreachable(store: BackendStore): Promise<string | nu
 }
 
 /**
- * A getter of the SQLite handle, for modules not moved to the store layer yet (`app.db`, a
- * background processor's `context.db`). On PostgreSQL it throws, naming the code that read it
- * (its caller's stack frame): such reads happen as plugins and processors start, so a boot
- * that cannot work stops at once and says why.
+ * A getter of the SQLite handle, for the tests and benches that read the SQLite file itself
+ * (its pages, its write lock). On PostgreSQL there is none: reading it throws, naming the
+ * code that read it (its caller's stack frame).
  */
 export function sqliteHandleGetter(sqlite: Database | null): () => Database {
   return function rawSqliteHandle() {
@@ -119,8 +118,7 @@ export function sqliteHandleGetter(sqlite: Database | null): () => Database {
     // [0] the message, [1] this getter, [2] its reader.
     const reader = new Error().stack?.split('\n')[2]?.trim().replace(/^at /, '') ?? 'unknown';
     throw new Error(
-      `DATABASE_URL names a PostgreSQL store, but a module not moved to the store layer yet reads the SQLite handle (${reader}): ` +
-        'run on SQLite (unset DATABASE_URL) until every store module is moved.',
+      `DATABASE_URL names a PostgreSQL store, but ${reader} reads the SQLite handle: it runs on SQLite only (unset DATABASE_URL).`,
     );
   };
 }

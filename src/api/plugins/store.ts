@@ -4,17 +4,11 @@ import { storeReadiness, type StoreReadiness } from '../../catalog/store-readine
 import type { ServiceConfig } from '../../config.js';
 import { sqliteStore, type BackendStore } from '../../db/dialect.js';
 import type { Database } from '../../db/open-database.js';
-import { sqliteHandleGetter } from '../../db/open-store.js';
 import type { StoreSchema } from '../../db/store-schema.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     config: ServiceConfig;
-    /**
-     * The raw SQLite handle, for store modules not yet moved to `store`. On PostgreSQL there
-     * is none: reading it throws, naming the reader, so a boot that needs it stops at once.
-     */
-    db: Database;
     /** The raw SQLite handle, or null on PostgreSQL. */
     sqlite: Database | null;
     /** The store layer (Kysely): over `sqlite`'s connection, or over a PostgreSQL pool. */
@@ -36,7 +30,6 @@ async function store(app: FastifyInstance, { config, db, store: given }: StoreOp
   if (!given && !db) throw new Error('the store plugin needs a SQLite handle or a store');
   app.decorate('config', config);
   app.decorate('sqlite', db);
-  app.decorate('db', { getter: sqliteHandleGetter(db) });
   // Not destroyed on close: destroying closes the handle or pool, which the caller owns.
   const backendStore = given ?? sqliteStore<StoreSchema>(db!);
   app.decorate('store', backendStore);
