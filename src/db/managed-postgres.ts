@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { diesWithParent } from '../runtime/dies-with-parent.js';
 import { SECOND } from '../time.js';
 
 /**
@@ -28,7 +29,6 @@ export interface ManagedPostgresOptions {
   startTimeoutMs?: number;
 }
 
-const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(path));
 const SUPERUSER = 'postgres';
 // sockaddr_un.sun_path holds 108 bytes; the server names its socket `.s.PGSQL.5432` in the folder.
 const MAX_SOCKET_FOLDER = 100 - '/.s.PGSQL.5432'.length;
@@ -64,19 +64,19 @@ export async function startManagedPostgres(options: ManagedPostgresOptions): Pro
   const collation = major >= 15 ? ['--locale-provider', 'icu', '--icu-locale', 'en-US'] : [];
   // A folder that holds a cluster already (stopped earlier) is started again as it is.
   if (!existsSync(join(data, 'PG_VERSION'))) {
-    await promisify(execFile)(...command(runAs, join(bin, 'initdb'), [
+    await promisify(execFile)(...diesWithParent(join(bin, 'initdb'), [
       '--pgdata', data, '--username', SUPERUSER, '--auth', 'trust', '--encoding', 'UTF8', '--no-sync', '--locale', 'C.UTF-8', ...collation,
-    ]), { cwd: dir });
+    ], runAs), { cwd: dir });
   }
 
-  const [program, args] = command(runAs, join(bin, 'postgres'), [
+  const [program, args] = diesWithParent(join(bin, 'postgres'), [
     '-D', data,
     '-k', dir,
     '-c', 'listen_addresses=',
     // A throwaway cluster: durability only costs time here.
     '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
     '-c', 'max_connections=200',
-  ]);
+  ], runAs);
   const child = spawn(program, args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000); });
@@ -138,19 +138,6 @@ function unprivilegedUser(): { name: string; uid: number; gid: number } | null {
 
 function readPasswd(): string[][] {
   return existsSync('/etc/passwd') ? readFileSync('/etc/passwd', 'utf8').split('\n').filter(Boolean).map((line) => line.split(':')) : [];
-}
-
-/**
- * The program and arguments that run `program` as `runAs`. setpriv (util-linux) drops the
- * privileges and sets PR_SET_PDEATHSIG, so the kernel stops the server when this process
- * dies, however it dies; without root, the program runs as is (still under setpriv when present).
- */
-function command(runAs: { uid: number; gid: number } | null, program: string, args: string[]): [string, string[]] {
-  if (runAs) {
-    if (!SETPRIV) throw new Error('running as root without setpriv (util-linux): cannot start PostgreSQL as an unprivileged user');
-    return [SETPRIV, [`--reuid=${runAs.uid}`, `--regid=${runAs.gid}`, '--clear-groups', '--pdeathsig', 'TERM', '--', program, ...args]];
-  }
-  return SETPRIV ? [SETPRIV, ['--pdeathsig', 'TERM', '--', program, ...args]] : [program, args];
 }
 
 async function acceptsConnections(url: string): Promise<boolean> {

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
+import { diesWithParent } from '../runtime/dies-with-parent.js';
 import { SECOND } from '../time.js';
 
 /** A redis-server child process owned by this process: data and append-only file under `dir`. */
@@ -34,8 +35,6 @@ export interface ManagedRedisOptions {
    */
   ownProcessGroup?: boolean;
 }
-
-const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(path));
 
 // sockaddr_un.sun_path holds 108 bytes; leave room for the terminator.
 const MAX_UNIX_SOCKET_PATH = 100;
@@ -74,11 +73,7 @@ export async function startManagedRedis(options: ManagedRedisOptions): Promise<M
   ];
   const server = options.redisServerPath ?? 'redis-server';
   const detached = options.ownProcessGroup ?? false;
-  // setpriv (util-linux) execs redis-server with PR_SET_PDEATHSIG: the kernel sends it SIGTERM
-  // when this process dies, however it dies, so a crash never leaves an orphaned server.
-  const child = SETPRIV
-    ? spawn(SETPRIV, ['--pdeathsig', 'TERM', '--', server, ...args], { stdio: ['ignore', 'ignore', 'pipe'], detached })
-    : spawn(server, args, { stdio: ['ignore', 'ignore', 'pipe'], detached });
+  const child = spawn(...diesWithParent(server, args), { stdio: ['ignore', 'ignore', 'pipe'], detached });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
   const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.once('exit', (code, signal) => done({ code, signal })));
