@@ -58,11 +58,7 @@ export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConf
   let checked = 0;
   const orphans = new Set(await ctx.queue.takeOrphans());
   const now = new Date().toISOString();
-  // A page of in-flight rows at a time, each after the last of the one before: a queue of a
-  // million jobs read at once (launch bodies included) could take more memory than the
-  // process has, and a boot that dies of it never comes back.
-  for await (const chunk of keysetPages<JobRow>((last) => ctx.jobs.inFlight({ after: last?.seq ?? options.afterSeq, limit: CHUNK }), CHUNK)) {
-    const states = await ctx.queue.states(chunk.map((row) => row.id));
+  for await (const { chunk, states } of inFlightBesideRedis(ctx, options.afterSeq)) {
     const requeue: QueuedRun[] = [];
     const lost: string[] = [];
     const claims: DispatchedClaim[] = [];
@@ -119,8 +115,7 @@ export async function queueStrandedJobs(ctx: JobsContext, options: { afterSeq: n
   let nextAfterSeq = options.afterSeq;
   let young = false;
   let requeued = 0;
-  for await (const chunk of keysetPages<JobRow>((last) => ctx.jobs.inFlight({ after: last?.seq ?? options.afterSeq, limit: CHUNK }), CHUNK)) {
-    const states = await ctx.queue.states(chunk.map((row) => row.id));
+  for await (const { chunk, states } of inFlightBesideRedis(ctx, options.afterSeq)) {
     const stranded: QueuedRun[] = [];
     for (const [j, row] of chunk.entries()) {
       // Only a row still `queued` was never added: one Redis held (pending, claimed) and lost
@@ -135,6 +130,18 @@ export async function queueStrandedJobs(ctx: JobsContext, options: { afterSeq: n
     requeued += stranded.length;
   }
   return { requeued, nextAfterSeq };
+}
+
+/**
+ * The in-flight rows queued after `afterSeq` (default: all), a page at a time, each beside Redis's state of
+ * its job (undefined for a job Redis lacks). A page at a time, each after the last of the one
+ * before: a queue of a million jobs read at once (launch bodies included) could take more
+ * memory than the process has, and a boot that dies of it never comes back.
+ */
+async function* inFlightBesideRedis(ctx: JobsContext, afterSeq: number | undefined) {
+  for await (const chunk of keysetPages<JobRow>((last) => ctx.jobs.inFlight({ after: last?.seq ?? afterSeq, limit: CHUNK }), CHUNK)) {
+    yield { chunk, states: await ctx.queue.states(chunk.map((row) => row.id)) };
+  }
 }
 
 async function copyState(jobs: JobsTable, row: JobRow, state: JobState, detail: string | null, recordId: string | null, now: string): Promise<void> {
