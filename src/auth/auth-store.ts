@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.js';
@@ -15,21 +16,44 @@ export const AUTH_POSTGRES_MIGRATIONS = fileURLToPath(new URL('./migrations-post
 /** The auth service's store: its own database, apart from the backend's, on either engine. */
 export type AuthStore = Store<AuthSchema>;
 
-/** Where the auth store lives: its SQLite file, or its PostgreSQL database (AUTH_DATABASE_URL). */
-export type AuthStoreLocation = { file: string } | { url: string };
+/**
+ * Where the auth store lives: its SQLite file, or a PostgreSQL database, where `schema` (when
+ * set) names a schema of its own in a database the backend shares.
+ */
+export type AuthStoreLocation = { file: string } | { url: string; schema?: string };
 
-/** AUTH_DATABASE_URL when set, else `auth.sqlite` in DATA_DIR. */
-export const authStoreLocation = (config: Pick<Config, 'authDatabaseUrl' | 'dataDir'>): AuthStoreLocation =>
-  config.authDatabaseUrl ? { url: config.authDatabaseUrl } : { file: join(config.dataDir, 'auth.sqlite') };
+/** The schema the auth service keeps its tables in when it shares the backend's database. */
+export const AUTH_SCHEMA = 'auth_service';
+
+/**
+ * AUTH_DATABASE_URL when set. Else, with DATABASE_URL set, a schema of its own in the
+ * backend's database, so a PostgreSQL deployment keeps nothing in SQLite; but an
+ * `auth.sqlite` already in DATA_DIR (accounts made before) stays where it is. Else
+ * `auth.sqlite` in DATA_DIR.
+ */
+export function authStoreLocation(config: Pick<Config, 'authDatabaseUrl' | 'databaseUrl' | 'dataDir'>): AuthStoreLocation {
+  if (config.authDatabaseUrl) return { url: config.authDatabaseUrl };
+  const file = join(config.dataDir, 'auth.sqlite');
+  if (config.databaseUrl && !existsSync(file)) return { url: config.databaseUrl, schema: AUTH_SCHEMA };
+  return { file };
+}
+
+/** Where a location is, for logs: never the URL, which may hold a password. */
+export function describeAuthStore(location: AuthStoreLocation): string {
+  if ('file' in location) return location.file;
+  return location.schema ? `the schema ${location.schema} of DATABASE_URL's database` : "AUTH_DATABASE_URL's database";
+}
 
 /**
  * Opens and migrates the auth store; `store.db.destroy()` closes it. On PostgreSQL it needs a
- * database of its own: its migrations are recorded in `schema_migrations` as the backend's
- * are, so a database holding another store's is refused.
+ * database, or a schema, of its own: its migrations are recorded in `schema_migrations` as
+ * the backend's are, so a database holding another store's is refused.
  */
 export async function openAuthStore(location: AuthStoreLocation): Promise<AuthStore> {
   if ('file' in location) return sqliteStore<AuthSchema>(openDatabase(location.file, AUTH_MIGRATIONS));
-  const pool = postgresPool({ connectionString: location.url });
+  if (location.schema) await createSchema(location.url, location.schema);
+  // Every connection of the pool sees the schema's tables only (and the catalog).
+  const pool = postgresPool({ connectionString: location.url, ...(location.schema ? { options: `-c search_path=${location.schema}` } : {}) });
   try {
     await refuseAnotherStore(pool);
     await migratePostgres(pool, AUTH_POSTGRES_MIGRATIONS);
@@ -38,6 +62,19 @@ export async function openAuthStore(location: AuthStoreLocation): Promise<AuthSt
     throw error;
   }
   return postgresStore<AuthSchema>(pool);
+}
+
+/** Creates the schema unless it exists; two processes starting at once may both try. */
+async function createSchema(url: string, schema: string): Promise<void> {
+  const pool = postgresPool({ connectionString: url, max: 1 });
+  try {
+    await pool.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  } catch (error) {
+    // IF NOT EXISTS still races another creator: a duplicate is the schema we wanted.
+    if ((error as { code?: string }).code !== '23505' && (error as { code?: string }).code !== '42P06') throw error;
+  } finally {
+    await pool.end();
+  }
 }
 
 /**

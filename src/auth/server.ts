@@ -1,6 +1,6 @@
 /**
  * The standalone auth service: `npm run auth`, or started by `npm start` as a child
- * process. Reads HOST (AUTH_HOST), AUTH_PORT, DATA_DIR, AUTH_DATABASE_URL, AUTH_TOKEN_LIFETIME_HOURS,
+ * process. Reads HOST (AUTH_HOST), AUTH_PORT, DATA_DIR, AUTH_DATABASE_URL, DATABASE_URL, AUTH_TOKEN_LIFETIME_HOURS,
  * AUTH_RELAY_TOKEN, REGISTRATION, CORS_ORIGINS, LOG_LEVEL.
  */
 import { fileURLToPath } from 'node:url';
@@ -9,12 +9,15 @@ import { pino } from 'pino';
 import { announceReady, exitWithParent } from '../runtime/node-child.js';
 import { installProcessPolicy } from '../runtime/process-policy.js';
 import { buildAuthApp } from './app.js';
-import { authStoreLocation, openAuthStore } from './auth-store.js';
+import { authStoreLocation, describeAuthStore, openAuthStore } from './auth-store.js';
 
 async function main() {
   const config = configOrExit();
-  installProcessPolicy(pino({ level: config.logLevel === 'silent' ? 'error' : config.logLevel, base: { process: 'auth' } }));
-  const store = await openAuthStore(authStoreLocation(config));
+  const logger = pino({ level: config.logLevel === 'silent' ? 'error' : config.logLevel, base: { process: 'auth' } });
+  installProcessPolicy(logger);
+  const location = authStoreLocation(config);
+  const store = await openAuthStore(location);
+  logger.info(`accounts are kept in ${describeAuthStore(location)}`);
   const app = await buildAuthApp({
     store,
     tokenLifetimeMs: config.authTokenLifetimeMs,

@@ -1,0 +1,75 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { AUTH_SCHEMA, authStoreLocation, openAuthStore } from '../../src/auth/auth-store.js';
+import { buildAuthApp } from '../../src/auth/app.js';
+import { dropTestDatabase, testDatabase } from '../helpers/postgres.js';
+
+let dataDir: string;
+beforeAll(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'evb-auth-location-'));
+});
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+describe('where the auth service keeps its accounts', () => {
+  const url = 'postgres://evb@db.internal/evb';
+
+  it('AUTH_DATABASE_URL first, then a schema of its own in DATABASE_URL\'s database, else DATA_DIR/auth.sqlite', () => {
+    expect(authStoreLocation({ authDatabaseUrl: 'postgres://evb@auth.internal/auth', databaseUrl: url, dataDir })).toEqual({ url: 'postgres://evb@auth.internal/auth' });
+    expect(authStoreLocation({ authDatabaseUrl: null, databaseUrl: url, dataDir })).toEqual({ url, schema: AUTH_SCHEMA });
+    expect(authStoreLocation({ authDatabaseUrl: null, databaseUrl: null, dataDir })).toEqual({ file: join(dataDir, 'auth.sqlite') });
+  });
+
+  it('keeps using an auth.sqlite already in DATA_DIR when DATABASE_URL is set later, so no account is left behind', () => {
+    const before = mkdtempSync(join(tmpdir(), 'evb-auth-before-'));
+    try {
+      writeFileSync(join(before, 'auth.sqlite'), '');
+      expect(authStoreLocation({ authDatabaseUrl: null, databaseUrl: url, dataDir: before })).toEqual({ file: join(before, 'auth.sqlite') });
+    } finally {
+      rmSync(before, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the auth service in a schema of the backend\'s PostgreSQL database', () => {
+  let databaseUrl: string;
+  beforeAll(async () => {
+    databaseUrl = await testDatabase({ migrated: true });
+  });
+  afterAll(() => dropTestDatabase(databaseUrl));
+
+  it('migrates its own tables beside the backend\'s, serves logins from them, and writes no SQLite file', async () => {
+    const location = authStoreLocation({ authDatabaseUrl: null, databaseUrl, dataDir });
+    // Two services starting at one moment both create the schema and migrate it.
+    const stores = await Promise.all([openAuthStore(location), openAuthStore(location)]);
+    await stores[1].db.destroy();
+    const [store] = stores;
+    const app = await buildAuthApp({ store, tokenLifetimeMs: null });
+    try {
+      const registered = await app.inject({ method: 'POST', url: '/auth/register', payload: { username: 'ada', password: 'correct horse battery', displayName: 'Ada' } });
+      expect(registered.statusCode, registered.body).toBe(201);
+      const login = await app.inject({ method: 'POST', url: '/auth/login', payload: { username: 'ada', password: 'correct horse battery' } });
+      expect(login.statusCode, login.body).toBe(200);
+    } finally {
+      await app.close();
+      await store.db.destroy();
+    }
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      const tables = async (schema: string) =>
+        (await client.query<{ name: string }>('SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1', [schema])).rows.map((row) => row.name);
+      expect(await tables(AUTH_SCHEMA)).toEqual(expect.arrayContaining(['accounts', 'tokens', 'login_failures', 'schema_migrations']));
+      // The backend's own tables and migrations are untouched; it has no accounts table.
+      expect(await tables('public')).toEqual(expect.arrayContaining(['jobs', 'runs', 'schema_migrations']));
+      expect(await tables('public')).not.toContain('accounts');
+      const { rows } = await client.query<{ accounts: number }>(`SELECT count(*)::int AS accounts FROM ${AUTH_SCHEMA}.accounts`);
+      expect(rows).toEqual([{ accounts: 1 }]);
+    } finally {
+      await client.end();
+    }
+    expect(existsSync(join(dataDir, 'auth.sqlite'))).toBe(false);
+  });
+});
