@@ -82,7 +82,11 @@ export async function writeTransaction<DB, T>(store: Store<DB>, work: (trx: Kyse
       await sql.raw('COMMIT').execute(connection);
       return result;
     } catch (error) {
-      await sql.raw('ROLLBACK').execute(connection);
+      // The work failed for `error`, which is what the caller must see. The ROLLBACK may fail
+      // too: SQLite ends a transaction itself on some errors (SQLITE_FULL, SQLITE_IOERR,
+      // SQLITE_NOMEM) and then refuses it, having none left; a broken PostgreSQL
+      // connection cannot take it, and the server ends that transaction anyway.
+      await sql.raw('ROLLBACK').execute(connection).catch(() => {});
       throw error;
     }
   });

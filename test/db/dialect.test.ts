@@ -9,6 +9,8 @@ import {
 } from '../../src/db/dialect.js';
 import { migratePostgres } from '../../src/db/migrate-postgres.js';
 import { openDatabase } from '../../src/db/open-database.js';
+import { isStorageFull } from '../../src/db/storage-full.js';
+import { fillStore } from '../helpers/temp-store.js';
 import { stopTestPostgres, testDatabase } from '../helpers/postgres.js';
 import { until } from '../helpers/until.js';
 
@@ -178,6 +180,30 @@ describe('a SQLite write transaction', () => {
       other.close();
     }
     expect(await stores.sqlite!.db.selectFrom('models').select('slug').where('slug', 'in', ['mine', 'other']).execute()).toEqual([{ slug: 'mine' }]);
+  });
+
+  it('fails with the full disk, not with the rollback SQLite refuses after ending the transaction itself', async () => {
+    const handle = openDatabase(join(dir, 'full.sqlite'));
+    const full = sqliteStore<{ filler: { text: string } }>(handle);
+    try {
+      await sql`CREATE TABLE filler (text TEXT NOT NULL)`.execute(full.db);
+      const lift = fillStore(handle);
+      try {
+        // On SQLITE_FULL SQLite may roll the whole transaction back itself; a ROLLBACK after
+        // it fails "no transaction is active", which used to replace the error (a 500, not a 503).
+        const failure = await writeTransaction(full, async (trx) => {
+          for (let i = 0; i < 1000; i += 1) await trx.insertInto('filler').values({ text: 'x'.repeat(10_000) }).execute();
+        }).catch((error: unknown) => error);
+        expect(isStorageFull(failure), String(failure)).toBe(true);
+        expect(handle.inTransaction).toBe(false);
+      } finally {
+        lift();
+      }
+      expect(await full.db.selectFrom('filler').select((eb) => eb.fn.countAll<number>().as('rows')).executeTakeFirst()).toEqual({ rows: 0 });
+      await writeTransaction(full, async (trx) => { await trx.insertInto('filler').values({ text: 'after' }).execute(); });
+    } finally {
+      await full.db.destroy();
+    }
   });
 });
 
