@@ -11,6 +11,7 @@ import { startNodeChild } from '../../src/runtime/node-child.js';
 import type { RunningChild } from '../../src/runtime/supervised-child.js';
 import { runRecord } from '../../test/helpers/run-record-builder.js';
 import { repoRoot } from '../../bench/lib/repo-root.js';
+import { call, type Answer } from './json-call.js';
 
 /**
  * Several machines proved on one (issue 33): three API processes and one worker, each with a
@@ -131,34 +132,6 @@ export async function startThreeProcesses(engines: SharedEngines, prefix: string
       for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-export interface Answer {
-  status: number;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  body: any;
-}
-
-/** JSON over HTTP; status 0 when the connection is refused or reset, or nothing answers in time. */
-export async function call(origin: string, method: string, path: string, token?: string, body?: unknown, timeoutMs = 30_000): Promise<Answer> {
-  try {
-    const response = await fetch(`${origin}${path}`, {
-      method,
-      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    const text = await response.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      // Not JSON: kept as text.
-    }
-    return { status: response.status, body: parsed };
-  } catch {
-    return { status: 0, body: null };
-  }
 }
 
 export interface ProofSize {
