@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 
 /** One line naming the CPU and the load average, printed with every figure (the machine is shared). */
@@ -10,6 +10,11 @@ export function machineLine(): string {
 export interface MachineTicks {
   busy: number;
   total: number;
+  /**
+   * The part of `busy` spent by this process and every process it started, and theirs (every
+   * thread; children already reaped included): on a machine others share, the bench's own.
+   */
+  own: number;
 }
 
 /**
@@ -26,5 +31,34 @@ export function machineTicks(): MachineTicks | null {
   // cpu user nice system idle iowait irq softirq steal (guest time is counted in user already)
   const [user, nice, system, idle, iowait, irq, softirq, steal] = stat.slice(0, stat.indexOf('\n')).trim().split(/\s+/).slice(1, 9).map(Number) as number[];
   const busy = user! + nice! + system! + irq! + softirq! + steal!;
-  return { busy, total: busy + idle! + iowait! };
+  return { busy, total: busy + idle! + iowait!, own: treeTicks(process.pid) };
+}
+
+/** CPU ticks of `root` and its descendants (user and system time, with their reaped children's), from /proc/<pid>/stat. */
+function treeTicks(root: number): number {
+  const processes: Array<{ pid: number; ppid: number; ticks: number }> = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // gone since the listing
+    }
+    // pid (comm) state ppid ... utime stime cutime cstime: fields 4 and 14-17; comm may hold spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    processes.push({ pid: Number(entry), ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]) });
+  }
+  const inTree = new Set([root]);
+  // Parents are listed before their children, save for a recycled pid: a few passes settle it.
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const { pid, ppid } of processes) {
+      if (!inTree.has(pid) && inTree.has(ppid)) {
+        inTree.add(pid);
+        grew = true;
+      }
+    }
+  }
+  return processes.reduce((sum, { pid, ticks }) => sum + (inTree.has(pid) ? ticks : 0), 0);
 }

@@ -1,0 +1,228 @@
+/**
+ * Claim throughput with N API processes (issue 33): `npm run bench -- claim --api-processes
+ * [1,2,3]`. For each N, a layout of its own (chaos/lib/three-processes.ts): the auth service
+ * and N API processes as child processes on their own ports and DATA_DIRs, sharing one
+ * PostgreSQL cluster (a database per layout) and one Redis (a prefix per layout). Every layout
+ * is filled up front, through the real enqueue path of an app in this process over the same
+ * database and prefix; then the layouts are timed in turns, round by round, each resumed
+ * (SIGCONT) for its turn and paused (SIGSTOP) after it, so a paused layout takes no CPU and
+ * every N sees the same moments of a shared machine. In a turn, 32 dispatchers on a worker
+ * thread, dealt over the layout's API processes, claim CLAIMS jobs after WARMUP untimed ones;
+ * the whole machine's CPU over the turn is read from /proc/stat. Every claim is tallied by
+ * job id (0 double, 0 lost) and the layout's dispatched rows are counted in its database.
+ */
+import { cpus } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { SERVICE_TOKEN, startThreeProcesses, type ThreeProcesses } from '../chaos/lib/three-processes.js';
+import { benchRedis } from './lib/bench-redis.js';
+import { benchPostgres } from './lib/bench-store.js';
+import { startClaimApp } from './lib/claim-app.js';
+import type { DispatchInput, DispatchOutput, DispatchRun } from './lib/dispatch-worker.js';
+import { machineLine } from './lib/machine.js';
+import { runWorker } from './lib/run-worker.js';
+import { printTable } from './lib/stats.js';
+import { tallyClaims } from './lib/tally-claims.js';
+
+const DEFAULT_COUNTS = [1, 2, 3];
+const DISPATCHERS = 32;
+/** Timed claims per layout per turn. */
+const CLAIMS = 15_000;
+/** Untimed claims on the same sockets before each turn's timed ones: the resumed processes' caught-up timers and cold pools. */
+const WARMUP = 2000;
+const ROUNDS = 3;
+/** CPU per claim with N API processes may be at most this many times N = 1's (issue 33, on a machine without spare cores). */
+const TARGET_CPU_RATIO = 1.15;
+/**
+ * Cores a layout needs besides its API processes to have a spare one: the dispatchers' one
+ * thread, Redis and PostgreSQL, each able to take a core under this load.
+ */
+const CORES_BESIDE_APIS = 3;
+/** How long a turn's claim rows may take to reach the store after its last answer (ms). */
+const SETTLE_MS = 30_000;
+
+const FLAG = '--api-processes';
+
+/**
+ * The N of `--api-processes` on the command line: a comma-separated list (`1,2,3`, the
+ * default when the flag has no list); null without the flag.
+ */
+export function apiProcessCounts(argv: readonly string[] = process.argv): number[] | null {
+  const at = argv.indexOf(FLAG);
+  if (at === -1) return null;
+  const given = argv[at + 1];
+  if (given === undefined || given.startsWith('--') || !/^\d/.test(given)) return DEFAULT_COUNTS;
+  const counts = given.split(',').map(Number);
+  if (!counts.every((n) => Number.isInteger(n) && n >= 1 && n <= 16)) throw new Error(`${FLAG} takes a list of counts from 1 to 16, like 1,2,3, not ${given}`);
+  return [...new Set(counts)].sort((a, b) => a - b);
+}
+
+interface Layout {
+  n: number;
+  deployment: ThreeProcesses;
+  store: pg.Client;
+  ids: string[];
+  claimed: string[];
+  turns: DispatchRun[];
+  errors: number;
+}
+
+/**
+ * CPU per claim over one or more turns (µs): the whole machine's, and the part of it the
+ * bench's own processes spent (this one with the dispatchers' thread, the API processes,
+ * Redis, PostgreSQL), from their ticks; and the rate.
+ */
+function measure(turns: DispatchRun[]) {
+  const cores = cpus().length;
+  const sum = (of: (turn: DispatchRun) => number) => turns.reduce((total, turn) => total + of(turn), 0);
+  const claims = sum((turn) => turn.claimed.length);
+  const seconds = sum((turn) => turn.seconds);
+  const total = sum((turn) => turn.machine!.total);
+  // Ticks are a share of the cores over the turns' seconds.
+  const perClaim = (ticks: number) => ((ticks / total) * cores * seconds * 1e6) / claims;
+  return { claims, rate: claims / seconds, busy: sum((turn) => turn.machine!.busy) / total, cpuUs: perClaim(sum((turn) => turn.machine!.busy)), ownUs: perClaim(sum((turn) => turn.machine!.own)) };
+}
+
+async function dispatchedRows(store: pg.Client): Promise<number> {
+  const { rows } = await store.query<{ count: string }>(`SELECT COUNT(*) AS count FROM jobs WHERE state = 'dispatched' AND token_hash IS NOT NULL`);
+  return Number(rows[0]!.count);
+}
+
+/** Claim rows are written just behind their answers: waits until the layout's store holds every claim so far. */
+async function settle(layout: Layout): Promise<void> {
+  const expected = layout.claimed.length;
+  for (const deadline = Date.now() + SETTLE_MS; (await dispatchedRows(layout.store)) < expected;) {
+    if (Date.now() > deadline) throw new Error(`${layout.n} API processes: the store holds fewer than ${expected} dispatched rows ${SETTLE_MS} ms after the turn`);
+    await sleep(20);
+  }
+}
+
+/** One layout's turn: resumed, WARMUP then CLAIMS claims timed, its rows settled, paused again. */
+async function turn(layout: Layout): Promise<void> {
+  layout.deployment.pause(false);
+  const input: DispatchInput = { base: layout.deployment.apis.map((api) => api.url), token: SERVICE_TOKEN, dispatchers: DISPATCHERS, limit: CLAIMS, warmup: WARMUP };
+  const run = await runWorker<DispatchInput, DispatchOutput>('dispatch-worker', input);
+  layout.claimed.push(...run.warmupClaimed, ...run.claimed);
+  layout.turns.push(run);
+  layout.errors += run.errors;
+  await settle(layout);
+  layout.deployment.pause(true);
+}
+
+const us = (value: number) => `${value.toFixed(1)} µs`;
+const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+
+export async function benchClaimProcesses(counts: number[]): Promise<boolean> {
+  console.log(`\n${machineLine()}`);
+  const cluster = await benchPostgres();
+  const redis = await benchRedis({ own: true });
+  const layouts: Layout[] = [];
+  try {
+    for (const n of counts) {
+      const databaseUrl = await cluster.createDatabase(`claim_processes_${n}`);
+      const prefix = `procs${n}`;
+      const deployment = await startThreeProcesses({ databaseUrl, redisUrl: redis.url, blobEnv: {} }, prefix, { apis: n, worker: false });
+      const store = new pg.Client({ connectionString: databaseUrl });
+      layouts.push({ n, deployment, store, ids: [], claimed: [], turns: [], errors: 0 });
+      await store.connect();
+      const filler = await startClaimApp(redis.url, { DATABASE_URL: databaseUrl, REDIS_PREFIX: prefix });
+      try {
+        layouts.at(-1)!.ids = await filler.fill(ROUNDS * (WARMUP + CLAIMS));
+      } finally {
+        await filler.close();
+      }
+      deployment.pause(true);
+    }
+    for (let round = 0; round < ROUNDS; round += 1) {
+      // The order turns each round, so no layout always follows the same one.
+      for (let i = 0; i < layouts.length; i += 1) await turn(layouts[(round + i) % layouts.length]!);
+    }
+    // Anything left is claimed too, so a job the turns missed counts as claimed late, not lost.
+    for (const layout of layouts) {
+      layout.deployment.pause(false);
+      const rest = await runWorker<DispatchInput, DispatchOutput>('dispatch-worker', { base: layout.deployment.apis.map((api) => api.url), token: SERVICE_TOKEN, dispatchers: DISPATCHERS, limit: Number.MAX_SAFE_INTEGER });
+      layout.claimed.push(...rest.claimed);
+      layout.errors += rest.errors;
+      await settle(layout);
+      layout.deployment.pause(true);
+    }
+    return await report(layouts);
+  } finally {
+    for (const layout of layouts) {
+      await layout.store.end().catch(() => {});
+      await layout.deployment.close();
+    }
+    await redis.stop();
+    await cluster.stop();
+  }
+}
+
+async function report(layouts: Layout[]): Promise<boolean> {
+  if (layouts.some((layout) => layout.turns.some((run) => !run.machine))) {
+    console.log('no /proc/stat on this machine: CPU per claim is not measured');
+    return false;
+  }
+  const cores = cpus().length;
+  const measured = [];
+  for (const layout of layouts) {
+    printTable(`${layout.n} API process${layout.n === 1 ? '' : 'es'}, ${DISPATCHERS} dispatchers dealt over them: each turn ${CLAIMS.toLocaleString()} claims after ${WARMUP.toLocaleString()} untimed`, [
+      ...layout.turns.map((run, round) => ({ round: round + 1, ...figures(measure([run])) })),
+      { round: 'all', ...figures(measure(layout.turns)) },
+    ]);
+    const tally = tallyClaims(layout.ids, layout.claimed);
+    measured.push({ layout, all: measure(layout.turns), tally, stored: await dispatchedRows(layout.store) });
+  }
+  const base = measured[0]!.all;
+  printTable("Claims by API processes (CPU per claim: the whole machine's busy time over the timed turns, dispatchers, Redis, PostgreSQL, the kernel and anyone else's processes included, per claim; the bench's processes' part is the API processes', the dispatchers', Redis's and PostgreSQL's alone)", measured.map(({ layout, all, tally, stored }) => ({
+    'API processes': layout.n,
+    'claims/s': Math.round(all.rate),
+    'machine busy': `${Math.round(100 * all.busy)}%`,
+    'CPU per claim': us(all.cpuUs),
+    [`vs N = ${layouts[0]!.n}`]: `${(all.cpuUs / base.cpuUs).toFixed(2)}x`,
+    "the bench's processes' part": us(all.ownUs),
+    [`its vs N = ${layouts[0]!.n}`]: `${(all.ownUs / base.ownUs).toFixed(2)}x`,
+    enqueued: layout.ids.length,
+    'double claims': tally.doubles,
+    'lost jobs': tally.lost,
+    'unknown ids': tally.strangers,
+    'HTTP errors': layout.errors,
+    'PostgreSQL dispatched rows': `${stored}/${layout.ids.length}`,
+  })));
+  const spare = (n: number) => cores >= n + 1 + CORES_BESIDE_APIS;
+  console.log(`${cores} cores; N API processes have a spare core when cores >= N + ${CORES_BESIDE_APIS} (the dispatchers' thread, Redis, PostgreSQL) + 1: ` +
+    `${layouts.filter(({ n }) => spare(n)).map(({ n }) => `N = ${n}`).join(', ') || 'none here'}.`);
+  const checks = measured.slice(1).flatMap(({ layout, all }) => (['cpuUs', 'ownUs'] as const).map((figure) => {
+    const ratio = all[figure] / base[figure];
+    const whose = figure === 'cpuUs' ? 'the whole machine' : "the bench's processes";
+    return { target: `CPU per claim (${whose}), ${layout.n} API processes <= ${TARGET_CPU_RATIO}x ${layouts[0]!.n}'s`, measured: `${us(all[figure])} vs ${us(base[figure])}: ${ratio.toFixed(2)}x`, result: verdict(ratio <= TARGET_CPU_RATIO) };
+  }));
+  for (const [i, { layout, all }] of measured.entries()) {
+    if (i === 0) continue;
+    const before = measured[i - 1]!;
+    const judged = spare(layout.n);
+    checks.push({
+      target: `claims/s grows from ${before.layout.n} to ${layout.n} API processes (judged with a spare core)`,
+      measured: `${Math.round(before.all.rate)}/s to ${Math.round(all.rate)}/s`,
+      result: judged ? verdict(all.rate > before.all.rate) : 'not judged: no spare core',
+    });
+  }
+  for (const { layout, tally, stored } of measured) {
+    const ok = layout.claimed.length === layout.ids.length && tally.doubles === 0 && tally.lost === 0 && tally.strangers === 0 && layout.errors === 0 && stored === layout.ids.length;
+    checks.push({
+      target: `${layout.n} API processes: every job claimed once, 0 double claims, 0 lost (answers, store)`,
+      measured: `${layout.claimed.length}/${layout.ids.length} claimed, ${tally.doubles} double, ${tally.lost} lost, ${stored} rows`,
+      result: verdict(ok),
+    });
+  }
+  printTable('Targets', checks);
+  console.log(machineLine());
+  return checks.every((check) => check.result !== 'FAIL');
+}
+
+const figures = (m: ReturnType<typeof measure>) => ({
+  claims: m.claims,
+  'claims/s': Math.round(m.rate),
+  'machine busy': `${Math.round(100 * m.busy)}%`,
+  'CPU per claim': us(m.cpuUs),
+  "the bench's processes' part": us(m.ownUs),
+});
