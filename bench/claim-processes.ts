@@ -13,8 +13,10 @@
  */
 import { cpus } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { SERVICE_TOKEN, startThreeProcesses, type ThreeProcesses } from '../chaos/lib/three-processes.js';
+import { redisOptionsFromUrl } from '../src/redis/managed-redis.js';
 import { benchRedis } from './lib/bench-redis.js';
 import { benchPostgres } from './lib/bench-store.js';
 import { startClaimApp } from './lib/claim-app.js';
@@ -40,6 +42,8 @@ const TARGET_CPU_RATIO = 1.15;
 const CORES_BESIDE_APIS = 3;
 /** How long a turn's claim rows may take to reach the store after its last answer (ms). */
 const SETTLE_MS = 30_000;
+/** PostgreSQL's backends report their transaction counts at most this often (ms) once idle, plus a margin. */
+const STATS_FLUSH_MS = 1500;
 
 const FLAG = '--api-processes';
 
@@ -61,10 +65,39 @@ interface Layout {
   n: number;
   deployment: ThreeProcesses;
   store: pg.Client;
+  /** Statements this bench ran on the layout's database itself, so not the API processes' commits. */
+  ownStatements: number;
   ids: string[];
   claimed: string[];
   turns: DispatchRun[];
   errors: number;
+  /** Over the turns, warmups included: claims, Redis commands, claim script calls. */
+  redis: { claims: number; commands: number; scripts: number };
+  /** Transactions committed on the layout's database from its fill to its end. */
+  commits: number;
+}
+
+/** Every command Redis has run, and its script calls (the claim is one, by EVALSHA), from INFO commandstats. */
+async function redisCalls(redis: Redis): Promise<{ commands: number; scripts: number }> {
+  const stats = await redis.info('commandstats');
+  let commands = 0;
+  let scripts = 0;
+  for (const [, name, calls] of stats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+    commands += Number(calls);
+    if (name === 'evalsha' || name === 'eval') scripts += Number(calls);
+  }
+  return { commands, scripts };
+}
+
+/**
+ * Transactions committed on the layout's database so far (pg_stat_database). A backend
+ * reports its counts at most once a second once idle, so this waits for that first.
+ */
+async function committed(layout: Layout): Promise<number> {
+  await sleep(STATS_FLUSH_MS);
+  layout.ownStatements += 1;
+  const { rows } = await layout.store.query<{ commits: string }>('SELECT xact_commit AS commits FROM pg_stat_database WHERE datname = current_database()');
+  return Number(rows[0]!.commits);
 }
 
 /**
@@ -80,28 +113,39 @@ function measure(turns: DispatchRun[]) {
   const total = sum((turn) => turn.machine!.total);
   // Ticks are a share of the cores over the turns' seconds.
   const perClaim = (ticks: number) => ((ticks / total) * cores * seconds * 1e6) / claims;
-  return { claims, rate: claims / seconds, busy: sum((turn) => turn.machine!.busy) / total, cpuUs: perClaim(sum((turn) => turn.machine!.busy)), ownUs: perClaim(sum((turn) => turn.machine!.own)) };
+  const programs = [...new Set(turns.flatMap((turn) => Object.keys(turn.machine!.ownByProgram)))];
+  return {
+    claims, rate: claims / seconds, busy: sum((turn) => turn.machine!.busy) / total, cpuUs: perClaim(sum((turn) => turn.machine!.busy)), ownUs: perClaim(sum((turn) => turn.machine!.own)),
+    byProgramUs: Object.fromEntries(programs.map((program) => [program, perClaim(sum((turn) => turn.machine!.ownByProgram[program] ?? 0))])),
+  };
 }
 
-async function dispatchedRows(store: pg.Client): Promise<number> {
-  const { rows } = await store.query<{ count: string }>(`SELECT COUNT(*) AS count FROM jobs WHERE state = 'dispatched' AND token_hash IS NOT NULL`);
+async function dispatchedRows(layout: Layout): Promise<number> {
+  layout.ownStatements += 1;
+  const { rows } = await layout.store.query<{ count: string }>(`SELECT COUNT(*) AS count FROM jobs WHERE state = 'dispatched' AND token_hash IS NOT NULL`);
   return Number(rows[0]!.count);
 }
 
 /** Claim rows are written just behind their answers: waits until the layout's store holds every claim so far. */
 async function settle(layout: Layout): Promise<void> {
   const expected = layout.claimed.length;
-  for (const deadline = Date.now() + SETTLE_MS; (await dispatchedRows(layout.store)) < expected;) {
+  for (const deadline = Date.now() + SETTLE_MS; (await dispatchedRows(layout)) < expected;) {
     if (Date.now() > deadline) throw new Error(`${layout.n} API processes: the store holds fewer than ${expected} dispatched rows ${SETTLE_MS} ms after the turn`);
     await sleep(20);
   }
 }
 
 /** One layout's turn: resumed, WARMUP then CLAIMS claims timed, its rows settled, paused again. */
-async function turn(layout: Layout): Promise<void> {
+async function turn(layout: Layout, redis: Redis): Promise<void> {
   layout.deployment.pause(false);
   const input: DispatchInput = { base: layout.deployment.apis.map((api) => api.url), token: SERVICE_TOKEN, dispatchers: DISPATCHERS, limit: CLAIMS, warmup: WARMUP };
+  const before = await redisCalls(redis);
   const run = await runWorker<DispatchInput, DispatchOutput>('dispatch-worker', input);
+  const after = await redisCalls(redis);
+  // Less the INFO call itself.
+  layout.redis.commands += after.commands - before.commands - 1;
+  layout.redis.scripts += after.scripts - before.scripts;
+  layout.redis.claims += run.warmupClaimed.length + run.claimed.length;
   layout.claimed.push(...run.warmupClaimed, ...run.claimed);
   layout.turns.push(run);
   layout.errors += run.errors;
@@ -117,25 +161,29 @@ export async function benchClaimProcesses(counts: number[]): Promise<boolean> {
   const cluster = await benchPostgres();
   const redis = await benchRedis({ own: true });
   const layouts: Layout[] = [];
+  const redisClient = new Redis(redisOptionsFromUrl(redis.url));
   try {
     for (const n of counts) {
       const databaseUrl = await cluster.createDatabase(`claim_processes_${n}`);
       const prefix = `procs${n}`;
       const deployment = await startThreeProcesses({ databaseUrl, redisUrl: redis.url, blobEnv: {} }, prefix, { apis: n, worker: false });
       const store = new pg.Client({ connectionString: databaseUrl });
-      layouts.push({ n, deployment, store, ids: [], claimed: [], turns: [], errors: 0 });
+      const layout: Layout = { n, deployment, store, ownStatements: 0, ids: [], claimed: [], turns: [], errors: 0, redis: { claims: 0, commands: 0, scripts: 0 }, commits: 0 };
+      layouts.push(layout);
       await store.connect();
       const filler = await startClaimApp(redis.url, { DATABASE_URL: databaseUrl, REDIS_PREFIX: prefix });
       try {
-        layouts.at(-1)!.ids = await filler.fill(ROUNDS * (WARMUP + CLAIMS));
+        layout.ids = await filler.fill(ROUNDS * (WARMUP + CLAIMS));
       } finally {
         await filler.close();
       }
       deployment.pause(true);
+      layout.commits = -(await committed(layout));
+      layout.ownStatements = 0;
     }
     for (let round = 0; round < ROUNDS; round += 1) {
       // The order turns each round, so no layout always follows the same one.
-      for (let i = 0; i < layouts.length; i += 1) await turn(layouts[(round + i) % layouts.length]!);
+      for (let i = 0; i < layouts.length; i += 1) await turn(layouts[(round + i) % layouts.length]!, redisClient);
     }
     // Anything left is claimed too, so a job the turns missed counts as claimed late, not lost.
     for (const layout of layouts) {
@@ -145,9 +193,11 @@ export async function benchClaimProcesses(counts: number[]): Promise<boolean> {
       layout.errors += rest.errors;
       await settle(layout);
       layout.deployment.pause(true);
+      layout.commits += await committed(layout) - layout.ownStatements;
     }
     return await report(layouts);
   } finally {
+    redisClient.disconnect();
     for (const layout of layouts) {
       await layout.store.end().catch(() => {});
       await layout.deployment.close();
@@ -170,7 +220,7 @@ async function report(layouts: Layout[]): Promise<boolean> {
       { round: 'all', ...figures(measure(layout.turns)) },
     ]);
     const tally = tallyClaims(layout.ids, layout.claimed);
-    measured.push({ layout, all: measure(layout.turns), tally, stored: await dispatchedRows(layout.store) });
+    measured.push({ layout, all: measure(layout.turns), tally, stored: await dispatchedRows(layout) });
   }
   const base = measured[0]!.all;
   printTable("Claims by API processes (CPU per claim: the whole machine's busy time over the timed turns, dispatchers, Redis, PostgreSQL, the kernel and anyone else's processes included, per claim; the bench's processes' part is the API processes', the dispatchers', Redis's and PostgreSQL's alone)", measured.map(({ layout, all, tally, stored }) => ({
@@ -187,6 +237,17 @@ async function report(layouts: Layout[]): Promise<boolean> {
     'unknown ids': tally.strangers,
     'HTTP errors': layout.errors,
     'PostgreSQL dispatched rows': `${stored}/${layout.ids.length}`,
+  })));
+  const programs = Object.keys(base.byProgramUs).sort();
+  printTable("The bench's processes' CPU per claim by program (this process: the dispatchers' thread; node: the API processes and the auth service)", measured.map(({ layout, all }) => ({
+    'API processes': layout.n,
+    ...Object.fromEntries(programs.map((program) => [program, `${us(all.byProgramUs[program] ?? 0)} (${((all.byProgramUs[program] ?? 0) / base.byProgramUs[program]!).toFixed(2)}x)`])),
+  })));
+  printTable('Batching: Redis commands and claim script calls over the turns (warmups included), PostgreSQL commits over the whole run', measured.map(({ layout }) => ({
+    'API processes': layout.n,
+    'Redis commands per claim': (layout.redis.commands / layout.redis.claims).toFixed(3),
+    'claims per claim script call': (layout.redis.claims / layout.redis.scripts).toFixed(1),
+    'PostgreSQL commits per 100 claims': ((100 * layout.commits) / layout.ids.length).toFixed(2),
   })));
   const spare = (n: number) => cores >= n + 1 + CORES_BESIDE_APIS;
   console.log(`${cores} cores; N API processes have a spare core when cores >= N + ${CORES_BESIDE_APIS} (the dispatchers' thread, Redis, PostgreSQL) + 1: ` +

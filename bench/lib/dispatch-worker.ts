@@ -11,7 +11,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { keepAliveClient, type KeepAliveClient } from './keep-alive-client.js';
-import { machineTicks, type MachineTicks } from './machine.js';
+import { addTicks, machineTicks, type MachineTicks } from './machine.js';
 
 export interface DispatchInput {
   /** The server, or several servers of one deployment (loop i calls base i mod their count). */
@@ -90,9 +90,7 @@ function add(into: DispatchRun, run: DispatchRun): void {
   into.samplesMs.push(...run.samplesMs);
   into.seconds += run.seconds;
   into.errors += run.errors;
-  if (run.machine) {
-    into.machine = { busy: (into.machine?.busy ?? 0) + run.machine.busy, total: (into.machine?.total ?? 0) + run.machine.total, own: (into.machine?.own ?? 0) + run.machine.own };
-  }
+  if (run.machine) into.machine = into.machine ? addTicks(into.machine, run.machine) : run.machine;
 }
 
 async function timed(work: () => Promise<Omit<DispatchRun, 'seconds' | 'machine'>>): Promise<DispatchRun> {
@@ -101,7 +99,7 @@ async function timed(work: () => Promise<Omit<DispatchRun, 'seconds' | 'machine'
   const output = await work();
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const after = machineTicks();
-  return { ...output, seconds, machine: ticks && after && { busy: after.busy - ticks.busy, total: after.total - ticks.total, own: after.own - ticks.own } };
+  return { ...output, seconds, machine: ticks && after && addTicks(after, ticks, -1) };
 }
 
 /** One loop per client until `limit` answers in all, or until a loop's answer is 204 or an error. */

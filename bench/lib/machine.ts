@@ -15,6 +15,8 @@ export interface MachineTicks {
    * thread; children already reaped included): on a machine others share, the bench's own.
    */
   own: number;
+  /** `own` by program: `this process` (the bench, its worker threads included), then each child's name (`node`, `postgres`, `redis-server`). */
+  ownByProgram: Record<string, number>;
 }
 
 /**
@@ -31,12 +33,20 @@ export function machineTicks(): MachineTicks | null {
   // cpu user nice system idle iowait irq softirq steal (guest time is counted in user already)
   const [user, nice, system, idle, iowait, irq, softirq, steal] = stat.slice(0, stat.indexOf('\n')).trim().split(/\s+/).slice(1, 9).map(Number) as number[];
   const busy = user! + nice! + system! + irq! + softirq! + steal!;
-  return { busy, total: busy + idle! + iowait!, own: treeTicks(process.pid) };
+  const ownByProgram = treeTicks(process.pid);
+  return { busy, total: busy + idle! + iowait!, own: Object.values(ownByProgram).reduce((sum, ticks) => sum + ticks, 0), ownByProgram };
 }
 
-/** CPU ticks of `root` and its descendants (user and system time, with their reaped children's), from /proc/<pid>/stat. */
-function treeTicks(root: number): number {
-  const processes: Array<{ pid: number; ppid: number; ticks: number }> = [];
+/** `a` + `sign` x `b`, figure by figure (-1: the ticks between two readings). */
+export function addTicks(a: MachineTicks, b: MachineTicks, sign: 1 | -1 = 1): MachineTicks {
+  const ownByProgram = { ...a.ownByProgram };
+  for (const [program, ticks] of Object.entries(b.ownByProgram)) ownByProgram[program] = (ownByProgram[program] ?? 0) + sign * ticks;
+  return { busy: a.busy + sign * b.busy, total: a.total + sign * b.total, own: a.own + sign * b.own, ownByProgram };
+}
+
+/** CPU ticks of `root` and its descendants (user and system time, with their reaped children's) by program, from /proc/<pid>/stat. */
+function treeTicks(root: number): Record<string, number> {
+  const processes: Array<{ pid: number; ppid: number; program: string; ticks: number }> = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     let stat: string;
@@ -47,7 +57,8 @@ function treeTicks(root: number): number {
     }
     // pid (comm) state ppid ... utime stime cutime cstime: fields 4 and 14-17; comm may hold spaces.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    processes.push({ pid: Number(entry), ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]) });
+    const program = Number(entry) === root ? 'this process' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    processes.push({ pid: Number(entry), ppid: Number(fields[1]), program, ticks: Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]) });
   }
   const inTree = new Set([root]);
   // Parents are listed before their children, save for a recycled pid: a few passes settle it.
@@ -60,5 +71,7 @@ function treeTicks(root: number): number {
       }
     }
   }
-  return processes.reduce((sum, { pid, ticks }) => sum + (inTree.has(pid) ? ticks : 0), 0);
+  const byProgram: Record<string, number> = {};
+  for (const { pid, program, ticks } of processes) if (inTree.has(pid)) byProgram[program] = (byProgram[program] ?? 0) + ticks;
+  return byProgram;
 }
