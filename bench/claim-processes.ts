@@ -44,6 +44,12 @@ const CORES_BESIDE_APIS = 3;
 const SETTLE_MS = 30_000;
 /** PostgreSQL's backends report their transaction counts at most this often (ms) once idle, plus a margin. */
 const STATS_FLUSH_MS = 1500;
+/**
+ * A layout's turns saw a crowded machine when it was at least this busy over them and the
+ * bench's processes took less than CROWDED_OWN_SHARE of that: the rest was others' work.
+ */
+const CROWDED_BUSY = 0.95;
+const CROWDED_OWN_SHARE = 0.8;
 
 const FLAG = '--api-processes';
 
@@ -238,6 +244,11 @@ async function report(layouts: Layout[]): Promise<boolean> {
     'HTTP errors': layout.errors,
     'PostgreSQL dispatched rows': `${stored}/${layout.ids.length}`,
   })));
+  const crowded = measured.filter(({ all }) => all.busy >= CROWDED_BUSY && all.ownUs / all.cpuUs < CROWDED_OWN_SHARE);
+  if (crowded.length > 0) {
+    console.log(`Others crowded the machine: over the turns of ${crowded.map(({ layout }) => `N = ${layout.n}`).join(', ')} it was ${crowded.map(({ all }) => `${Math.round(100 * all.busy)}%`).join(', ')} busy, ` +
+      `the bench's processes ${crowded.map(({ all }) => `${Math.round((100 * all.ownUs) / all.cpuUs)}%`).join(', ')} of that; there the whole machine's CPU per claim is the share of it the bench got, not what a claim costs.`);
+  }
   const programs = Object.keys(base.byProgramUs).sort();
   printTable("The bench's processes' CPU per claim by program (this process: the dispatchers' thread; node: the API processes and the auth service)", measured.map(({ layout, all }) => ({
     'API processes': layout.n,
