@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
+import { descendantsOf } from '../../chaos/lib/supervised-service.js';
 
 /** One line naming the CPU and the load average, printed with every figure (the machine is shared). */
 export function machineLine(): string {
@@ -46,32 +47,18 @@ export function addTicks(a: MachineTicks, b: MachineTicks, sign: 1 | -1 = 1): Ma
 
 /** CPU ticks of `root` and its descendants (user and system time, with their reaped children's) by program, from /proc/<pid>/stat. */
 function treeTicks(root: number): Record<string, number> {
-  const processes: Array<{ pid: number; ppid: number; program: string; ticks: number }> = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+  const byProgram: Record<string, number> = {};
+  for (const pid of [root, ...descendantsOf(root)]) {
     let stat: string;
     try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     } catch {
-      continue; // gone since the listing
+      continue; // exited meanwhile
     }
-    // pid (comm) state ppid ... utime stime cutime cstime: fields 4 and 14-17; comm may hold spaces.
+    // `pid (comm) state ppid ... utime stime cutime cstime` (fields 14-17); comm may hold spaces.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const program = Number(entry) === root ? 'this process' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    processes.push({ pid: Number(entry), ppid: Number(fields[1]), program, ticks: Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]) });
+    const program = pid === root ? 'this process' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    byProgram[program] = (byProgram[program] ?? 0) + Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
   }
-  const inTree = new Set([root]);
-  // Parents are listed before their children, save for a recycled pid: a few passes settle it.
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const { pid, ppid } of processes) {
-      if (!inTree.has(pid) && inTree.has(ppid)) {
-        inTree.add(pid);
-        grew = true;
-      }
-    }
-  }
-  const byProgram: Record<string, number> = {};
-  for (const { pid, program, ticks } of processes) if (inTree.has(pid)) byProgram[program] = (byProgram[program] ?? 0) + ticks;
   return byProgram;
 }
