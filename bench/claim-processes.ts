@@ -254,8 +254,9 @@ async function report(layouts: Layout[]): Promise<boolean> {
     'API processes': layout.n,
     ...Object.fromEntries(programs.map((program) => [program, `${us(all.byProgramUs[program] ?? 0)} (${((all.byProgramUs[program] ?? 0) / base.byProgramUs[program]!).toFixed(2)}x)`])),
   })));
-  printTable('Batching: Redis commands and claim script calls over the turns (warmups included), PostgreSQL commits over the whole run', measured.map(({ layout }) => ({
+  printTable('Batching: Redis commands and claim script calls over the turns (warmups included), PostgreSQL commits over the whole run, event-loop waits of the API processes over the timed turns', measured.map(({ layout }) => ({
     'API processes': layout.n,
+    'claims per API event-loop wait': (layout.turns.reduce((sum, run) => sum + run.claimed.length, 0) / layout.turns.reduce((sum, run) => sum + (run.machine!.waitsByProgram.node ?? 0), 0)).toFixed(1),
     'Redis commands per claim': (layout.redis.commands / layout.redis.claims).toFixed(3),
     'claims per claim script call': (layout.redis.claims / layout.redis.scripts).toFixed(1),
     'PostgreSQL commits per 100 claims': ((100 * layout.commits) / layout.ids.length).toFixed(2),
