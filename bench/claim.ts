@@ -13,12 +13,15 @@
  * - the store (claim-postgres.ts): the claim's p50 on a PostgreSQL store beside a SQLite one
  *   in the same rounds, and 100,000 claims on PostgreSQL checked by job id.
  * `--store sqlite` runs all but the last, `--store postgres` only the last; both by default.
+ * `--api-processes [1,2,3]` runs instead claim-processes.ts: throughput and the whole
+ * machine's CPU per claim with N API processes sharing PostgreSQL and Redis.
  * Dispatchers, the single one and its floors included, run on worker threads, as real
  * dispatchers run elsewhere; the held-claim section times from the server's thread.
  */
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { benchClaimOnPostgres } from './claim-postgres.js';
+import { apiProcessCounts, benchClaimProcesses } from './claim-processes.js';
 import { claimBehindHeld, claimLatencyByDepth, depthRow, DEPTHS, queuedRunOf, redisBytesPerJob } from './claim-scaling.js';
 import { startNoopServer } from './floors.js';
 import { benchRedis } from './lib/bench-redis.js';
@@ -114,6 +117,8 @@ const latencyRow = (measure: string, summary: LatencySummary, rate: string | num
   ({ measure, p50: ms(summary.p50), p99: ms(summary.p99), 'per second': rate, samples: summary.count });
 
 export default async function benchClaim(): Promise<boolean> {
+  const apiProcesses = apiProcessCounts();
+  if (apiProcesses) return benchClaimProcesses(apiProcesses);
   console.log(`\n${machineLine()}`);
   const engines = benchEngines();
   if (!engines.includes('sqlite')) return claimOnPostgresOnly();

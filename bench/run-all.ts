@@ -13,8 +13,9 @@ import benchRunsListing from './runs-listing.js';
 import benchStatsProviders from './stats-providers.js';
 import benchStoreCopy from './store-copy.js';
 
-// The bench to run, if one is named; `--store <engine>` is read by the store benches themselves.
-const only = process.argv.slice(2).find((arg, i, args) => !arg.startsWith('--') && args[i - 1] !== '--store');
+// The bench to run, if one is named; `--store <engine>` and `--api-processes <counts>` are
+// read by the benches themselves.
+const only = process.argv.slice(2).find((arg, i, args) => !arg.startsWith('--') && args[i - 1] !== '--store' && !(args[i - 1] === '--api-processes' && /^\d/.test(arg)));
 const benches: Array<[string, () => Promise<unknown>]> = [
   ['floors', benchFloors],
   ['ingest-rescan', benchIngestRescan],

@@ -37,9 +37,10 @@ export async function startClaimApp(redisUrl: string, env: Env = {}): Promise<Cl
   });
   // A billed rate on record, so no launch asks the routing provider for one behind its answer.
   await backend.app.models.observeBilledRate(BENCH_LAUNCH.model, { inputPerMtok: 3, cachedInputPerMtok: 0.3, outputPerMtok: 15 }, 'refresh');
-  return {
-    ...backend,
-    async fill(count, launch = BENCH_LAUNCH) {
+  // Assigned onto the backend, not spread from it: a spread reads its `db` getter, which
+  // fails on PostgreSQL.
+  return Object.assign(backend, {
+    async fill(count: number, launch: object = BENCH_LAUNCH) {
       const ids: string[] = [];
       for (let i = 0; i < count; i += 1000) {
         const results = await enqueueRuns(backend.app.runJobs, 'bench-account', Array.from({ length: Math.min(1000, count - i) }, () => launch));
@@ -50,7 +51,7 @@ export async function startClaimApp(redisUrl: string, env: Env = {}): Promise<Cl
       }
       return ids;
     },
-  };
+  });
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * A worker thread of dispatchers: `dispatchers` concurrent loops, each on its own keep-alive
  * socket, calling `POST <path>` (default `/jobs/next`) until it answers 204 (or `limit`
- * answers in all). It runs off the server's thread, as real dispatchers run in other
+ * answers in all). Given several bases, the loops are dealt over them in turn. It runs off the server's thread, as real dispatchers run in other
  * processes. Pointed at a no-op route it measures the throughput floor. The first `warmup`
  * answers, on the same sockets, are neither timed nor counted.
  *
@@ -11,10 +11,11 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { keepAliveClient, type KeepAliveClient } from './keep-alive-client.js';
-import { machineTicks, type MachineTicks } from './machine.js';
+import { addTicks, machineTicks, type MachineTicks } from './machine.js';
 
 export interface DispatchInput {
-  base: string;
+  /** The server, or several servers of one deployment (loop i calls base i mod their count). */
+  base: string | string[];
   token: string;
   dispatchers: number;
   path?: string;
@@ -44,6 +45,8 @@ export interface Turn {
 }
 
 export interface DispatchOutput extends DispatchRun {
+  /** Jobs claimed by the untimed warmup answers (of the main target). */
+  warmupClaimed: string[];
   /** With `interleave`: the main target's turns, in order. */
   turns?: Turn[];
   /** With `interleave`: per target, its answers over all rounds, and its turns. */
@@ -52,14 +55,15 @@ export interface DispatchOutput extends DispatchRun {
 
 async function run({ base, token, dispatchers, limit, warmup = 0, path = '/jobs/next', interleave }: DispatchInput): Promise<DispatchOutput> {
   const headers = { authorization: `Bearer ${token}` };
-  const clients = Array.from({ length: dispatchers }, () => keepAliveClient(base));
+  const bases = [base].flat();
+  const clients = Array.from({ length: dispatchers }, (_, i) => keepAliveClient(bases[i % bases.length]!));
   const others = (interleave?.targets ?? []).map((target) => ({
     path: target.path,
     clients: Array.from({ length: dispatchers }, () => keepAliveClient(target.base)),
   }));
   try {
-    if (warmup > 0) await loops(clients, path, headers, warmup);
-    if (!interleave) return await timed(() => loops(clients, path, headers, limit));
+    const warmupClaimed = warmup > 0 ? (await loops(clients, path, headers, warmup)).claimed : [];
+    if (!interleave) return { ...(await timed(() => loops(clients, path, headers, limit))), warmupClaimed };
     for (const other of others) await loops(other.clients, other.path, headers, warmup);
     const targets = [{ path, clients }, ...others].map((target) => ({ ...target, total: { ...empty(), turns: [] as Turn[] } }));
     for (let round = 0; round < interleave.rounds; round += 1) {
@@ -72,7 +76,7 @@ async function run({ base, token, dispatchers, limit, warmup = 0, path = '/jobs/
       }
     }
     const [main, ...rest] = targets.map((target) => target.total);
-    return { ...main!, interleaved: rest };
+    return { ...main!, warmupClaimed, interleaved: rest };
   } finally {
     for (const client of [...clients, ...others.flatMap((other) => other.clients)]) client.close();
   }
@@ -86,7 +90,7 @@ function add(into: DispatchRun, run: DispatchRun): void {
   into.samplesMs.push(...run.samplesMs);
   into.seconds += run.seconds;
   into.errors += run.errors;
-  if (run.machine) into.machine = { busy: (into.machine?.busy ?? 0) + run.machine.busy, total: (into.machine?.total ?? 0) + run.machine.total };
+  if (run.machine) into.machine = into.machine ? addTicks(into.machine, run.machine) : run.machine;
 }
 
 async function timed(work: () => Promise<Omit<DispatchRun, 'seconds' | 'machine'>>): Promise<DispatchRun> {
@@ -95,7 +99,7 @@ async function timed(work: () => Promise<Omit<DispatchRun, 'seconds' | 'machine'
   const output = await work();
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const after = machineTicks();
-  return { ...output, seconds, machine: ticks && after && { busy: after.busy - ticks.busy, total: after.total - ticks.total } };
+  return { ...output, seconds, machine: ticks && after && addTicks(after, ticks, -1) };
 }
 
 /** One loop per client until `limit` answers in all, or until a loop's answer is 204 or an error. */

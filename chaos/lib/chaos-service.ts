@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import { runQueueKeys } from '../../src/queue/queue-keys.js';
 import { freeLoopbackPort, redisOptionsFromUrl } from '../../src/redis/managed-redis.js';
 import { repoRoot } from '../../bench/lib/repo-root.js';
+import { call as callOrigin, type Answer } from './json-call.js';
 import { SupervisedService } from './supervised-service.js';
 
 export const SERVICE_TOKEN = 'chaos-service-token';
@@ -12,12 +13,7 @@ export const MODEL = 'chaos/model';
 export const LAUNCH = { testCase: 'beacon', version: 'v1.1.0', variant: 'base', harness: 'claude', model: MODEL };
 const PREFIX = 'chaos';
 
-export interface Answer {
-  status: number;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  body: any;
-  ms: number;
-}
+export type { Answer } from './json-call.js';
 
 /** A supervised service on a fresh DATA_DIR, with the example catalog ingested, a priced model and an operator account. */
 export interface ChaosService {
@@ -48,28 +44,7 @@ export async function startChaosService(env: Record<string, string> = {}, option
     },
   });
   await service.start();
-  const call = async (method: string, path: string, token?: string, body?: unknown, timeoutMs = 30_000): Promise<Answer> => {
-    const began = performance.now();
-    try {
-      const response = await fetch(`${service.url}${path}`, {
-        method,
-        headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      const text = await response.text();
-      let parsed: unknown = null;
-      try {
-        parsed = text ? JSON.parse(text) : null;
-      } catch {
-        parsed = text;
-      }
-      return { status: response.status, body: parsed, ms: performance.now() - began };
-    } catch {
-      // Connection refused or reset (the API is down), or no answer in time.
-      return { status: 0, body: null, ms: performance.now() - began };
-    }
-  };
+  const call = (method: string, path: string, token?: string, body?: unknown, timeoutMs?: number) => callOrigin(service.url, method, path, token, body, timeoutMs);
   const registered = await fetch(`http://127.0.0.1:${authPort}/auth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -11,6 +11,7 @@ import { startNodeChild } from '../../src/runtime/node-child.js';
 import type { RunningChild } from '../../src/runtime/supervised-child.js';
 import { runRecord } from '../../test/helpers/run-record-builder.js';
 import { repoRoot } from '../../bench/lib/repo-root.js';
+import { call, type Answer } from './json-call.js';
 
 /**
  * Several machines proved on one (issue 33): three API processes and one worker, each with a
@@ -34,20 +35,31 @@ export interface ApiProcess {
 export interface ThreeProcesses {
   apis: ApiProcess[];
   authUrl: string;
-  /** Settles when the worker exits: early, it failed to start (it says why on standard error). */
+  /** Settles when the worker exits: early, it failed to start (it says why on standard error). Never, with no worker. */
   workerExit: Promise<void>;
   /** kill -9 of one API process; answers once it is gone. */
   kill(index: number): Promise<void>;
   /** Starts that API process again on its port and DATA_DIR; answers once it serves. */
   restart(index: number): Promise<void>;
+  /**
+   * SIGSTOP (`true`) or SIGCONT (`false`) to every process of the layout: a paused layout
+   * takes no CPU, so a bench can time several layouts in turns on one machine.
+   */
+  pause(paused: boolean): void;
   close(): Promise<void>;
+}
+
+export interface LayoutOptions {
+  /** API processes (default 3). */
+  apis?: number;
+  /** Whether a worker runs ingest, publish, snapshot and the stale-job sweep beside them (default true). */
+  worker?: boolean;
 }
 
 export const SERVICE_TOKEN = 'three-processes-service-token';
 const SLUG = 'skiff-race';
 const VERSION = 'v1.1.0';
 export const LAUNCH = { testCase: SLUG, version: VERSION, variant: 'base', harness: 'codex', model: 'three/model' };
-const API_COUNT = 3;
 /** A claim whose answer the kill cut off is failed by the dispatch lease this soon (s). */
 const LEASE_SECONDS = 4;
 
@@ -55,9 +67,10 @@ const entry = (path: string) => join(repoRoot(), 'dist', 'src', path);
 
 /**
  * Starts the auth service, three API processes (ingest's catalog checkout beside the first)
- * and one worker running ingest, publish, snapshot and the stale-job sweep, all on `engines`.
+ * and one worker running ingest, publish, snapshot and the stale-job sweep, all on `engines`;
+ * `options` changes the number of API processes, or leaves the worker out.
  */
-export async function startThreeProcesses(engines: SharedEngines, prefix: string): Promise<ThreeProcesses> {
+export async function startThreeProcesses(engines: SharedEngines, prefix: string, { apis: apiCount = 3, worker: withWorker = true }: LayoutOptions = {}): Promise<ThreeProcesses> {
   const dirs: string[] = [];
   const dataDir = () => {
     const dir = mkdtempSync(join(tmpdir(), 'evb-three-'));
@@ -91,7 +104,7 @@ export async function startThreeProcesses(engines: SharedEngines, prefix: string
     ROUTER_BASE_URL: `http://127.0.0.1:${await freeLoopbackPort()}`,
   };
   const apiEnvs = await Promise.all(
-    Array.from({ length: API_COUNT }, async (_, i) => ({
+    Array.from({ length: apiCount }, async (_, i) => ({
       ...shared,
       HOST: '127.0.0.1',
       PORT: String(await freeLoopbackPort()),
@@ -103,13 +116,18 @@ export async function startThreeProcesses(engines: SharedEngines, prefix: string
   const running: Array<RunningChild & { url: string }> = [];
   const startApi = (i: number) => startNodeChild(entry('api/server.js'), { label: `API process ${i}`, env: apiEnvs[i]!, readyTimeoutMs: 60_000 });
   // One after another: the first migrates the store under its advisory lock.
-  for (let i = 0; i < API_COUNT; i++) running.push(await startApi(i));
-  const worker = fork(entry('worker.js'), [], {
-    env: { ...shared, DATA_DIR: dataDir(), CATALOG_DIR: catalog, WORKER_QUEUES: 'ingest,publish,snapshot,stale-jobs' },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const workerExited = new Promise<void>((done) => worker.once('exit', () => done()));
+  for (let i = 0; i < apiCount; i++) running.push(await startApi(i));
+  const worker = withWorker
+    ? fork(entry('worker.js'), [], {
+      env: { ...shared, DATA_DIR: dataDir(), CATALOG_DIR: catalog, WORKER_QUEUES: 'ingest,publish,snapshot,stale-jobs' },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    })
+    : null;
+  const workerExited = worker ? new Promise<void>((done) => worker.once('exit', () => done())) : new Promise<void>(() => {});
   const apis: ApiProcess[] = running.map(({ url, pid }) => ({ url, pid }));
+  const pause = (paused: boolean) => {
+    for (const pid of [auth.pid, ...running.map((api) => api.pid), ...(worker?.pid ? [worker.pid] : [])]) process.kill(pid, paused ? 'SIGSTOP' : 'SIGCONT');
+  };
   return {
     apis,
     authUrl,
@@ -122,8 +140,11 @@ export async function startThreeProcesses(engines: SharedEngines, prefix: string
       running[index] = await startApi(index);
       apis[index] = { url: running[index]!.url, pid: running[index]!.pid };
     },
+    pause,
     async close() {
-      if (worker.exitCode === null && worker.signalCode === null) {
+      // A paused process would hold a SIGTERM until its stop grace ran out.
+      pause(false);
+      if (worker && worker.exitCode === null && worker.signalCode === null) {
         worker.kill('SIGTERM');
         await workerExited;
       }
@@ -131,34 +152,6 @@ export async function startThreeProcesses(engines: SharedEngines, prefix: string
       for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-export interface Answer {
-  status: number;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  body: any;
-}
-
-/** JSON over HTTP; status 0 when the connection is refused or reset, or nothing answers in time. */
-export async function call(origin: string, method: string, path: string, token?: string, body?: unknown, timeoutMs = 30_000): Promise<Answer> {
-  try {
-    const response = await fetch(`${origin}${path}`, {
-      method,
-      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    const text = await response.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      // Not JSON: kept as text.
-    }
-    return { status: response.status, body: parsed };
-  } catch {
-    return { status: 0, body: null };
-  }
 }
 
 export interface ProofSize {
