@@ -8,7 +8,7 @@ import { storeMeta } from '../../src/db/store-meta.js';
 import { bullConnection } from '../../src/redis/managed-redis.js';
 import { SNAPSHOT_QUEUE } from '../../src/snapshot/snapshot-queue.js';
 import { BEACON_V1, copyExampleCatalog, CRABBER, LOW_TIDE, REGATTA } from '../helpers/example-catalog.js';
-import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
+import { FILES_UNDER_DATA_DIR, startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 import { until } from '../helpers/until.js';
 
 let backend: TestBackend;
@@ -18,7 +18,7 @@ let baseUrl: string;
 beforeAll(async () => {
   // Four versions of the examples, one of each kind this file exercises.
   catalog = copyExampleCatalog([LOW_TIDE, BEACON_V1, CRABBER, REGATTA]);
-  backend = await startTestBackend({ CATALOG_DIR: catalog });
+  backend = await startTestBackend({ CATALOG_DIR: catalog, ...FILES_UNDER_DATA_DIR });
   baseUrl = await backend.app.listen({ host: '127.0.0.1', port: 0 });
 });
 afterAll(() => backend.close());

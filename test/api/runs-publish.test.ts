@@ -7,7 +7,7 @@ import { EXAMPLE_CATALOG } from '../helpers/example-catalog.js';
 import { openConsole } from '../helpers/jobs-fixtures.js';
 import { runRecord } from '../helpers/run-record-builder.js';
 import { ingestCatalog, publishAndWait, seedRun } from '../helpers/runs-test-helpers.js';
-import { bearer, startTestBackend, type TestBackend } from '../helpers/test-backend.js';
+import { bearer, FILES_UNDER_DATA_DIR, startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 
 let backend: TestBackend;
 let baseUrl: string;
@@ -21,6 +21,7 @@ beforeAll(async () => {
     ARTIFACTS_URL: artifacts.origin,
     ARTIFACTS_SERVICE_TOKEN: 'svc-secret',
     SNAPSHOT_DEPLOY_HOOK: `${artifacts.origin}/hook`,
+    ...FILES_UNDER_DATA_DIR,
   });
   baseUrl = await backend.app.listen({ host: '127.0.0.1', port: 0 });
   await ingestCatalog(backend, ['skiff-race']);
@@ -165,7 +166,7 @@ describe('artifact prune against a service that is down', () => {
   it('still deletes the run', async () => {
     const down = await listenOnLoopback(() => undefined);
     await down.stopListening();
-    const other = await startTestBackend({ CATALOG_DIR: EXAMPLE_CATALOG, ARTIFACTS_URL: down.origin, ARTIFACTS_SERVICE_TOKEN: 't' });
+    const other = await startTestBackend({ CATALOG_DIR: EXAMPLE_CATALOG, ARTIFACTS_URL: down.origin, ARTIFACTS_SERVICE_TOKEN: 't', ...FILES_UNDER_DATA_DIR });
     try {
       const { token: t } = await other.auth.register('bob');
       await seedRun(other, runRecord({ id: 'lonely' }));

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { seedCatalog } from '../helpers/jobs-fixtures.js';
 import { jobsHttp } from '../helpers/jobs-http.js';
-import { bearer, startTestBackend, type TestBackend } from '../helpers/test-backend.js';
+import { bearer, FILES_UNDER_DATA_DIR, startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 
 const SERVICE = 'dispatch-secret';
 const launch = { testCase: 'carom', version: 'v1.1.0', variant: 'base', harness: 'codex', model: 'openai/gpt-5' };
@@ -19,7 +19,7 @@ let newJob: () => Promise<{ jobId: string; jobToken: string }>;
 let job: { jobId: string; jobToken: string };
 
 beforeAll(async () => {
-  backend = await startTestBackend({ SERVICE_TOKEN: SERVICE, SHOWCASE_UPLOAD_MAX_MIB: '0.001' }, { pricedModels: [launch.model] });
+  backend = await startTestBackend({ SERVICE_TOKEN: SERVICE, SHOWCASE_UPLOAD_MAX_MIB: '0.001', ...FILES_UNDER_DATA_DIR }, { pricedModels: [launch.model] });
   await seedCatalog(backend.store, backend.dataDir, [{ slug: 'carom', version: 'v1.1.0' }]);
   base = await backend.app.listen({ host: '127.0.0.1', port: 0 });
   mediaDir = join(backend.dataDir, 'run-media');

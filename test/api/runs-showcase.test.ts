@@ -5,7 +5,7 @@ import { EXAMPLE_CATALOG } from '../helpers/example-catalog.js';
 import { jobsHttp } from '../helpers/jobs-http.js';
 import { runRecord } from '../helpers/run-record-builder.js';
 import { ingestCatalog, publishAndWait } from '../helpers/runs-test-helpers.js';
-import { bearer, startTestBackend, type TestBackend } from '../helpers/test-backend.js';
+import { bearer, FILES_UNDER_DATA_DIR, startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 
 const SERVICE = 'dispatch-secret';
 const MAX_BYTES = 1049; // SHOWCASE_UPLOAD_MAX_MIB=0.001
@@ -19,7 +19,7 @@ let http: ReturnType<typeof jobsHttp>;
 let operator: string;
 
 beforeAll(async () => {
-  backend = await startTestBackend({ CATALOG_DIR: EXAMPLE_CATALOG, SERVICE_TOKEN: SERVICE, SHOWCASE_UPLOAD_MAX_MIB: '0.001', SHOWCASE_JOB_MAX_FILES: String(JOB_MAX_FILES), SHOWCASE_JOB_MAX_MIB: '0.002' }, { pricedModels: [launch.model] });
+  backend = await startTestBackend({ CATALOG_DIR: EXAMPLE_CATALOG, SERVICE_TOKEN: SERVICE, SHOWCASE_UPLOAD_MAX_MIB: '0.001', SHOWCASE_JOB_MAX_FILES: String(JOB_MAX_FILES), SHOWCASE_JOB_MAX_MIB: '0.002', ...FILES_UNDER_DATA_DIR }, { pricedModels: [launch.model] });
   await ingestCatalog(backend, ['skiff-race']);
   base = await backend.app.listen({ host: '127.0.0.1', port: 0 });
   http = jobsHttp(base);

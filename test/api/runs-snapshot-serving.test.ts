@@ -5,13 +5,13 @@ import { snapshotServePrefix } from '../../src/snapshot/serve-snapshot.js';
 import { EXAMPLE_CATALOG } from '../helpers/example-catalog.js';
 import { runRecord } from '../helpers/run-record-builder.js';
 import { ingestCatalog, publishAndWait, seedRun, waitForSnapshotQueueIdle } from '../helpers/runs-test-helpers.js';
-import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
+import { FILES_UNDER_DATA_DIR, startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 
 let backend: TestBackend;
 let base: string;
 
 beforeAll(async () => {
-  backend = await startTestBackend({ CATALOG_DIR: EXAMPLE_CATALOG, SNAPSHOT_URL: 'http://gallery.example.invalid/public/' });
+  backend = await startTestBackend({ CATALOG_DIR: EXAMPLE_CATALOG, SNAPSHOT_URL: 'http://gallery.example.invalid/public/', ...FILES_UNDER_DATA_DIR });
   await ingestCatalog(backend, ['skiff-race']);
   base = await backend.app.listen({ host: '127.0.0.1', port: 0 });
   const { token } = await backend.auth.register('alice');

@@ -18,6 +18,16 @@ export interface TestS3Server {
   close(): Promise<void>;
 }
 
+/** The environment the `s3` driver reads, for the test bucket of the server at `endpoint`, under `prefix`. */
+export const s3Environment = (endpoint: string, prefix: string): Record<string, string> => ({
+  BLOB_STORE_URL: `s3://${TEST_BUCKET}/${prefix}`,
+  AWS_ENDPOINT_URL: endpoint,
+  AWS_REGION: 'us-east-1',
+  // s3rver's fixed development keys.
+  AWS_ACCESS_KEY_ID: 'S3RVER',
+  AWS_SECRET_ACCESS_KEY: 'S3RVER',
+});
+
 /**
  * A local S3-compatible server (s3rver) on loopback for the calling test file, with one
  * bucket, its objects in a temporary folder. Stop and start it to play an outage.
@@ -40,14 +50,7 @@ export async function startTestS3(): Promise<TestS3Server> {
   const endpoint = `http://127.0.0.1:${port}`;
   return {
     endpoint,
-    env: (prefix) => ({
-      BLOB_STORE_URL: `s3://${TEST_BUCKET}/${prefix}`,
-      AWS_ENDPOINT_URL: endpoint,
-      AWS_REGION: 'us-east-1',
-      // s3rver's fixed development keys.
-      AWS_ACCESS_KEY_ID: 'S3RVER',
-      AWS_SECRET_ACCESS_KEY: 'S3RVER',
-    }),
+    env: (prefix) => s3Environment(endpoint, prefix),
     stop,
     start,
     async close() {

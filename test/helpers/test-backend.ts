@@ -10,6 +10,7 @@ import type { BackendStore } from '../../src/db/dialect.js';
 import type { Database } from '../../src/db/open-database.js';
 import { openStore, sqliteHandleGetter } from '../../src/db/open-store.js';
 import { dropTestDatabase, testDatabase } from './postgres.js';
+import { s3Environment } from './s3-server.js';
 import { startTestAuth, type TestAuth } from './test-auth.js';
 
 export interface TestBackend {
@@ -30,6 +31,13 @@ export interface TestBackend {
  */
 export const TEST_ENGINE = process.env.TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
 
+/**
+ * For tests about the `fs` blob driver's files under DATA_DIR (its folder layout, links
+ * planted in it, its snapshot swap): without it the PostgreSQL half's backends keep their
+ * files in the run's bucket. Their `s3` counterparts are the `*-s3` and bucket tests.
+ */
+export const FILES_UNDER_DATA_DIR = { BLOB_STORE_URL: '' };
+
 /** Curated catalog entries with a hand list price, so launches naming them pass the real model rule. */
 export const HAND_LIST_PRICE = { listPriceInputPerMtok: 3, listPriceCachedInputPerMtok: 0.3, listPriceOutputPerMtok: 15, listPriceAsOf: '2026-11-01' };
 
@@ -42,14 +50,18 @@ export async function startTestBackend(env: Env = {}, options: Pick<AppOptions, 
   const dataDir = mkdtempSync(join(tmpdir(), 'evb-data-'));
   const auth = await startTestAuth({ relayToken: env.AUTH_RELAY_TOKEN ?? null });
   const databaseUrl = TEST_ENGINE === 'postgres' ? await testDatabase({ migrated: true }) : undefined;
+  const prefix = `t${randomUUID().slice(0, 8)}`;
+  const s3Endpoint = inject('s3Endpoint');
   const config = {
     ...loadConfig({
       DATA_DIR: dataDir,
       REDIS_URL: inject('redisUrl'),
-      REDIS_PREFIX: `t${randomUUID().slice(0, 8)}`,
+      REDIS_PREFIX: prefix,
       AUTH_CACHE_SECONDS: '0',
       LOG_LEVEL: 'silent',
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      // The PostgreSQL half keeps files in its bucket, each backend under a prefix of its own.
+      ...(s3Endpoint ? s3Environment(s3Endpoint, `backends/${prefix}`) : {}),
       ...env,
     }),
     authUrl: env.AUTH_URL ?? auth.url,

@@ -9,7 +9,7 @@ import { snapshotLock } from '../../src/snapshot/snapshot-lock.js';
 import { snapshotWriter, type SnapshotWriter } from '../../src/snapshot/write-snapshot.js';
 import { runRecord } from '../helpers/run-record-builder.js';
 import { seedRun } from '../helpers/runs-test-helpers.js';
-import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
+import { FILES_UNDER_DATA_DIR, startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 
 let backend: TestBackend;
 let redis: Redis;
@@ -17,7 +17,7 @@ let redis: Redis;
 let other: SnapshotWriter;
 
 beforeAll(async () => {
-  backend = await startTestBackend({ SNAPSHOT_URL: 'http://127.0.0.1/snapshot/', RUN_WORKERS: 'false' });
+  backend = await startTestBackend({ SNAPSHOT_URL: 'http://127.0.0.1/snapshot/', RUN_WORKERS: 'false', ...FILES_UNDER_DATA_DIR });
   for (const id of ['snap-a', 'snap-b']) {
     await seedRun(backend, runRecord({ id }));
     await backend.app.runs.rows.markPublished({ id, publishedAt: new Date().toISOString(), sourceRepo: null, playableBuild: null });
