@@ -1,5 +1,5 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { CatalogIndex } from '../catalog/catalog-index.js';
+import type { CatalogIndex, IndexedVersion } from '../catalog/catalog-index.js';
 import { compareVersions } from '../catalog/compare-versions.js';
 import type { ResolvedVersion } from '../catalog/resolved-version.js';
 import type { StoredVersions } from '../catalog/stored-versions.js';
@@ -25,13 +25,27 @@ export interface RunGradesDeps {
  * so a re-ingest never leaves a stale rating on a card or a detail.
  */
 export function runGrades({ store, rows, index, versions }: RunGradesDeps) {
-  const latestOfSlug = async (slug: string) => (await index.versionsOf(slug)).sort((a, b) => compareVersions(b.version, a.version))[0] ?? null;
+  /** A case's newest version by `compareVersions`, the first by version text among equals. */
+  const newest = (versions: IndexedVersion[]) => versions.reduce<IndexedVersion | null>((best, v) => (best && compareVersions(best.version, v.version) >= 0 ? best : v), null);
+  const latestOfSlug = async (slug: string) => newest(await index.versionsOf(slug));
 
-  /** `<own ingest>|<latest version's ingest>`: the grade reads the first, the case name the second. */
-  async function gradeKey(slug: string, version: string): Promise<string> {
-    const [own, latest] = await Promise.all([index.get(slug, version), latestOfSlug(slug)]);
-    return `${own?.ingestedAt ?? ''}|${latest?.ingestedAt ?? ''}`;
+  /**
+   * Each run's grade key, `<own ingest>|<latest version's ingest>` (the grade reads the first,
+   * the case name the second), from one catalog read however many cases a page holds.
+   */
+  async function gradeKeys(runs: ReadonlyArray<{ slug: string; version: string }>): Promise<string[]> {
+    const bySlug = new Map<string, IndexedVersion[]>();
+    for (const version of await index.versionsOfEach([...new Set(runs.map((run) => run.slug))])) {
+      const versions = bySlug.get(version.slug);
+      if (versions) versions.push(version);
+      else bySlug.set(version.slug, [version]);
+    }
+    return runs.map(({ slug, version }) => {
+      const versions = bySlug.get(slug) ?? [];
+      return `${versions.find((v) => v.version === version)?.ingestedAt ?? ''}|${newest(versions)?.ingestedAt ?? ''}`;
+    });
   }
+  const gradeKey = async (slug: string, version: string) => (await gradeKeys([{ slug, version }]))[0]!;
 
   async function resolved(slug: string, version: string): Promise<ResolvedVersion | null> {
     try {
@@ -112,15 +126,12 @@ export function runGrades({ store, rows, index, versions }: RunGradesDeps) {
       if (!row || row.decode_error !== null) return false;
       return (await regrade(row)) !== null;
     },
-    /** Brings page rows up to date in place; the common case (nothing stale) costs one index read per version. */
+    /** Brings page rows up to date; the common case (nothing stale) costs one catalog read a page. */
     async freshen<Row extends ListedRow>(page: Row[]): Promise<Row[]> {
-      const keys = new Map<string, string>();
+      const keys = await gradeKeys(page.map((row) => ({ slug: row.test_case_slug, version: row.test_case_version })));
       const out: Row[] = [];
-      for (const row of page) {
-        const pair = `${row.test_case_slug}\n${row.test_case_version}`;
-        let key = keys.get(pair);
-        if (key === undefined) keys.set(pair, (key = await gradeKey(row.test_case_slug, row.test_case_version)));
-        if (row.grade_key === key) out.push(row);
+      for (const [i, row] of page.entries()) {
+        if (row.grade_key === keys[i]) out.push(row);
         else {
           await regrade(row);
           out.push({ ...row, ...(await rows.get(row.id)) });
