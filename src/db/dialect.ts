@@ -1,6 +1,7 @@
-import { Kysely, PostgresDialect, sql, SqliteDialect, type Expression, type RawBuilder, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { Kysely, PostgresDialect, sql, type Expression, type RawBuilder } from 'kysely';
 import pg from 'pg';
 import type { Database } from './open-database.js';
+import { sqliteDialect } from './sqlite-dialect.js';
 import type { StoreSchema } from './store-schema.js';
 
 /**
@@ -29,31 +30,7 @@ export type BackendStore = Store<StoreSchema>;
  * call it only when Kysely is the handle's last user.
  */
 export function sqliteStore<DB>(database: Database): Store<DB> {
-  return { engine: 'sqlite', db: new Kysely<DB>({ dialect: new SqliteDialect({ database: preparedOnce(database) }) }) };
-}
-
-/** Statements the SQLite store keeps prepared; past this many the least recently run is dropped. */
-export const PREPARED_STATEMENTS = 500;
-
-/**
- * The handle as Kysely's SQLite driver sees it, each SQL text prepared once: the driver asks
- * for a new statement every time it runs a query, and preparing a listing page's wide select
- * cost several times what running it does. Reusing a statement is safe because the driver
- * runs one query at a time on its one connection (a stream holds it until it ends).
- */
-function preparedOnce(database: Database): SqliteDatabase {
-  const statements = new Map<string, SqliteStatement>();
-  return {
-    close: () => database.close(),
-    prepare(text) {
-      const statement = statements.get(text) ?? database.prepare(text);
-      // A Map iterates in insertion order: re-inserting keeps the least recently run first.
-      statements.delete(text);
-      statements.set(text, statement);
-      if (statements.size > PREPARED_STATEMENTS) statements.delete(statements.keys().next().value!);
-      return statement;
-    },
-  };
+  return { engine: 'sqlite', db: new Kysely<DB>({ dialect: sqliteDialect(database) }) };
 }
 
 /** Kysely over a pool from `postgresPool()`. `db.destroy()` ends the pool. */

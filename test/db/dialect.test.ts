@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  boundRows, indexedBy, PREPARED_STATEMENTS, jsonArrayRows, jsonCounts, jsonNumber, jsonText, likeInsensitive, lockedRows, nextCapRevision, postgresPool, postgresStore,
+  boundRows, indexedBy, jsonArrayRows, jsonCounts, jsonNumber, jsonText, likeInsensitive, lockedRows, nextCapRevision, postgresPool, postgresStore,
   sameTextIgnoringCase, sameValue, sqliteStore, weekStart, writeTransaction, type Store,
 } from '../../src/db/dialect.js';
 import { migratePostgres } from '../../src/db/migrate-postgres.js';
@@ -178,26 +178,6 @@ describe('a SQLite write transaction', () => {
       other.close();
     }
     expect(await stores.sqlite!.db.selectFrom('models').select('slug').where('slug', 'in', ['mine', 'other']).execute()).toEqual([{ slug: 'mine' }]);
-  });
-});
-
-describe('the SQLite store', () => {
-  it('prepares each SQL text once, and again only once it fell out of the most recently run', async () => {
-    const database = openDatabase(join(dir, 'prepared.sqlite'));
-    const prepared: string[] = [];
-    const prepare = database.prepare.bind(database);
-    database.prepare = ((text: string) => (prepared.push(text), prepare(text))) as typeof database.prepare;
-    const { db } = sqliteStore<Tables>(database);
-    try {
-      const read = (slug: string) => db.selectFrom('models').select('slug').where('slug', '=', slug).execute();
-      for (const slug of ['a', 'b', 'c']) await read(slug);
-      expect(prepared).toHaveLength(1);
-      for (let i = 0; i < PREPARED_STATEMENTS; i++) await db.selectFrom('models').select(sql.lit(i).as('n')).execute();
-      await read('a');
-      expect(prepared).toHaveLength(2 + PREPARED_STATEMENTS);
-    } finally {
-      await db.destroy();
-    }
   });
 });
 
