@@ -25,14 +25,15 @@ export interface RunGradesDeps {
  * so a re-ingest never leaves a stale rating on a card or a detail.
  */
 export function runGrades({ store, rows, index, versions }: RunGradesDeps) {
-  /** A case's newest version by `compareVersions`, the first by version text among equals. */
-  const newest = (versions: IndexedVersion[]) => versions.reduce<IndexedVersion | null>((best, v) => (best && compareVersions(best.version, v.version) >= 0 ? best : v), null);
-  const latestOfSlug = async (slug: string) => newest(await index.versionsOf(slug));
+  /** The run's own version among its case's indexed versions, and the case's newest by `compareVersions` (the first by version text among equals). */
+  const placeIn = (versions: IndexedVersion[], version: string) => ({
+    own: versions.find((v) => v.version === version) ?? null,
+    latest: versions.reduce<IndexedVersion | null>((best, v) => (best && compareVersions(best.version, v.version) >= 0 ? best : v), null),
+  });
+  /** `<own ingest>|<latest version's ingest>`: the grade reads the first, the case name the second. */
+  const keyOf = ({ own, latest }: ReturnType<typeof placeIn>) => `${own?.ingestedAt ?? ''}|${latest?.ingestedAt ?? ''}`;
 
-  /**
-   * Each run's grade key, `<own ingest>|<latest version's ingest>` (the grade reads the first,
-   * the case name the second), from one catalog read however many cases a page holds.
-   */
+  /** Each run's grade key, from one catalog read however many cases a page holds. */
   async function gradeKeys(runs: ReadonlyArray<{ slug: string; version: string }>): Promise<string[]> {
     const bySlug = new Map<string, IndexedVersion[]>();
     for (const version of await index.versionsOfEach([...new Set(runs.map((run) => run.slug))])) {
@@ -40,23 +41,19 @@ export function runGrades({ store, rows, index, versions }: RunGradesDeps) {
       if (versions) versions.push(version);
       else bySlug.set(version.slug, [version]);
     }
-    return runs.map(({ slug, version }) => {
-      const versions = bySlug.get(slug) ?? [];
-      return `${versions.find((v) => v.version === version)?.ingestedAt ?? ''}|${newest(versions)?.ingestedAt ?? ''}`;
-    });
+    return runs.map(({ slug, version }) => keyOf(placeIn(bySlug.get(slug) ?? [], version)));
   }
-  const gradeKey = async (slug: string, version: string) => (await gradeKeys([{ slug, version }]))[0]!;
 
-  async function resolved(slug: string, version: string): Promise<ResolvedVersion | null> {
+  /** A version's resolved definition; null when it was never ingested or its stored copy is unreadable (graded alike). */
+  async function resolved(own: IndexedVersion | null): Promise<ResolvedVersion | null> {
     try {
-      return (await versions.get(slug, version))?.stored.resolved ?? null;
+      return own ? (await versions.load(own)).stored.resolved : null;
     } catch {
-      return null; // an unreadable store copy grades like a version not ingested
+      return null;
     }
   }
 
-  async function caseName(slug: string): Promise<string> {
-    const latest = await latestOfSlug(slug);
+  async function caseName(slug: string, latest: IndexedVersion | null): Promise<string> {
     if (!latest) return slug;
     try {
       return (await versions.load(latest)).stored.resolved.name || slug;
@@ -66,15 +63,14 @@ export function runGrades({ store, rows, index, versions }: RunGradesDeps) {
   }
 
   /**
-   * The catalog reads come first; the run (locked) and its reviews are then read and the
-   * grade written in one write transaction, so a review (or re-push) stored meanwhile, by
-   * this process or another, is never overwritten by a grade computed without it.
+   * The catalog reads come first (one index read for the key, the grade and the case name);
+   * the run (locked) and its reviews are then read and the grade written in one write
+   * transaction, so a review (or re-push) stored meanwhile, by this process or another, is
+   * never overwritten by a grade computed without it.
    */
   async function regrade(row: ListedRow): Promise<Grade | null> {
-    const version = await resolved(row.test_case_slug, row.test_case_version);
-    const name = await caseName(row.test_case_slug);
-    const key = await gradeKey(row.test_case_slug, row.test_case_version);
-    const outcome = await writeGrade(row, version, name, key);
+    const place = placeIn(await index.versionsOf(row.test_case_slug), row.test_case_version);
+    const outcome = await writeGrade(row, await resolved(place.own), await caseName(row.test_case_slug, place.latest), keyOf(place));
     if (outcome !== 'moved') return outcome;
     const moved = await rows.get(row.id);
     return moved ? regrade(moved) : null;
@@ -118,7 +114,6 @@ export function runGrades({ store, rows, index, versions }: RunGradesDeps) {
     store.db.selectFrom('runs').select('id').where('decode_error', 'is', null).where('test_case_slug', '=', slug).where('test_case_version', '=', version).execute();
 
   return {
-    gradeKey,
     regrade,
     /** Regrades one run by id (after a store or a review); false when it is unknown or unreadable. */
     async regradeById(id: string): Promise<boolean> {
@@ -149,7 +144,7 @@ export function runGrades({ store, rows, index, versions }: RunGradesDeps) {
       const seen = new Map<string, string>();
       for (const { slug, version, key } of await staleCandidates()) {
         const pair = `${slug}\n${version}`;
-        const current = seen.get(pair) ?? (await gradeKey(slug, version));
+        const current = seen.get(pair) ?? (await gradeKeys([{ slug, version }]))[0]!;
         seen.set(pair, current);
         if (key === current) continue;
         for (const { id } of await runsOfVersion(slug, version)) {

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CatalogIndex } from '../../src/catalog/catalog-index.js';
-import type { StoredVersions } from '../../src/catalog/stored-versions.js';
 import { runGrades } from '../../src/runs/run-grades.js';
 import type { StoredReview } from '../../src/runs/run-rows.js';
 import { runRecord } from '../helpers/run-record-builder.js';
@@ -26,8 +25,8 @@ describe('regrading', () => {
     // The same store, with its catalog read held open: the window a slow read leaves.
     let open!: () => void;
     const held = new Promise<void>((done) => (open = done));
-    const slow: StoredVersions = { ...versions, get: async (slug, version) => (await held, versions.get(slug, version)) };
-    const stale = runGrades({ store: backend.store, rows, index, versions: slow }).regradeById('graded-run');
+    const slow: CatalogIndex = { ...index, versionsOf: async (slug) => (await held, index.versionsOf(slug)) };
+    const stale = runGrades({ store: backend.store, rows, index: slow, versions }).regradeById('graded-run');
 
     await rows.putReview('graded-run', review);
     await grades.regradeById('graded-run');
