@@ -72,7 +72,7 @@ export function runGrades({ store, rows, index, versions }: RunGradesDeps) {
     const place = placeIn(await index.versionsOf(row.test_case_slug), row.test_case_version);
     const outcome = await writeGrade(row, await resolved(place.own), await caseName(row.test_case_slug, place.latest), keyOf(place));
     if (outcome !== 'moved') return outcome;
-    const moved = await rows.get(row.id);
+    const moved = await rows.listed(row.id);
     return moved ? regrade(moved) : null;
   }
 
@@ -117,7 +117,7 @@ export function runGrades({ store, rows, index, versions }: RunGradesDeps) {
     regrade,
     /** Regrades one run by id (after a store or a review); false when it is unknown or unreadable. */
     async regradeById(id: string): Promise<boolean> {
-      const row = await rows.get(id);
+      const row = await rows.listed(id);
       if (!row || row.decode_error !== null) return false;
       return (await regrade(row)) !== null;
     },
@@ -129,7 +129,7 @@ export function runGrades({ store, rows, index, versions }: RunGradesDeps) {
         if (row.grade_key === keys[i]) out.push(row);
         else {
           await regrade(row);
-          out.push({ ...row, ...(await rows.get(row.id)) });
+          out.push({ ...row, ...(await rows.listed(row.id)) });
         }
       }
       return out;
@@ -148,7 +148,7 @@ export function runGrades({ store, rows, index, versions }: RunGradesDeps) {
         seen.set(pair, current);
         if (key === current) continue;
         for (const { id } of await runsOfVersion(slug, version)) {
-          const row = await rows.get(id);
+          const row = await rows.listed(id);
           if (row && row.grade_key !== current) {
             await regrade(row);
             if (++count % REGRADES_PER_TURN === 0) await yieldToEventLoop();
