@@ -5,6 +5,11 @@ import type { Database } from './open-database.js';
 
 /** Statements the SQLite store keeps prepared; past this many the least recently run is dropped. */
 export const PREPARED_STATEMENTS = 500;
+/**
+ * SQL longer than this (characters) is prepared each time it runs, not kept: a multi-row
+ * insert of a bulk copy, whose rows outweigh its preparing and whose compiled program is large.
+ */
+export const KEPT_SQL_LENGTH = 16 * 1024;
 
 /**
  * Kysely's SQLite dialect over an open better-sqlite3 handle, without two costs of its
@@ -31,6 +36,7 @@ function preparedOnce(database: Database): SqliteDatabase {
   return {
     close: () => database.close(),
     prepare(text) {
+      if (text.length > KEPT_SQL_LENGTH) return database.prepare(text);
       const statement = statements.get(text) ?? database.prepare(text);
       // A Map iterates in insertion order: re-inserting keeps the least recently run first.
       statements.delete(text);

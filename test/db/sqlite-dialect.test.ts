@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sqliteStore } from '../../src/db/dialect.js';
 import { openDatabase, type Database } from '../../src/db/open-database.js';
-import { PREPARED_STATEMENTS } from '../../src/db/sqlite-dialect.js';
+import { KEPT_SQL_LENGTH, PREPARED_STATEMENTS } from '../../src/db/sqlite-dialect.js';
 import type { StoreSchema } from '../../src/db/store-schema.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'evb-sqlite-dialect-'));
@@ -31,6 +31,18 @@ describe('the SQLite store', () => {
       for (let i = 0; i < PREPARED_STATEMENTS; i++) await db.selectFrom('models').select(sql.lit(i).as('n')).execute();
       await read('a');
       expect(prepared).toHaveLength(2 + PREPARED_STATEMENTS);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('prepares a long bulk statement each time it runs rather than keep it', async () => {
+    const { database, prepared } = countingStore('bulk.sqlite');
+    const { db } = sqliteStore<StoreSchema>(database);
+    try {
+      const slugs = Array.from({ length: KEPT_SQL_LENGTH / 2 }, (_, i) => `slug-${i}`);
+      for (let i = 0; i < 2; i++) await db.selectFrom('models').select('slug').where('slug', 'in', slugs).execute();
+      expect(prepared).toHaveLength(2);
     } finally {
       await db.destroy();
     }
