@@ -141,11 +141,10 @@ export function runGrades({ store, rows, index, versions }: RunGradesDeps) {
      */
     async regradeStale(): Promise<number> {
       let count = 0;
-      const seen = new Map<string, string>();
-      for (const { slug, version, key } of await staleCandidates()) {
-        const pair = `${slug}\n${version}`;
-        const current = seen.get(pair) ?? (await gradeKeys([{ slug, version }]))[0]!;
-        seen.set(pair, current);
+      const candidates = await staleCandidates();
+      const currentKeys = await gradeKeys(candidates);
+      for (const [i, { slug, version, key }] of candidates.entries()) {
+        const current = currentKeys[i]!;
         if (key === current) continue;
         for (const { id } of await runsOfVersion(slug, version)) {
           const row = await rows.listed(id);

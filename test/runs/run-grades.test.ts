@@ -56,4 +56,17 @@ describe('regrading', () => {
     expect((await grades.freshen(await page())).map((row) => [row.id, row.grade_key])).toEqual(ids.map((id) => [id, expectedKey(id)]));
     expect((await page()).map((row) => [row.id, row.grade_key])).toEqual(ids.map((id) => [id, expectedKey(id)]));
   });
+
+  it('regrades the stale runs of every case at once, and nothing when none is stale', async () => {
+    for (const [i, version] of ['v1.0.0', 'v2.0.0', 'v2.0.0'].entries()) await seedRun(backend, runRecord({ id: `stale-run-${i}`, slug: 'stale-case', version }));
+    const { rows, grades } = backend.app.runs;
+    const ingestedAt = '2026-02-01T00:00:00.000Z';
+    await backend.app.catalog.index.put({ slug: 'stale-case', version: 'v2.0.0', recordFormat: 1, storeDir: 'stale-case/v2.0.0', fingerprint: 'f', contentHash: 'h', experimental: false, ingestedAt });
+
+    expect(await grades.regradeStale()).toBe(3);
+    // v1.0.0's runs are stale too: their case's latest version (the case name's source) moved.
+    expect(await Promise.all(['stale-run-0', 'stale-run-1', 'stale-run-2'].map(async (id) => (await rows.get(id))!.grade_key)))
+      .toEqual([`|${ingestedAt}`, `${ingestedAt}|${ingestedAt}`, `${ingestedAt}|${ingestedAt}`]);
+    expect(await grades.regradeStale()).toBe(0);
+  });
 });
