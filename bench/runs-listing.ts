@@ -4,7 +4,9 @@ import type { ManagedPostgres } from '../src/db/managed-postgres.js';
 import { measureFloors } from './floors.js';
 import { startBenchBackend, type BenchBackend } from './lib/bench-backend.js';
 import { benchRedis } from './lib/bench-redis.js';
-import { benchEngines, benchPostgres, copiedToPostgres, rawHandle, rawQuery } from './lib/bench-store.js';
+import { decodeRunRecord } from '../src/runs/decode-run-record.js';
+import { runValues } from '../src/runs/run-rows.js';
+import { benchEngines, benchPostgres, copiedToPostgres, rawHandle, rawQuery, rawStatement, type RawHandle } from './lib/bench-store.js';
 import { keepAliveClient } from './lib/keep-alive-client.js';
 import { machineLine } from './lib/machine.js';
 import { seedRuns } from './lib/seed-runs.js';
@@ -15,6 +17,8 @@ const RUNS = 100_000;
 const MODELS = 20;
 const HARNESSES = ['claude', 'codex', 'cline', 'goose'];
 const TARGET_RATIO = 3;
+/** Run records stored at once, as a burst of drivers' final reports stores them. */
+const STORED = 600;
 
 function record(i: number) {
   return syntheticRunRecord(i, {
@@ -53,19 +57,26 @@ export default async function benchRunsListing(): Promise<boolean> {
     console.log(`seeded ${RUNS} runs in ${Date.now() - seedStart} ms`);
 
     const measured: Array<Record<string, string>> = [];
+    const storing: Array<Record<string, string>> = [];
     // The PostgreSQL store is copied before either side is measured, so both start from the same rows.
     if (engines.includes('postgres')) cluster = await benchPostgres();
     const url = cluster ? await copiedToPostgres(cluster, sqlite.sqliteFile!, 'runs_listing') : null;
-    if (engines.includes('sqlite')) measured.push(...(await measureListing(sqlite, null, redis.url)));
+    const measure = async (backend: BenchBackend, databaseUrl: string | null) => {
+      const figures = await measureListing(backend, databaseUrl, redis.url);
+      measured.push(...figures.listing);
+      storing.push(figures.storing);
+    };
+    if (engines.includes('sqlite')) await measure(sqlite, null);
     if (url) {
       const postgres = await startBenchBackend(redis.url, { REDIS_PREFIX: `b${randomUUID().slice(0, 8)}`, RUN_WORKERS: 'false', DATABASE_URL: url });
       try {
-        measured.push(...(await measureListing(postgres, url, redis.url)));
+        await measure(postgres, url);
       } finally {
         await postgres.close();
       }
     }
     printTable(`GET /runs fields=summary at ${RUNS} runs (p50, sequential keep-alive; ${machineLine()})`, measured);
+    printTable(`${STORED} run records stored at once into ${RUNS} runs, each regraded (${machineLine()})`, storing);
     return measured.every((row) => row.verdict === 'PASS');
   } finally {
     await sqlite.close();
@@ -75,7 +86,7 @@ export default async function benchRunsListing(): Promise<boolean> {
 }
 
 /** The listing's pages on one backend, each against its statements on the engine's own driver. */
-async function measureListing(backend: BenchBackend, databaseUrl: string | null, redisUrl: string): Promise<Array<Record<string, string>>> {
+async function measureListing(backend: BenchBackend, databaseUrl: string | null, redisUrl: string): Promise<{ listing: Array<Record<string, string>>; storing: Record<string, string> }> {
   const { app, store, url: address } = backend;
   const handle = await rawHandle(backend, databaseUrl);
   const client = keepAliveClient(address);
@@ -126,14 +137,60 @@ async function measureListing(backend: BenchBackend, databaseUrl: string | null,
     const measured: Array<[string, LatencySummary, LatencySummary]> = [];
     for (const { name, http, raw } of series) measured.push([name, ...(await timePaired(iterations, Math.ceil(iterations / 10), http, raw))]);
     const floors = await measureFloors(redisUrl, 2000);
-    return measured.map(([name, http, raw]) => {
-      const ratio = http.p50 / (raw.p50 + floors.noopPost.p50);
-      return { engine: store.engine, measure: name, calls: String(iterations), http: ms(http.p50), raw: ms(raw.p50), 'no-op floor': ms(floors.noopPost.p50), ratio: ratio.toFixed(2), verdict: ratio <= TARGET_RATIO ? 'PASS' : 'FAIL' };
-    });
+    return {
+      listing: measured.map(([name, http, raw]) => {
+        const ratio = http.p50 / (raw.p50 + floors.noopPost.p50);
+        return { engine: store.engine, measure: name, calls: String(iterations), http: ms(http.p50), raw: ms(raw.p50), 'no-op floor': ms(floors.noopPost.p50), ratio: ratio.toFixed(2), verdict: ratio <= TARGET_RATIO ? 'PASS' : 'FAIL' };
+      }),
+      storing: await measureStoring(backend, handle),
+    };
   } finally {
     client.close();
     await handle.close();
   }
+}
+
+/**
+ * `STORED` records stored at once, as that many drivers' final reports store them (the record
+ * store's `store`, each run regraded after), against the writes this needs at least: on the
+ * engine's own driver, one transaction inserting the row and one writing its grade, per run.
+ * No target: the ratio shows what the store path (query building, the reads around the
+ * writes, queueing for SQLite's one connection) adds.
+ */
+async function measureStoring(backend: BenchBackend, handle: RawHandle): Promise<Record<string, string>> {
+  const { app, store } = backend;
+  const begin = rawStatement(handle, store.engine === 'sqlite' ? 'BEGIN IMMEDIATE' : 'BEGIN');
+  const commit = rawStatement(handle, 'COMMIT');
+  const now = new Date().toISOString();
+  const rowValues = (i: number) => {
+    const raw = record(i);
+    return runValues({ id: raw.id, jobId: `job-${raw.id}`, record: JSON.stringify(raw), recordFormat: 1, decodeError: null, events: '[]', lifted: decodeRunRecord(raw).lifted }, now);
+  };
+  const first = rowValues(RUNS + STORED);
+  const insert = store.db.insertInto('runs').values(first).compile();
+  if (JSON.stringify(insert.parameters) !== JSON.stringify(Object.values(first))) throw new Error('the raw insert binds its values in another order than the compiled one');
+  const grade = store.db.updateTable('runs').set({ grade: '', grade_key: '', case_name: '', review_count: 0 }).where('id', '=', '').compile();
+  const [inserted, graded] = [rawStatement(handle, insert.sql), rawStatement(handle, grade.sql)];
+
+  const rawStart = performance.now();
+  for (let i = RUNS + STORED; i < RUNS + 2 * STORED; i++) {
+    const values = rowValues(i);
+    await begin([]);
+    await inserted(Object.values(values));
+    await commit([]);
+    await begin([]);
+    await graded(['{"rating":null,"aesthetic":null,"validatorRated":false,"score":null}', '|', values.test_case_slug, 0, values.id]);
+    await commit([]);
+  }
+  const rawMs = performance.now() - rawStart;
+
+  const start = performance.now();
+  const stored = await Promise.all(Array.from({ length: STORED }, (_, k) => app.runs.records.store(`job-store-${k}`, record(RUNS + k), [])));
+  await Promise.all(stored.map((one) => one.graded));
+  const storeMs = performance.now() - start;
+  const gradedCount = await store.db.selectFrom('runs').select((eb) => eb.fn.countAll<number>().as('n')).where('id', 'in', stored.map((one) => one.recordId)).where('grade_key', 'is not', null).executeTakeFirstOrThrow();
+  if (gradedCount.n !== STORED) throw new Error(`expected ${STORED} graded runs, found ${gradedCount.n}`);
+  return { engine: store.engine, store: ms(storeMs), raw: ms(rawMs), ratio: (storeMs / rawMs).toFixed(2) };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await benchRunsListing();

@@ -104,18 +104,28 @@ export function rawText(handle: RawHandle, text: string, parameters: readonly un
   return rawSql(handle, handle.engine === 'sqlite' ? text : text.replace(/\?/g, () => `$${++n}`), parameters);
 }
 
-function rawSql(handle: RawHandle, sql: string, parameters: readonly unknown[]): RawQuery {
+/** SQL prepared once on the engine's own driver (numbered placeholders on PostgreSQL), run with each call's parameters. */
+export function rawStatement(handle: RawHandle, sql: string): (parameters: readonly unknown[]) => Promise<unknown[]> {
   if (handle.engine === 'sqlite') {
     const statement = handle.db.prepare(sql);
+    return async (parameters) => (statement.reader ? statement.all(...parameters) : (statement.run(...parameters), []));
+  }
+  const { client } = handle;
+  const name = `bench_raw_${++prepared}`;
+  return async (parameters) => (await client.query({ name, text: sql, values: [...parameters] })).rows;
+}
+
+function rawSql(handle: RawHandle, sql: string, parameters: readonly unknown[]): RawQuery {
+  const statement = rawStatement(handle, sql);
+  if (handle.engine === 'sqlite') {
     return {
-      run: async () => statement.all(...parameters),
+      run: () => statement(parameters),
       plan: async () => (handle.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...parameters) as Array<{ detail: string }>).map((step) => step.detail).join(' | '),
     };
   }
   const { client } = handle;
-  const name = `bench_raw_${++prepared}`;
   return {
-    run: async () => (await client.query({ name, text: sql, values: [...parameters] })).rows,
+    run: () => statement(parameters),
     plan: async () => {
       const { rows } = await client.query<{ 'QUERY PLAN': string }>({ text: `EXPLAIN ANALYZE ${sql}`, values: [...parameters] });
       return rows.map((row) => row['QUERY PLAN'].trim()).join(' | ');

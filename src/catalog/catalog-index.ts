@@ -74,6 +74,11 @@ export function catalogIndex(store: BackendStore) {
     async versionsOf(slug: string): Promise<IndexedVersion[]> {
       return (await versionRows(db).where('slug', '=', slug).orderBy('version').execute()).map(fromRow);
     },
+    /** The versions of each of `slugs` (none when the list is empty), from one read, as `versionsOf` orders them. */
+    async versionsOfEach(slugs: readonly string[]): Promise<IndexedVersion[]> {
+      if (slugs.length === 0) return [];
+      return (await versionRows(db).where('slug', 'in', slugs).orderBy('slug').orderBy('version').execute()).map(fromRow);
+    },
     async put(version: IndexedVersion): Promise<void> {
       const row = {
         record_format: version.recordFormat,

@@ -1,6 +1,7 @@
-import { Kysely, PostgresDialect, sql, SqliteDialect, type Expression, type RawBuilder } from 'kysely';
+import { Kysely, PostgresDialect, sql, type Expression, type RawBuilder } from 'kysely';
 import pg from 'pg';
 import type { Database } from './open-database.js';
+import { sqliteDialect } from './sqlite-dialect.js';
 import type { StoreSchema } from './store-schema.js';
 
 /**
@@ -30,7 +31,7 @@ export type BackendStore = Store<StoreSchema>;
  * call it only when Kysely is the handle's last user.
  */
 export function sqliteStore<DB>(database: Database): Store<DB> {
-  return { engine: 'sqlite', db: new Kysely<DB>({ dialect: new SqliteDialect({ database }) }) };
+  return { engine: 'sqlite', db: new Kysely<DB>({ dialect: sqliteDialect(database) }) };
 }
 
 /** Kysely over a pool from `postgresPool()`. `db.destroy()` ends the pool. */

@@ -1,5 +1,5 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { CatalogIndex } from '../catalog/catalog-index.js';
+import type { CatalogIndex, IndexedVersion } from '../catalog/catalog-index.js';
 import { compareVersions } from '../catalog/compare-versions.js';
 import type { ResolvedVersion } from '../catalog/resolved-version.js';
 import type { StoredVersions } from '../catalog/stored-versions.js';
@@ -25,24 +25,35 @@ export interface RunGradesDeps {
  * so a re-ingest never leaves a stale rating on a card or a detail.
  */
 export function runGrades({ store, rows, index, versions }: RunGradesDeps) {
-  const latestOfSlug = async (slug: string) => (await index.versionsOf(slug)).sort((a, b) => compareVersions(b.version, a.version))[0] ?? null;
-
+  /** The run's own version among its case's indexed versions, and the case's newest by `compareVersions` (the first by version text among equals). */
+  const placeIn = (versions: IndexedVersion[], version: string) => ({
+    own: versions.find((v) => v.version === version) ?? null,
+    latest: versions.reduce<IndexedVersion | null>((best, v) => (best && compareVersions(best.version, v.version) >= 0 ? best : v), null),
+  });
   /** `<own ingest>|<latest version's ingest>`: the grade reads the first, the case name the second. */
-  async function gradeKey(slug: string, version: string): Promise<string> {
-    const [own, latest] = await Promise.all([index.get(slug, version), latestOfSlug(slug)]);
-    return `${own?.ingestedAt ?? ''}|${latest?.ingestedAt ?? ''}`;
+  const keyOf = ({ own, latest }: ReturnType<typeof placeIn>) => `${own?.ingestedAt ?? ''}|${latest?.ingestedAt ?? ''}`;
+
+  /** Each run's grade key, from one catalog read however many cases a page holds. */
+  async function gradeKeys(runs: ReadonlyArray<{ slug: string; version: string }>): Promise<string[]> {
+    const bySlug = new Map<string, IndexedVersion[]>();
+    for (const version of await index.versionsOfEach([...new Set(runs.map((run) => run.slug))])) {
+      const versions = bySlug.get(version.slug);
+      if (versions) versions.push(version);
+      else bySlug.set(version.slug, [version]);
+    }
+    return runs.map(({ slug, version }) => keyOf(placeIn(bySlug.get(slug) ?? [], version)));
   }
 
-  async function resolved(slug: string, version: string): Promise<ResolvedVersion | null> {
+  /** A version's resolved definition; null when it was never ingested or its stored copy is unreadable (graded alike). */
+  async function resolved(own: IndexedVersion | null): Promise<ResolvedVersion | null> {
     try {
-      return (await versions.get(slug, version))?.stored.resolved ?? null;
+      return own ? (await versions.load(own)).stored.resolved : null;
     } catch {
-      return null; // an unreadable store copy grades like a version not ingested
+      return null;
     }
   }
 
-  async function caseName(slug: string): Promise<string> {
-    const latest = await latestOfSlug(slug);
+  async function caseName(slug: string, latest: IndexedVersion | null): Promise<string> {
     if (!latest) return slug;
     try {
       return (await versions.load(latest)).stored.resolved.name || slug;
@@ -52,17 +63,16 @@ export function runGrades({ store, rows, index, versions }: RunGradesDeps) {
   }
 
   /**
-   * The catalog reads come first; the run (locked) and its reviews are then read and the
-   * grade written in one write transaction, so a review (or re-push) stored meanwhile, by
-   * this process or another, is never overwritten by a grade computed without it.
+   * The catalog reads come first (one index read for the key, the grade and the case name);
+   * the run (locked) and its reviews are then read and the grade written in one write
+   * transaction, so a review (or re-push) stored meanwhile, by this process or another, is
+   * never overwritten by a grade computed without it.
    */
   async function regrade(row: ListedRow): Promise<Grade | null> {
-    const version = await resolved(row.test_case_slug, row.test_case_version);
-    const name = await caseName(row.test_case_slug);
-    const key = await gradeKey(row.test_case_slug, row.test_case_version);
-    const outcome = await writeGrade(row, version, name, key);
+    const place = placeIn(await index.versionsOf(row.test_case_slug), row.test_case_version);
+    const outcome = await writeGrade(row, await resolved(place.own), await caseName(row.test_case_slug, place.latest), keyOf(place));
     if (outcome !== 'moved') return outcome;
-    const moved = await rows.get(row.id);
+    const moved = await rows.listed(row.id);
     return moved ? regrade(moved) : null;
   }
 
@@ -104,26 +114,22 @@ export function runGrades({ store, rows, index, versions }: RunGradesDeps) {
     store.db.selectFrom('runs').select('id').where('decode_error', 'is', null).where('test_case_slug', '=', slug).where('test_case_version', '=', version).execute();
 
   return {
-    gradeKey,
     regrade,
     /** Regrades one run by id (after a store or a review); false when it is unknown or unreadable. */
     async regradeById(id: string): Promise<boolean> {
-      const row = await rows.get(id);
+      const row = await rows.listed(id);
       if (!row || row.decode_error !== null) return false;
       return (await regrade(row)) !== null;
     },
-    /** Brings page rows up to date in place; the common case (nothing stale) costs one index read per version. */
+    /** Brings page rows up to date; the common case (nothing stale) costs one catalog read a page. */
     async freshen<Row extends ListedRow>(page: Row[]): Promise<Row[]> {
-      const keys = new Map<string, string>();
+      const keys = await gradeKeys(page.map((row) => ({ slug: row.test_case_slug, version: row.test_case_version })));
       const out: Row[] = [];
-      for (const row of page) {
-        const pair = `${row.test_case_slug}\n${row.test_case_version}`;
-        let key = keys.get(pair);
-        if (key === undefined) keys.set(pair, (key = await gradeKey(row.test_case_slug, row.test_case_version)));
-        if (row.grade_key === key) out.push(row);
+      for (const [i, row] of page.entries()) {
+        if (row.grade_key === keys[i]) out.push(row);
         else {
           await regrade(row);
-          out.push({ ...row, ...(await rows.get(row.id)) });
+          out.push({ ...row, ...(await rows.listed(row.id)) });
         }
       }
       return out;
@@ -135,14 +141,13 @@ export function runGrades({ store, rows, index, versions }: RunGradesDeps) {
      */
     async regradeStale(): Promise<number> {
       let count = 0;
-      const seen = new Map<string, string>();
-      for (const { slug, version, key } of await staleCandidates()) {
-        const pair = `${slug}\n${version}`;
-        const current = seen.get(pair) ?? (await gradeKey(slug, version));
-        seen.set(pair, current);
+      const candidates = await staleCandidates();
+      const currentKeys = await gradeKeys(candidates);
+      for (const [i, { slug, version, key }] of candidates.entries()) {
+        const current = currentKeys[i]!;
         if (key === current) continue;
         for (const { id } of await runsOfVersion(slug, version)) {
-          const row = await rows.get(id);
+          const row = await rows.listed(id);
           if (row && row.grade_key !== current) {
             await regrade(row);
             if (++count % REGRADES_PER_TURN === 0) await yieldToEventLoop();

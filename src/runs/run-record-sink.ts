@@ -36,7 +36,7 @@ export function runRecords(deps: RunRecordsDeps) {
     const listPrice = await deps.listPriceOf(recordModelId(record));
     const decoded = decodeRunRecord(record, () => listPrice);
     const recordId = decoded.lifted.id ?? jobId;
-    const before = await deps.rows.get(recordId);
+    const before = await deps.rows.listed(recordId);
     const stored = await deps.rows.store({
       id: recordId,
       jobId,

@@ -165,10 +165,13 @@ export interface StoredRun {
  */
 function runQueries(db: Kysely<StoreSchema>, engine: Engine) {
   const selectRun = (id: string) => db.selectFrom('runs').select(RUN_COLUMNS).where('id', '=', id);
+  const selectListed = (id: string) => db.selectFrom('runs').select(LISTED_COLUMNS).where('id', '=', id);
   return {
     get: async (id: string): Promise<RunRow | null> => (await selectRun(id).executeTakeFirst()) ?? null,
-    /** `get` that also keeps the row from other writers until the caller's transaction ends. */
-    getLocked: async (id: string): Promise<RunRow | null> => (await lockedRows(engine, selectRun(id)).executeTakeFirst()) ?? null,
+    /** `get` without the record, which can be large: what grading and the listings need. */
+    listed: async (id: string): Promise<ListedRow | null> => (await selectListed(id).executeTakeFirst()) ?? null,
+    /** `listed` that also keeps the row from other writers until the caller's transaction ends. */
+    getLocked: async (id: string): Promise<ListedRow | null> => (await lockedRows(engine, selectListed(id)).executeTakeFirst()) ?? null,
     /** The job that stored the run, or else uploaded its showcase media: undefined for a run no job did either for. */
     async owner(id: string): Promise<{ jobId: string | null } | undefined> {
       // A run not stored yet belongs to the job whose showcase uploads named it.
