@@ -69,15 +69,28 @@ class InTurnDriver implements Driver {
   async acquireConnection(): Promise<DatabaseConnection> {
     if (this.#held) await new Promise<void>((resolve) => this.#waiting.push(resolve));
     this.#held = true;
-    return this.#inner.acquireConnection();
+    try {
+      return await this.#inner.acquireConnection();
+    } catch (error) {
+      // Never handed out: pass it on, or no waiter would ever get it.
+      this.#handOn();
+      throw error;
+    }
   }
 
-  async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    await this.#inner.releaseConnection(connection);
+  #handOn(): void {
     const next = this.#waiting.shift();
     // Handed straight to the next waiter: a query arriving meanwhile queues behind it.
     if (next) next();
     else this.#held = false;
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    try {
+      await this.#inner.releaseConnection(connection);
+    } finally {
+      this.#handOn();
+    }
   }
 
   beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
