@@ -15,6 +15,7 @@
  * same configuration and models share the cell. Provider does not split cells otherwise:
  * runs do not record it.
  */
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { sql, type RawBuilder } from 'kysely';
 import { boundOuterRows, indexedBy, type BackendStore, type BoundColumn, type Engine } from '../db/dialect.js';
 import { inFlight } from '../db/jobs-table.js';
@@ -208,11 +209,17 @@ export function cellCounts(store: BackendStore, readRows: (args: CellCountArgs) 
      * Completed runs of the cells the reviewer has not reviewed, cell by cell in the given
      * order (`cell` is the index), oldest first within a cell; one more than `limit` tells the
      * caller it was capped. `skipUnloaded` leaves out runs whose build never loaded.
+     *
+     * Each cell is one bounded statement, and the read yields to the event loop between
+     * cells: on SQLite the statements answer synchronously, so a queue whose first cells are
+     * all reviewed would otherwise hold the loop for the whole walk (tens of milliseconds over
+     * a thousand cells).
      */
     async unreviewedRuns(cells: CoverageCell[], reviewerId: string, limit: number, skipUnloaded = false): Promise<Array<{ cell: number; run: QueuedRun }>> {
       const rows: Array<{ cell: number; run: QueuedRun }> = [];
       for (const [index, { pin, combination: c }] of cells.entries()) {
         if (rows.length >= limit) break;
+        if (index > 0) await yieldToEventLoop();
         const fields = {
           slug: pin.slug, version: pin.version, variant: pin.variant, engine: pin.engine, harness: c.harness,
           gg: c.ggConfigRowId, ggModels: c.ggModels,
