@@ -20,8 +20,9 @@
  * the next top-up counts what was committed as in flight.
  *
  * A halt wins over a top-up: it pauses first; the top-up reads the pause every
- * `FED_CHECK_INTERVAL_MS` of its walk and right before it commits, and stops; the halt then cancels under the lock, and if a top-up
- * stalled past the wait it cancels at once and again once that top-up lets go.
+ * `FED_CHECK_INTERVAL_MS` of its walk and right before it commits, and stops; the halt then
+ * cancels under the lock, and if a top-up stalled past the wait it cancels at once and again
+ * once that top-up lets go.
  */
 import type { LaunchBodyT } from '../contract/jobs.js';
 import { MAX_QUEUE_RUNS } from '../contract/vocabulary.js';
