@@ -15,8 +15,9 @@
  * same configuration and models share the cell. Provider does not split cells otherwise:
  * runs do not record it.
  */
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { sql, type RawBuilder } from 'kysely';
-import { indexedBy, jsonArrayRows, type BackendStore, type Engine } from '../db/dialect.js';
+import { boundOuterRows, indexedBy, type BackendStore, type BoundColumn, type Engine } from '../db/dialect.js';
 import { inFlight } from '../db/jobs-table.js';
 import { AUTO_GRADED_TEST_TYPES } from '../runs/run-states.js';
 import type { CoverageCell } from './coverage-cells.js';
@@ -38,25 +39,33 @@ const RUN_GG = sql<string | null>`COALESCE((SELECT j.gg_config_id FROM jobs AS j
   CASE WHEN r.gg_config_id LIKE 'saved:%' THEN substr(r.gg_config_id, 7) ELSE r.gg_config_id END)`;
 /** The bound models of a run `r`: its job's, else its record's (null when neither says). */
 const RUN_GG_MODELS = sql<string | null>`COALESCE((SELECT j.gg_models FROM jobs AS j WHERE j.id = r.job_id), r.gg_models)`;
-/**
- * A cell's fields, in the order `cellsParam` writes them: `model` and `alt` are the two ids its
- * runs may record (the same one twice unless routed), `gg` its gg configuration row id and
- * `ggModels` its bound models, each null for any.
- */
-const CELL_FIELDS = ['slug', 'version', 'variant', 'engine', 'harness', 'model', 'gg', 'alt', 'ggModels'] as const;
-type CellField = (typeof CELL_FIELDS)[number];
+/** A cell's fields a run or job matches on besides its model: `gg` its gg configuration row id and `ggModels` its bound models, each null for any. */
+type CellField = 'slug' | 'version' | 'variant' | 'engine' | 'harness' | 'gg' | 'ggModels';
 /** The SQL that reads a cell's field (as text, null for any). */
 export type CellFields = (name: CellField) => RawBuilder<string | null>;
-/** A completed run `r` in the cell whose fields `field` gives. */
-export const completedInCell = (field: CellFields) =>
+/** A completed run `r` in the cell whose fields `field` gives, its model matched by `model` (a condition on `r.model_id`). */
+export const completedInCell = (field: CellFields, model: RawBuilder<boolean>) =>
   sql<boolean>`r.test_case_slug = ${field('slug')} AND r.test_case_version = ${field('version')} AND r.variant = ${field('variant')}
-   AND r.engine = ${field('engine')} AND r.harness = ${field('harness')} AND r.model_id IN (${field('model')}, ${field('alt')})
+   AND r.engine = ${field('engine')} AND r.harness = ${field('harness')} AND ${model}
    AND r.state = 'completed' AND r.decode_error IS NULL AND (${field('gg')} IS NULL OR ${RUN_GG} = ${field('gg')})
    AND (${field('ggModels')} IS NULL OR ${RUN_GG_MODELS} = ${field('ggModels')})`;
-/** The cells, as `cellsParam` encodes them, as rows `c` (`key` the cell's index): the outer loop of the per-cell queries. */
-export const cellRows = (engine: Engine, cells: string) => sql`${jsonArrayRows(engine, sql`${cells}`)} AS c`;
+
+/**
+ * The cells as the grouped queries take them: one row per cell and model id its runs may
+ * record (two for a provider-routed cell, `openrouter/<model>` and `<model>`), so the model
+ * is a join key like the rest and PostgreSQL hashes or index-joins on all of them; `cell` is
+ * the cell's index. A run records one id, so it meets a cell in one row at most.
+ */
+export type CellRow = [cell: number, slug: string, version: string, variant: string, engine: string, harness: string, model: string,
+  gg: string | null, ggModels: string | null];
+const CELL_COLUMNS: readonly BoundColumn[] = [['cell', 'bigint'], ['slug', 'text'], ['version', 'text'], ['variant', 'text'], ['engine', 'text'],
+  ['harness', 'text'], ['model', 'text'], ['gg', 'text'], ['gg_models', 'text']];
+/** The cells as rows `c` of typed columns: the outer loop of the grouped queries. */
+export const cellRows = (engine: Engine, cells: readonly CellRow[]) => boundOuterRows(engine, 'c', CELL_COLUMNS, cells);
 /** A field of the cell row `c` being joined. */
-export const cellRowField: CellFields = (name) => sql<string | null>`c.value ->> ${sql.lit(CELL_FIELDS.indexOf(name))}`;
+export const cellRowField: CellFields = (name) => sql.ref<string | null>(`c.${name === 'ggModels' ? 'gg_models' : name}`);
+/** A completed run `r` in the cell row `c`. */
+export const completedInCellRow = completedInCell(cellRowField, sql<boolean>`r.model_id = c.model`);
 const unreviewed = (reviewer: string) => sql<boolean>`COALESCE(r.test_type, '') NOT IN (${AUTO_GRADED})
   AND NOT EXISTS (SELECT 1 FROM run_reviews AS v WHERE v.run_id = r.id AND v.reviewer_id = ${reviewer})`;
 /** 1 when the condition holds, else 0: what `SUM` counts on both engines (PostgreSQL cannot sum booleans). */
@@ -64,7 +73,7 @@ export const oneIf = (condition: RawBuilder<boolean>) => sql<number>`CASE WHEN $
 
 /** The cells as `cellsParam` encodes them, and the requesting account. */
 export interface CellCountArgs {
-  cells: string;
+  cells: CellRow[];
   reviewer: string;
 }
 
@@ -74,33 +83,34 @@ export interface CellCountRows {
   jobs: Array<{ cell: number; inFlight: number; pending: number }>;
 }
 
-// CROSS JOIN keeps the cells as the outer loop on SQLite (it has no statistics for json_each),
-// so each cell is one index range, whatever the number of runs and jobs; the match sits in WHERE
+// CROSS JOIN keeps the cells as the outer loop on SQLite (it has no statistics for bound rows),
+// so each cell is one index range, whatever the number of runs and jobs; PostgreSQL, which
+// knows the rows' number, index-joins or hashes on all six keys itself. The match sits in WHERE
 // because PostgreSQL's CROSS JOIN takes no ON. These statements are Kysely `sql` templates, not
 // the builder, because the builder spells neither that join order nor an index hint.
 /** The statements the counts run, exported so the benchmark can time them raw. */
 export const cellCountStatements = (engine: Engine, { cells, reviewer }: CellCountArgs) => ({
-  runs: sql<CellCountRows['runs'][number]>`SELECT c.key AS cell, COUNT(*) AS completed, SUM(${oneIf(unreviewed(reviewer))}) AS unreviewed
+  runs: sql<CellCountRows['runs'][number]>`SELECT c.cell, COUNT(*) AS completed, SUM(${oneIf(unreviewed(reviewer))}) AS unreviewed
     FROM ${cellRows(engine, cells)} CROSS JOIN runs AS r ${indexedBy(engine, 'runs_cell')}
-    WHERE ${completedInCell(cellRowField)} GROUP BY c.key`,
-  jobs: sql<CellCountRows['jobs'][number]>`SELECT c.key AS cell, COUNT(*) AS "inFlight", SUM(${oneIf(sql`j.state = 'pending'`)}) AS pending
+    WHERE ${completedInCellRow} GROUP BY c.cell`,
+  jobs: sql<CellCountRows['jobs'][number]>`SELECT c.cell, COUNT(*) AS "inFlight", SUM(${oneIf(sql`j.state = 'pending'`)}) AS pending
     FROM ${cellRows(engine, cells)} CROSS JOIN jobs AS j ${indexedBy(engine, 'jobs_in_flight_cell')}
     WHERE j.test_case_slug = ${cellRowField('slug')} AND j.test_case_version = ${cellRowField('version')} AND j.variant = ${cellRowField('variant')}
-      AND j.harness_slug = ${cellRowField('harness')} AND j.model_id IN (${cellRowField('model')}, ${cellRowField('alt')})
+      AND j.harness_slug = ${cellRowField('harness')} AND j.model_id = c.model
       AND ${sql.raw(inFlight('j'))} AND COALESCE(j.engine, 'none') = ${cellRowField('engine')}
       AND (${cellRowField('gg')} IS NULL OR j.gg_config_id = ${cellRowField('gg')})
       AND (${cellRowField('ggModels')} IS NULL OR j.gg_models = ${cellRowField('ggModels')})
-    GROUP BY c.key`,
+    GROUP BY c.cell`,
 });
 
 /** The jobs in flight of one origin, exported so the benchmark can time it raw. */
 export const originInFlightStatement = (engine: Engine, origin: string) =>
   sql<{ n: number }>`SELECT COUNT(*) AS n FROM jobs ${indexedBy(engine, 'jobs_origin_in_flight')} WHERE origin = ${origin} AND ${sql.raw(inFlight())}`;
 
-/** The cells as the queries' cells parameter: one array per cell, in order. */
-export const cellsParam = (cells: CoverageCell[]): string =>
-  JSON.stringify(cells.map(({ pin, combination: c }) =>
-    [pin.slug, pin.version, pin.variant, pin.engine, c.harness, c.runModels[0], c.ggConfigRowId, c.runModels[1], c.ggModels]));
+/** The cells as the grouped queries' rows: per cell in order, one row per distinct model id. */
+export const cellsParam = (cells: CoverageCell[]): CellRow[] =>
+  cells.flatMap(({ pin, combination: c }, cell) => [...new Set(c.runModels)].map((model): CellRow =>
+    [cell, pin.slug, pin.version, pin.variant, pin.engine, c.harness, model, c.ggConfigRowId, c.ggModels]));
 
 /** A run as a review queue lists it. */
 export interface QueuedRun {
@@ -135,7 +145,7 @@ export interface RunCellIdentity {
  */
 export const sortedQueueStatement = (engine: Engine, { cells, reviewer }: CellCountArgs, limit: number) =>
   sql<{ id: string }>`SELECT r.id FROM ${cellRows(engine, cells)} CROSS JOIN runs AS r ${indexedBy(engine, 'runs_cell')}
-    WHERE ${completedInCell(cellRowField)} AND ${unreviewed(reviewer)} ORDER BY c.key, r.finished_at NULLS FIRST, r.id LIMIT ${limit}`;
+    WHERE ${completedInCellRow} AND ${unreviewed(reviewer)} ORDER BY c.cell, r.finished_at NULLS FIRST, r.id LIMIT ${limit}`;
 
 /** The count queries over `store` (the statistics thread runs them, src/workers/read-stats.ts). */
 export function cellCountQueries(store: BackendStore): (args: CellCountArgs) => Promise<CellCountRows> {
@@ -157,11 +167,11 @@ const textParam = (value: string | null) => sql<string | null>`CAST(${value} AS 
 export function cellCounts(store: BackendStore, readRows: (args: CellCountArgs) => Promise<CellCountRows>) {
   const { engine, db } = store;
   // One cell's, oldest first: the index holds a cell's runs in that order, so the read stops at the limit.
-  const cellQueue = (fields: Record<CellField, string | null>, reviewer: string, limit: number, skipUnloaded: boolean) =>
+  const cellQueue = (fields: Record<CellField, string | null>, models: readonly string[], reviewer: string, limit: number, skipUnloaded: boolean) =>
     sql<QueuedRun>`SELECT r.id AS "runId", r.test_case_slug AS slug, r.test_case_version AS version, r.variant, r.engine, r.harness,
        r.model_id AS model, r.finished_at AS "finishedAt"
      FROM runs AS r ${indexedBy(engine, 'runs_cell')}
-     WHERE ${completedInCell((name) => textParam(fields[name]))} AND ${unreviewed(reviewer)}
+     WHERE ${completedInCell((name) => textParam(fields[name]), sql`r.model_id IN (${sql.join(models)})`)} AND ${unreviewed(reviewer)}
        ${skipUnloaded ? sql`AND r.validation_loaded <> 0` : sql``}
      ORDER BY r.finished_at NULLS FIRST, r.id LIMIT ${limit}`;
 
@@ -199,16 +209,22 @@ export function cellCounts(store: BackendStore, readRows: (args: CellCountArgs) 
      * Completed runs of the cells the reviewer has not reviewed, cell by cell in the given
      * order (`cell` is the index), oldest first within a cell; one more than `limit` tells the
      * caller it was capped. `skipUnloaded` leaves out runs whose build never loaded.
+     *
+     * Each cell is one bounded statement, and the read yields to the event loop between
+     * cells: on SQLite the statements answer synchronously, so a queue whose first cells are
+     * all reviewed would otherwise hold the loop for the whole walk (tens of milliseconds over
+     * a thousand cells).
      */
     async unreviewedRuns(cells: CoverageCell[], reviewerId: string, limit: number, skipUnloaded = false): Promise<Array<{ cell: number; run: QueuedRun }>> {
       const rows: Array<{ cell: number; run: QueuedRun }> = [];
       for (const [index, { pin, combination: c }] of cells.entries()) {
         if (rows.length >= limit) break;
+        if (index > 0) await yieldToEventLoop();
         const fields = {
           slug: pin.slug, version: pin.version, variant: pin.variant, engine: pin.engine, harness: c.harness,
-          model: c.runModels[0], alt: c.runModels[1], gg: c.ggConfigRowId, ggModels: c.ggModels,
+          gg: c.ggConfigRowId, ggModels: c.ggModels,
         };
-        const { rows: runs } = await cellQueue(fields, reviewerId, limit - rows.length, skipUnloaded).execute(db);
+        const { rows: runs } = await cellQueue(fields, c.runModels, reviewerId, limit - rows.length, skipUnloaded).execute(db);
         rows.push(...runs.map((run) => ({ cell: index, run })));
       }
       return rows;

@@ -19,9 +19,10 @@
  * (`enqueuePrepared`) before anything reaches Redis, so no cell is ever half launched and
  * the next top-up counts what was committed as in flight.
  *
- * A halt wins over a top-up: it pauses first; the top-up reads the pause before each cell and
- * right before it commits, and stops; the halt then cancels under the lock, and if a top-up
- * stalled past the wait it cancels at once and again once that top-up lets go.
+ * A halt wins over a top-up: it pauses first; the top-up reads the pause every
+ * `FED_CHECK_INTERVAL_MS` of its walk and right before it commits, and stops; the halt then
+ * cancels under the lock, and if a top-up stalled past the wait it cancels at once and again
+ * once that top-up lets go.
  */
 import type { LaunchBodyT } from '../contract/jobs.js';
 import { MAX_QUEUE_RUNS } from '../contract/vocabulary.js';
@@ -32,7 +33,7 @@ import { recordCancel, SWEEP_STEP } from '../jobs/cancel-jobs.js';
 import { enqueuePrepared, prepareLaunch, type PreparedLaunch } from '../jobs/enqueue-runs.js';
 import type { JobsContext } from '../jobs/jobs-context.js';
 import type { ScheduleLocks } from '../queue/schedule-lock.js';
-import { SECOND } from '../time.js';
+import { MILLISECOND, SECOND } from '../time.js';
 import { bufferTargetOf, hasRoom, targetInForce, type BufferTarget } from './buffer-target.js';
 import type { CellCounter, CellCounts, HarnessLoad } from './cell-counts.js';
 import { cellKeyOf, cellRef, ggRef, uniqueBy, type CoverageCell } from './coverage-cells.js';
@@ -150,10 +151,20 @@ function launchBody({ pin, combination }: CoverageCell): LaunchBodyT {
 }
 
 /**
+ * How long a top-up's walk goes between asking whether its owner is still fed. The caller
+ * asks once more right before it commits, so this only bounds how long a halt waits for a
+ * walk to give up: a walk held up by a slow cell (a price fetched from the routing provider)
+ * asks after that cell; one that prepares hundreds of cells in a few milliseconds does not
+ * ask the store once per cell (500 reads, most of a top-up's time on PostgreSQL).
+ */
+const FED_CHECK_INTERVAL_MS = 50 * MILLISECOND;
+
+/**
  * Chooses and prepares the cells to launch; nothing is written. Every feedable cell whose
  * member cannot be launched and still misses runs is reported, whatever the buffer (a bound of
- * 0 included). `stillFed` is asked before each cell: false (a halt paused the owner) stops the
- * walk, and the answer is null. `harnesses` is the capped harnesses' load (none: no caps).
+ * 0 included). `stillFed` is asked before a cell once `FED_CHECK_INTERVAL_MS` has passed since
+ * the walk started or last asked: false (a halt paused the owner) stops the walk, and the
+ * answer is null. `harnesses` is the capped harnesses' load (none: no caps).
  */
 export async function prepareTopUp(
   ctx: JobsContext, accountId: string, origin: string, target: BufferTarget, measured: MeasuredOwner, stillFed: () => Promise<boolean>,
@@ -171,6 +182,7 @@ export async function prepareTopUp(
   const load = new Map([...harnesses].map(([slug, { cap, inFlight }]) => [slug, { cap, inFlight }]));
   const cells = uniqueCells(measured.feed);
   const tried = new Set<OwnedCell>();
+  let askedAt = performance.now();
   for (const slotsOnly of [true, false]) {
     for (const owned of cells) {
       if (!hasRoom(target, occupancy)) break;
@@ -179,7 +191,10 @@ export async function prepareTopUp(
       const harness = load.get(owned.cell.combination.harness);
       if (slotsOnly && harness !== undefined && harness.inFlight >= harness.cap) continue;
       tried.add(owned);
-      if (!(await stillFed())) return null;
+      if (performance.now() - askedAt >= FED_CHECK_INTERVAL_MS) {
+        if (!(await stillFed())) return null;
+        askedAt = performance.now();
+      }
       const body = launchBody(owned.cell);
       const launches: PreparedLaunch[] = [];
       try {

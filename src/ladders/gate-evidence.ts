@@ -6,7 +6,7 @@
  * unloaded build is broken when the gate says so. Other accounts' reviews never count.
  */
 import { sql } from 'kysely';
-import { AUTO_GRADED, cellRowField, cellRows, completedInCell, oneIf } from '../coverage/cell-counts.js';
+import { AUTO_GRADED, cellRows, completedInCellRow, oneIf, type CellRow } from '../coverage/cell-counts.js';
 import { indexedBy, type BackendStore, type Engine } from '../db/dialect.js';
 import { ratingRank } from '../runs/run-states.js';
 import type { Gate } from './gate.js';
@@ -25,7 +25,7 @@ export interface CellEvidence {
 
 /** The query's parameters: the cells as `cellsParam` encodes them, the requester, and the gate's floor and unloaded rule. */
 export interface GateEvidenceArgs {
-  cells: string;
+  cells: CellRow[];
   reviewer: string;
   floor: number;
   unloadedBroken: 0 | 1;
@@ -38,15 +38,15 @@ export function gateEvidenceStatement(engine: Engine, { cells, reviewer, floor, 
   const broken = sql<boolean>`r.validation_loaded = 0 AND ${unloadedBroken} = 1`;
   // The rating the gate reads for a run: broken for an unloaded build (when the gate says so), else the requester's review's, else the validators'.
   const rating = sql<number | null>`CASE WHEN ${broken} THEN 0 ELSE COALESCE(own.rating_rank, r.validator_rating_rank) END`;
-  return sql<GateEvidenceRow>`SELECT c.key AS cell, COUNT(*) AS completed, COUNT(${rating}) AS judged,
+  return sql<GateEvidenceRow>`SELECT c.cell, COUNT(*) AS completed, COUNT(${rating}) AS judged,
       SUM(${oneIf(sql`${rating} >= ${floor}`)}) AS passing,
       SUM(${oneIf(sql`${broken} AND own.run_id IS NULL AND COALESCE(r.test_type, '') NOT IN (${AUTO_GRADED})`)}) AS "unloadedUnreviewed"
     FROM ${cellRows(engine, cells)}
     -- CROSS JOIN keeps the cells as the outer loop, as coverage's counts do: one index range per cell.
     CROSS JOIN runs AS r ${indexedBy(engine, 'runs_gate_cell')}
     LEFT JOIN run_reviews AS own ${indexedBy(engine, 'run_reviews_gate')} ON own.run_id = r.id AND own.reviewer_id = ${reviewer}
-    WHERE ${completedInCell(cellRowField)}
-    GROUP BY c.key`;
+    WHERE ${completedInCellRow}
+    GROUP BY c.cell`;
 }
 
 /** The query over `store` (the statistics thread runs it, src/workers/read-stats.ts). */
@@ -61,11 +61,11 @@ export function gateEvidenceQuery(store: BackendStore): (args: GateEvidenceArgs)
  */
 export function gateEvidence(readRows: (args: GateEvidenceArgs) => Promise<GateEvidenceRow[]>) {
   return {
-    /** Evidence per cell, aligned with the cells `cellsJson` encodes (coverage's `cellsParam`). */
-    async of(cellsJson: string, cellCount: number, gate: Gate, reviewerId: string): Promise<CellEvidence[]> {
+    /** Evidence per cell, aligned with the cells `cells` holds (coverage's `cellsParam`). */
+    async of(cells: CellRow[], cellCount: number, gate: Gate, reviewerId: string): Promise<CellEvidence[]> {
       const out = Array.from({ length: cellCount }, () => ({ completed: 0, judged: 0, passing: 0, unloadedUnreviewed: 0 }));
       if (cellCount === 0) return out;
-      const rows = await readRows({ cells: cellsJson, reviewer: reviewerId, floor: ratingRank(gate.floor), unloadedBroken: gate.unloadedCountsAsBroken ? 1 : 0 });
+      const rows = await readRows({ cells, reviewer: reviewerId, floor: ratingRank(gate.floor), unloadedBroken: gate.unloadedCountsAsBroken ? 1 : 0 });
       for (const { cell, ...evidence } of rows) out[cell] = evidence;
       return out;
     },

@@ -116,6 +116,14 @@ describe.each(ENGINES)('cell counting on %s', (engine) => {
     });
   });
 
+  it('lets other work run between the cells of a queue it walks, even on a store that answers synchronously', async () => {
+    const order: string[] = [];
+    const walk = counter.unreviewedRuns(CELLS, 'alice', 10).then(() => order.push('queue read'));
+    setImmediate(() => order.push('other work'));
+    await walk;
+    expect(order).toEqual(['other work', 'queue read']);
+  });
+
   it('answers each capped harness’s load, an origin’s jobs in flight and a run’s cell identity', async () => {
     expect(await counter.harnessLoad()).toEqual(new Map([['claude', { cap: 2, inFlight: 3 }], ['idle', { cap: 1, inFlight: 0 }]]));
     expect(await counter.inFlightOfOrigin('plan:p1')).toBe(1);

@@ -14,7 +14,7 @@ import { bearer, startTestBackend, type TestBackend } from '../helpers/test-back
 const SERVICE = 'concurrency-dispatch';
 const MODELS = ['vendor/m1', 'vendor/m2', 'vendor/m3', 'vendor/m4'];
 // Cells are counted globally, so each test covers cases of its own.
-const CASES = { a: ['a1', 'a2', 'a3', 'a4', 'a5'], b: ['b1', 'b2', 'b3', 'b4', 'b5'], c: ['c1', 'c2'] };
+const CASES = { a: ['a1', 'a2', 'a3', 'a4', 'a5'], b: ['b1', 'b2', 'b3', 'b4', 'b5'], c: ['c1', 'c2'], d: ['d1', 'd2', 'd3', 'd4', 'd5'] };
 let first: TestBackend;
 const siblings: Array<{ app: FastifyInstance; opened: OpenedStore }> = [];
 let token: string;
@@ -126,5 +126,22 @@ describe('a top-up interrupted by a crash', () => {
       if (claim.origin === planOrigin(planId)) claimed.push(claim.jobId);
     }
     expect(new Set(claimed)).toEqual(committed);
+  });
+});
+
+describe('a top-up walk', () => {
+  it('does not ask the store whether its owner is still fed once per cell when the cells prepare fast', async () => {
+    const planId = await createPlan(first.app, CASES.d, 1, { kind: 'unbounded' });
+    const ctx = first.app.coverage;
+    const plan = (await ctx.plans.get(accountId, planId))!;
+    let asked = 0;
+    const stillFed = async () => {
+      asked += 1;
+      return true;
+    };
+    const { chosen } = (await prepareTopUp(ctx.jobs, accountId, planOrigin(planId), await targetOf(ctx, accountId, plan.schedule), await measurePlan(ctx, accountId, plan), stillFed))!;
+    // 20 cells prepared in well under a second: a halt still stops the walk within one check interval of pausing.
+    expect(chosen).toHaveLength(CASES.d.length * MODELS.length);
+    expect(asked).toBeLessThan(chosen.length / 2);
   });
 });

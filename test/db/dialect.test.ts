@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  boundRows, indexedBy, jsonArrayRows, jsonCounts, jsonNumber, jsonText, likeInsensitive, lockedRows, nextCapRevision, postgresPool, postgresStore,
+  boundOuterRows, boundRows, indexedBy, jsonCounts, jsonNumber, jsonText, likeInsensitive, lockedRows, nextCapRevision, postgresPool, postgresStore,
   sameTextIgnoringCase, sameValue, sqliteStore, weekStart, writeTransaction, type Store,
 } from '../../src/db/dialect.js';
 import { migratePostgres } from '../../src/db/migrate-postgres.js';
@@ -110,12 +110,20 @@ describe.each(['sqlite', 'postgres'] as const)('the %s dialect', (engine) => {
     expect(hinted.rows).toEqual([{ n: 0 }]);
   });
 
-  it('reads a JSON array as rows numbered from 0, members by index with ->>, JSON null as NULL', async () => {
-    const cells = JSON.stringify([['a', null, 'x'], ['b', 'v2']]);
-    const { rows } = await sql<{ key: number; first: string; second: string | null; third: string | null }>`SELECT c.key AS key,
-        c.value ->> 0 AS first, c.value ->> 1 AS second, c.value ->> 2 AS third
-      FROM ${jsonArrayRows(engine, sql`${cells}`)} AS c ORDER BY c.key`.execute(store().db);
-    expect(rows).toEqual([{ key: 0, first: 'a', second: null, third: 'x' }, { key: 1, first: 'b', second: 'v2', third: null }]);
+  it('joins bound rows as the outer loop, typed, each row read once (a SQLite co-routine, not a flattened subquery)', async () => {
+    await clear();
+    await store().db.insertInto('models').values([model('a', 1), model('b', 2)]).execute();
+    const rows = [[0, 'b', null], [1, 'a', 'x'], [2, 'b', 'y'], [3, 'none', null]];
+    const query = sql<{ key: number; slug: string; note: string | null; listInput: number }>`SELECT c.key, c.slug, c.note, m.list_input AS "listInput"
+      FROM ${boundOuterRows(engine, 'c', [['key', 'bigint'], ['slug', 'text'], ['note', 'text']], rows)} CROSS JOIN models AS m
+      WHERE m.slug = c.slug ORDER BY c.key`;
+    expect((await query.execute(store().db)).rows).toEqual([
+      { key: 0, slug: 'b', note: null, listInput: 2 }, { key: 1, slug: 'a', note: 'x', listInput: 1 }, { key: 2, slug: 'b', note: 'y', listInput: 2 },
+    ]);
+    if (engine === 'sqlite') {
+      const explained = await sql<{ detail: string }>`EXPLAIN QUERY PLAN ${query}`.execute(store().db);
+      expect(explained.rows.map((step) => step.detail)).toContain('CO-ROUTINE c');
+    }
   });
 
   it('upserts with ON CONFLICT, spelled alike on both', async () => {

@@ -1,6 +1,6 @@
 import { renameSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cellCountQueries } from '../../src/coverage/cell-counts.js';
+import { cellCountQueries, type CellRow } from '../../src/coverage/cell-counts.js';
 import { sqliteStore } from '../../src/db/dialect.js';
 import { jobsTable } from '../../src/db/jobs-table.js';
 import { HttpError } from '../../src/errors.js';
@@ -70,7 +70,7 @@ describe('statistics reader thread', () => {
   it('reads cell counts and gate evidence as the queries do inline, sharing a waiting read only with the same arguments', async () => {
     await jobsTable(sqliteStore<StoreSchema>(store.db)).insert([jobRow('j1'), jobRow('j2')]);
     const { testCaseSlug, testCaseVersion, variant, harnessSlug, modelId } = jobRow('j1');
-    const cells = JSON.stringify([[testCaseSlug, testCaseVersion, variant, 'none', harnessSlug, modelId, null], ['other', 'v1.0.0', 'base', 'none', 'codex', 'm', null]]);
+    const cells: CellRow[] = [[0, testCaseSlug, testCaseVersion, variant, 'none', harnessSlug, modelId, null, null], [1, 'other', 'v1.0.0', 'base', 'none', 'codex', 'm', null, null]];
     const inline = await cellCountQueries(sqliteStore<StoreSchema>(store.db))({ cells, reviewer: 'alice' });
     expect(inline.jobs).toEqual([{ cell: 0, inFlight: 2, pending: 0 }]);
 
