@@ -6,8 +6,8 @@
  * is filled up front, through the real enqueue path of an app in this process over the same
  * database and prefix; then the layouts are timed in turns, round by round, each resumed
  * (SIGCONT) for its turn and paused (SIGSTOP) after it, so a paused layout takes no CPU and
- * every N sees the same moments of a shared machine. In a turn, 32 dispatchers on a worker
- * thread, dealt over the layout's API processes, claim CLAIMS jobs after WARMUP untimed ones;
+ * every N sees the same moments of a shared machine. In a turn, 32 dispatchers per API process
+ * on a worker thread, dealt over the layout's API processes, claim CLAIMS jobs after WARMUP untimed ones;
  * the whole machine's CPU over the turn is read from /proc/stat. Every claim is tallied by
  * job id (0 double, 0 lost) and the layout's dispatched rows are counted in its database.
  */
@@ -27,7 +27,18 @@ import { printTable } from './lib/stats.js';
 import { tallyClaims } from './lib/tally-claims.js';
 
 const DEFAULT_COUNTS = [1, 2, 3];
-const DISPATCHERS = 32;
+/**
+ * Dispatchers per API process: a layout of N processes is driven by N times as many, as a
+ * deployment adds API processes for more dispatchers. The same dispatchers spread over more
+ * processes would halve each process's claim batches by construction (a closed-loop
+ * dispatcher waits for its answer before it asks again, so a process batches at most the
+ * claims its own dispatchers have in flight): on two quiet Xeon vCPUs 32 dispatchers in all
+ * cost 1.30x N = 1's CPU per claim with 2 processes and 1.50x with 3, with 10.6, 5.5 and 4.5
+ * claims per claim script call. Per process, the load here is the same at every N, so what
+ * the ratio judges is what sharing PostgreSQL and Redis between processes costs.
+ */
+const DISPATCHERS_PER_API = 32;
+const dispatchersOf = (layout: Layout) => DISPATCHERS_PER_API * layout.n;
 /** Timed claims per layout per turn. */
 const CLAIMS = 15_000;
 /** Untimed claims on the same sockets before each turn's timed ones: the resumed processes' caught-up timers and cold pools. */
@@ -144,7 +155,7 @@ async function settle(layout: Layout): Promise<void> {
 /** One layout's turn: resumed, WARMUP then CLAIMS claims timed, its rows settled, paused again. */
 async function turn(layout: Layout, redis: Redis): Promise<void> {
   layout.deployment.pause(false);
-  const input: DispatchInput = { base: layout.deployment.apis.map((api) => api.url), token: SERVICE_TOKEN, dispatchers: DISPATCHERS, limit: CLAIMS, warmup: WARMUP };
+  const input: DispatchInput = { base: layout.deployment.apis.map((api) => api.url), token: SERVICE_TOKEN, dispatchers: dispatchersOf(layout), limit: CLAIMS, warmup: WARMUP };
   const before = await redisCalls(redis);
   const run = await runWorker<DispatchInput, DispatchOutput>('dispatch-worker', input);
   const after = await redisCalls(redis);
@@ -194,7 +205,7 @@ export async function benchClaimProcesses(counts: number[]): Promise<boolean> {
     // Anything left is claimed too, so a job the turns missed counts as claimed late, not lost.
     for (const layout of layouts) {
       layout.deployment.pause(false);
-      const rest = await runWorker<DispatchInput, DispatchOutput>('dispatch-worker', { base: layout.deployment.apis.map((api) => api.url), token: SERVICE_TOKEN, dispatchers: DISPATCHERS, limit: Number.MAX_SAFE_INTEGER });
+      const rest = await runWorker<DispatchInput, DispatchOutput>('dispatch-worker', { base: layout.deployment.apis.map((api) => api.url), token: SERVICE_TOKEN, dispatchers: dispatchersOf(layout), limit: Number.MAX_SAFE_INTEGER });
       layout.claimed.push(...rest.claimed);
       layout.errors += rest.errors;
       await settle(layout);
@@ -221,7 +232,7 @@ async function report(layouts: Layout[]): Promise<boolean> {
   const cores = cpus().length;
   const measured = [];
   for (const layout of layouts) {
-    printTable(`${layout.n} API process${layout.n === 1 ? '' : 'es'}, ${DISPATCHERS} dispatchers dealt over them: each turn ${CLAIMS.toLocaleString()} claims after ${WARMUP.toLocaleString()} untimed`, [
+    printTable(`${layout.n} API process${layout.n === 1 ? '' : 'es'}, ${dispatchersOf(layout)} dispatchers dealt over them: each turn ${CLAIMS.toLocaleString()} claims after ${WARMUP.toLocaleString()} untimed`, [
       ...layout.turns.map((run, round) => ({ round: round + 1, ...figures(measure([run])) })),
       { round: 'all', ...figures(measure(layout.turns)) },
     ]);
