@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.js';
-import { postgresPool, postgresStore, sqliteStore, type Store } from '../db/dialect.js';
+import { postgresStore, sqliteStore, type Store } from '../db/dialect.js';
+import { migrateOnItsOwnConnection, servingPool } from '../db/open-store.js';
 import type pg from 'pg';
 import { migratePostgres } from '../db/migrate-postgres.js';
 import { readMigrations } from '../db/migration-files.js';
@@ -51,29 +52,24 @@ export function describeAuthStore(location: AuthStoreLocation): string {
  */
 export async function openAuthStore(location: AuthStoreLocation): Promise<AuthStore> {
   if ('file' in location) return sqliteStore<AuthSchema>(openDatabase(location.file, AUTH_MIGRATIONS));
-  if (location.schema) await createSchema(location.url, location.schema);
-  // Every connection of the pool sees the schema's tables only (and the catalog).
-  const pool = postgresPool({ connectionString: location.url, ...(location.schema ? { options: `-c search_path=${location.schema}` } : {}) });
-  try {
-    await refuseAnotherStore(pool);
-    await migratePostgres(pool, AUTH_POSTGRES_MIGRATIONS);
-  } catch (error) {
-    await pool.end();
-    throw error;
-  }
-  return postgresStore<AuthSchema>(pool);
+  // Every connection sees the schema's tables only (and the catalog).
+  const config = { connectionString: location.url, ...(location.schema ? { options: `-c search_path=${location.schema}` } : {}) };
+  await migrateOnItsOwnConnection(config, async (migrator) => {
+    if (location.schema) await createSchema(migrator, location.schema);
+    await refuseAnotherStore(migrator);
+    await migratePostgres(migrator, AUTH_POSTGRES_MIGRATIONS);
+  });
+  return postgresStore<AuthSchema>(servingPool(config));
 }
 
 /** Creates the schema unless it exists; two processes starting at once may both try. */
-async function createSchema(url: string, schema: string): Promise<void> {
-  const pool = postgresPool({ connectionString: url, max: 1 });
+async function createSchema(pool: pg.Pool, schema: string): Promise<void> {
   try {
     await pool.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
   } catch (error) {
     // IF NOT EXISTS still races another creator: a duplicate is the schema we wanted.
-    if ((error as { code?: string }).code !== '23505' && (error as { code?: string }).code !== '42P06') throw error;
-  } finally {
-    await pool.end();
+    const { code } = error as { code?: string };
+    if (code !== '23505' && code !== '42P06') throw error;
   }
 }
 

@@ -62,16 +62,34 @@ export async function openStore(config: Pick<Config, 'dataDir' | 'databaseUrl'>,
     return { store: sqliteStore<StoreSchema>(sqlite), sqlite, location: file, close: async () => { sqlite.close(); } };
   }
   const connectionString = config.databaseUrl;
-  // Migrations may wait minutes for another process's (an advisory lock) and run long
-  // statements: on a connection of their own, without the serving pool's timeouts.
-  const migrator = postgresPool({ connectionString, max: 1, connectionTimeoutMillis: 10 * STORE_CONNECT_TIMEOUT_MS });
+  await migrateOnItsOwnConnection({ connectionString }, (migrator) => migratePostgres(migrator));
+  const store = postgresStore<StoreSchema>(servingPool({ connectionString }, options.onIdleError));
+  return { store, sqlite: null, location: maskPostgresUrl(connectionString), close: () => store.db.destroy() };
+}
+
+/**
+ * Runs `migrate` on a pool of one connection of its own, ended after: migrations may wait
+ * minutes for another process's (an advisory lock) and run long statements, so they go
+ * without the serving pool's timeouts, bar a generous one for connecting.
+ */
+export async function migrateOnItsOwnConnection(config: pg.PoolConfig, migrate: (pool: pg.Pool) => Promise<void>): Promise<void> {
+  const migrator = postgresPool({ ...config, max: 1, connectionTimeoutMillis: 10 * STORE_CONNECT_TIMEOUT_MS });
   try {
-    await migratePostgres(migrator);
+    await migrate(migrator);
   } finally {
     await migrator.end();
   }
-  const pool = postgresPool({
-    connectionString,
+}
+
+/**
+ * The pool a process serves requests from, for the backend's store and the auth service's
+ * alike: an unreachable server fails a new connection within STORE_CONNECT_TIMEOUT_MS, a
+ * statement that runs on past STORE_STATEMENT_TIMEOUT_MS is cancelled, and a busy pool is
+ * waited for (STORE_POOL_WAIT_MS), so no request hangs on the database.
+ */
+export function servingPool(config: pg.PoolConfig, onIdleError?: (error: Error) => void): pg.Pool {
+  return postgresPool({
+    ...config,
     max: STORE_POOL_SIZE,
     // pg-pool applies connectionTimeoutMillis to the wait for a free connection as well as
     // to opening one; the client's own setting bounds only the opening.
@@ -81,9 +99,7 @@ export async function openStore(config: Pick<Config, 'dataDir' | 'databaseUrl'>,
     query_timeout: STORE_STATEMENT_TIMEOUT_MS + SECOND,
     // Finds a peer that vanished without closing (a cut network) on an idle connection.
     keepAlive: true,
-  }, options.onIdleError);
-  const store = postgresStore<StoreSchema>(pool);
-  return { store, sqlite: null, location: maskPostgresUrl(connectionString), close: () => store.db.destroy() };
+  }, onIdleError);
 }
 
 /**
@@ -123,9 +139,16 @@ export function sqliteHandleGetter(sqlite: Database | null): () => Database {
   };
 }
 
-/** A `pg` client that gives up opening its connection after STORE_CONNECT_TIMEOUT_MS, whatever its pool waits. */
+/**
+ * A `pg` client that gives up opening its connection after STORE_CONNECT_TIMEOUT_MS, whatever
+ * its pool waits. It always listens for its own errors: a client whose connection ends while
+ * its pool is not listening (out of the pool between queries, say) emits one, which would
+ * otherwise end the process. Its queries fail with the error, and the pool drops a client
+ * whose connection ended when it is released.
+ */
 class QuickConnectClient extends pg.Client {
   constructor(config?: pg.ClientConfig) {
     super({ ...config, connectionTimeoutMillis: STORE_CONNECT_TIMEOUT_MS });
+    this.on('error', () => {});
   }
 }

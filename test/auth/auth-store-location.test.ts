@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +7,7 @@ import pg from 'pg';
 import { AUTH_SCHEMA, authStoreLocation, openAuthStore } from '../../src/auth/auth-store.js';
 import { buildAuthApp } from '../../src/auth/app.js';
 import { dropTestDatabase, testDatabase } from '../helpers/postgres.js';
+import { until } from '../helpers/until.js';
 
 let dataDir: string;
 beforeAll(() => {
@@ -71,5 +73,53 @@ describe('the auth service in a schema of the backend\'s PostgreSQL database', (
       await client.end();
     }
     expect(existsSync(join(dataDir, 'auth.sqlite'))).toBe(false);
+  });
+});
+
+describe('the auth service on PostgreSQL when the database stops answering', () => {
+  it('answers a login 503 store_unavailable within 1.5 s instead of waiting on a connection that never opens, and logs in again once it answers', async () => {
+    const databaseUrl = await testDatabase();
+    // postgres://postgres@/<database>?host=<socket folder>
+    const [, database, host] = /^postgres:\/\/postgres@\/([^?]+)\?host=(.+)$/.exec(databaseUrl)!.map(decodeURIComponent) as [string, string, string];
+    // A loopback hop in front of the server's socket that can stop forwarding: connections
+    // it takes while stalled are held open and never answered, as behind a cut network.
+    let stalled = false;
+    const sockets = new Set<Socket>();
+    const hop = createServer((client) => {
+      sockets.add(client);
+      client.on('close', () => sockets.delete(client));
+      client.on('error', () => undefined);
+      if (stalled) return;
+      const server = connect(join(host, '.s.PGSQL.5432'));
+      server.on('error', () => client.destroy());
+      client.pipe(server).pipe(client);
+      client.on('close', () => server.destroy());
+    });
+    await new Promise<void>((listening) => hop.listen(0, '127.0.0.1', listening));
+    const url = `postgres://postgres@127.0.0.1:${(hop.address() as AddressInfo).port}/${database}`;
+    const store = await openAuthStore({ url });
+    const app = await buildAuthApp({ store, tokenLifetimeMs: null });
+    const login = async () => {
+      const began = Date.now();
+      const response = await app.inject({ method: 'POST', url: '/auth/login', payload: { username: 'ada', password: 'correct horse battery' } });
+      return { response, ms: Date.now() - began };
+    };
+    try {
+      expect((await app.inject({ method: 'POST', url: '/auth/register', payload: { username: 'ada', password: 'correct horse battery', displayName: 'Ada' } })).statusCode).toBe(201);
+      stalled = true;
+      for (const socket of sockets) socket.destroy();
+      const { response, ms } = await login();
+      expect(response.statusCode, response.body).toBe(503);
+      expect(response.json().error.code).toBe('store_unavailable');
+      expect(ms).toBeLessThan(1500);
+      stalled = false;
+      await until(async () => (await login()).response.statusCode === 200, 10_000, 'the pool to connect again');
+    } finally {
+      await app.close();
+      await store.db.destroy();
+      for (const socket of sockets) socket.destroy();
+      await new Promise((closed) => hop.close(closed));
+      await dropTestDatabase(databaseUrl);
+    }
   });
 });
