@@ -66,6 +66,8 @@ export class RunQueue extends RunQueueReads {
   private writesHeld = false;
   /** Claims asked for in this turn of the event loop, sent together at its end. */
   private claimsWaiting: Array<{ tokenHash: string; answer: (result: ClaimResult) => void; fail: (error: Error) => void }> = [];
+  /** Whether a claim script call is out, its answer not yet back. */
+  private claimCallOut = false;
 
   constructor(options: RunQueueOptions) {
     super(options.redis, runQueueKeys(options.prefix));
@@ -152,17 +154,22 @@ export class RunQueue extends RunQueueReads {
    * Claims the oldest claimable job for a token's hash. Claims asked for in one turn of the
    * event loop (the dispatchers whose requests arrived together) go to Redis in one script
    * call at the turn's end, so Redis and this thread pay a call's fixed cost once for all of
-   * them; a lone claim waits for nothing but the end of the turn it came in on.
+   * them; a lone claim waits for nothing but the end of the turn it came in on. While a call
+   * is out, the claims that arrive wait for its answer and go together in the next call, so
+   * a process with few dispatchers of its own still sends few, full calls.
    */
   claim(tokenHash: string): Promise<ClaimResult> {
     return new Promise((answer, fail) => {
-      if (this.claimsWaiting.push({ tokenHash, answer, fail }) === 1) setImmediate(() => this.sendClaims());
+      if (this.claimsWaiting.push({ tokenHash, answer, fail }) === 1 && !this.claimCallOut) setImmediate(() => this.sendClaims());
     });
   }
 
   private sendClaims(): void {
+    if (this.claimCallOut || this.claimsWaiting.length === 0) return;
     const batch = this.claimsWaiting.splice(0, CLAIMS_PER_CALL);
-    if (this.claimsWaiting.length > 0) setImmediate(() => this.sendClaims());
+    // One call out at a time: claims that arrive while it is out go together in the next,
+    // sent as it returns, instead of each turn sending a call of its own.
+    this.claimCallOut = true;
     // Not held like other writes: this runs at the turn's end already, and a hold now would
     // wait for the next turn.
     const args = [this.maxHoldsPerClaim, this.keys.consoleChannel, ...batch.map((claim) => claim.tokenHash)];
@@ -180,6 +187,9 @@ export class RunQueue extends RunQueueReads {
       });
     }, (error: Error) => {
       for (const claim of batch) claim.fail(error);
+    }).finally(() => {
+      this.claimCallOut = false;
+      if (this.claimsWaiting.length > 0) setImmediate(() => this.sendClaims());
     });
   }
 
