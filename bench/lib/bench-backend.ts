@@ -8,7 +8,8 @@ import type { RunJobsOptions } from '../../src/api/plugins/run-jobs.js';
 import { loadConfig, type Env } from '../../src/config.js';
 import type { BackendStore } from '../../src/db/dialect.js';
 import type { Database } from '../../src/db/open-database.js';
-import { openStore, sqliteHandleGetter } from '../../src/db/open-store.js';
+import { openStore } from '../../src/db/open-store.js';
+import { sqliteHandleGetter } from '../../test/helpers/sqlite-handle.js';
 
 export interface BenchBackend {
   app: FastifyInstance;

@@ -124,22 +124,6 @@ export async function storeUnreachable(store: BackendStore): Promise<string | nu
 }
 
 /**
- * A getter of the SQLite handle, for the tests and benches that read the SQLite file itself
- * (its pages, its write lock). On PostgreSQL there is none: reading it throws, naming the
- * code that read it (its caller's stack frame).
- */
-export function sqliteHandleGetter(sqlite: Database | null): () => Database {
-  return function rawSqliteHandle() {
-    if (sqlite) return sqlite;
-    // [0] the message, [1] this getter, [2] its reader.
-    const reader = new Error().stack?.split('\n')[2]?.trim().replace(/^at /, '') ?? 'unknown';
-    throw new Error(
-      `DATABASE_URL names a PostgreSQL store, but ${reader} reads the SQLite handle: it runs on SQLite only (unset DATABASE_URL).`,
-    );
-  };
-}
-
-/**
  * A `pg` client that gives up opening its connection after STORE_CONNECT_TIMEOUT_MS, whatever
  * its pool waits. It always listens for its own errors: a client whose connection ends while
  * its pool is not listening (out of the pool between queries, say) emits one, which would

@@ -8,10 +8,11 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
 import { loadConfig } from '../../src/config.js';
 import { startManagedPostgres } from '../../src/db/managed-postgres.js';
-import { openStore, sqliteHandleGetter, STORE_CONNECT_TIMEOUT_MS, STORE_POOL_SIZE, storeUnreachable, type OpenedStore } from '../../src/db/open-store.js';
+import { openStore, STORE_CONNECT_TIMEOUT_MS, STORE_POOL_SIZE, storeUnreachable, type OpenedStore } from '../../src/db/open-store.js';
 import errorEnvelope from '../../src/http/error-envelope.js';
 import { SECOND } from '../../src/time.js';
 import { stopTestPostgres, testDatabase } from '../helpers/postgres.js';
+import { sqliteHandleGetter } from '../helpers/sqlite-handle.js';
 import { until } from '../helpers/until.js';
 
 const folders: string[] = [];

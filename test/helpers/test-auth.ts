@@ -6,7 +6,7 @@ import { buildAuthApp, type AuthAppOptions } from '../../src/auth/app.js';
 import { AUTH_MIGRATIONS, openAuthStore, type AuthStore } from '../../src/auth/auth-store.js';
 import { sqliteStore } from '../../src/db/dialect.js';
 import { openDatabase, type Database } from '../../src/db/open-database.js';
-import { sqliteHandleGetter } from '../../src/db/open-store.js';
+import { sqliteHandleGetter } from './sqlite-handle.js';
 import { dropTestDatabase, testDatabase } from './postgres.js';
 import { TEST_ENGINE } from './test-backend.js';
 
