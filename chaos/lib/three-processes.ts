@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { runQueueKeys } from '../../src/queue/queue-keys.js';
 import { freeLoopbackPort, redisOptionsFromUrl } from '../../src/redis/managed-redis.js';
+import { forkDyingWithParent } from '../../src/runtime/dies-with-parent.js';
 import { startNodeChild } from '../../src/runtime/node-child.js';
 import type { RunningChild } from '../../src/runtime/supervised-child.js';
 import { runRecord } from '../../test/helpers/run-record-builder.js';
@@ -84,8 +85,11 @@ export async function startThreeProcesses(engines: SharedEngines, prefix: string
     ...(process.env.CHROMIUM_PATH ? { CHROMIUM_PATH: process.env.CHROMIUM_PATH } : {}),
     LOG_LEVEL: 'error',
   };
+  // The kernel kills every process of the layout when the test or bench that started it dies:
+  // SIGKILL, since a bench keeps layouts paused (SIGSTOP), and a paused process acts on no other.
+  const dying = { parentDeathSignal: 'KILL' } as const;
   const authPort = await freeLoopbackPort();
-  const auth = await startNodeChild(entry('auth/server.js'), { label: 'the auth service', env: { ...base, AUTH_PORT: String(authPort), DATA_DIR: dataDir() } });
+  const auth = await startNodeChild(entry('auth/server.js'), { label: 'the auth service', env: { ...base, AUTH_PORT: String(authPort), DATA_DIR: dataDir() }, ...dying });
   children.push(auth);
   const authUrl = `http://127.0.0.1:${authPort}`;
   const catalog = join(repoRoot(), 'examples', 'catalog');
@@ -114,13 +118,14 @@ export async function startThreeProcesses(engines: SharedEngines, prefix: string
     })),
   );
   const running: Array<RunningChild & { url: string }> = [];
-  const startApi = (i: number) => startNodeChild(entry('api/server.js'), { label: `API process ${i}`, env: apiEnvs[i]!, readyTimeoutMs: 60_000 });
+  const startApi = (i: number) => startNodeChild(entry('api/server.js'), { label: `API process ${i}`, env: apiEnvs[i]!, readyTimeoutMs: 60_000, ...dying });
   // One after another: the first migrates the store under its advisory lock.
   for (let i = 0; i < apiCount; i++) running.push(await startApi(i));
   const worker = withWorker
     ? fork(entry('worker.js'), [], {
       env: { ...shared, DATA_DIR: dataDir(), CATALOG_DIR: catalog, WORKER_QUEUES: 'ingest,publish,snapshot,stale-jobs' },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      ...forkDyingWithParent(dying.parentDeathSignal),
     })
     : null;
   const workerExited = worker ? new Promise<void>((done) => worker.once('exit', () => done())) : new Promise<void>(() => {});

@@ -11,12 +11,22 @@ export interface RunAs {
 /**
  * The program and arguments that run a managed server (Redis, PostgreSQL) so that it stops
  * when this process dies, however it dies: setpriv (util-linux) sets PR_SET_PDEATHSIG, so the
- * kernel sends the server SIGTERM, and a crash never leaves an orphaned server. With `runAs`,
- * setpriv also drops to that user, which needs it; without setpriv the program runs as is.
+ * kernel sends the server `signal` (SIGTERM by default), and a crash never leaves an orphaned
+ * server. With `runAs`, setpriv also drops to that user, which needs it; without setpriv the
+ * program runs as is.
  */
-export function diesWithParent(program: string, args: string[], runAs: RunAs | null = null): [string, string[]] {
+export function diesWithParent(program: string, args: string[], runAs: RunAs | null = null, signal: 'TERM' | 'KILL' = 'TERM'): [string, string[]] {
   if (runAs && !SETPRIV) throw new Error(`running as root without setpriv (util-linux): cannot start ${program} as an unprivileged user`);
   if (!SETPRIV) return [program, args];
   const user = runAs ? [`--reuid=${runAs.uid}`, `--regid=${runAs.gid}`, '--clear-groups'] : [];
-  return [SETPRIV, [...user, '--pdeathsig', 'TERM', '--', program, ...args]];
+  return [SETPRIV, [...user, '--pdeathsig', signal, '--', program, ...args]];
+}
+
+/**
+ * `fork` options that run a Node child under setpriv, as `diesWithParent` runs a server, so
+ * the kernel sends it `signal` when this process dies; none without setpriv.
+ */
+export function forkDyingWithParent(signal: 'TERM' | 'KILL'): { execPath?: string; execArgv?: string[] } {
+  const [program, args] = diesWithParent(process.execPath, process.execArgv, null, signal);
+  return program === process.execPath ? {} : { execPath: program, execArgv: args };
 }

@@ -1,5 +1,6 @@
 import { fork } from 'node:child_process';
 import { SECOND } from '../time.js';
+import { forkDyingWithParent } from './dies-with-parent.js';
 import type { RunningChild } from './supervised-child.js';
 
 export interface NodeChildOptions {
@@ -14,6 +15,12 @@ export interface NodeChildOptions {
   readyTimeoutMs?: number;
   /** How long a stop waits after SIGTERM before SIGKILL (ms, default 15 s). */
   stopGraceMs?: number;
+  /**
+   * A signal the kernel sends the child when this process dies (see `forkDyingWithParent`).
+   * Without one, the child notices through its IPC channel (`exitWithParent`), which a
+   * stopped (SIGSTOP) child cannot.
+   */
+  parentDeathSignal?: 'TERM' | 'KILL';
 }
 
 /** What a child entry point sends its parent once it serves (see `announceReady`). */
@@ -36,7 +43,8 @@ interface ProgressMessage {
  * SIGINT of its own followed by that SIGTERM would read as a second Ctrl-C and skip the drain.
  */
 export async function startNodeChild(entry: string, options: NodeChildOptions): Promise<RunningChild & { url: string }> {
-  const child = fork(entry, [], { env: options.env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], detached: true });
+  const dying = options.parentDeathSignal ? forkDyingWithParent(options.parentDeathSignal) : {};
+  const child = fork(entry, [], { env: options.env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], detached: true, ...dying });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.once('exit', (code, signal) => done({ code, signal })));
   const timeoutMs = options.readyTimeoutMs ?? 30 * SECOND;
   let timer: NodeJS.Timeout | undefined;

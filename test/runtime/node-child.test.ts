@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,6 +6,7 @@ import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startNodeChild } from '../../src/runtime/node-child.js';
+import { until } from '../helpers/until.js';
 
 // Child entry points run compiled code: `npm test` builds dist/ first.
 const nodeChild = fileURLToPath(new URL('../../dist/src/runtime/node-child.js', import.meta.url));
@@ -116,3 +117,34 @@ describe('a supervised child that asks to stop with its parent only after the pa
     }
   });
 });
+
+const hasSetpriv = ['/usr/bin/setpriv', '/bin/setpriv'].some((path) => existsSync(path));
+
+describe.skipIf(!hasSetpriv)('a child started with a parent death signal (needs setpriv)', () => {
+  it('is killed by the kernel when its parent dies by SIGKILL, even while stopped', async () => {
+    const serving = entry('serving', { everyMs: 10, forMs: 0, serves: true });
+    const parentFile = join(dir, 'parent.mjs');
+    writeFileSync(parentFile, `
+      import { startNodeChild } from ${JSON.stringify(nodeChild)};
+      const child = await startNodeChild(${JSON.stringify(serving)}, { label: 'the child', env: process.env, parentDeathSignal: 'KILL' });
+      process.kill(child.pid, 'SIGSTOP');
+      process.send(child.pid);
+      setInterval(() => {}, 1000);
+    `);
+    const parent = fork(parentFile, [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const [childPid] = (await once(parent, 'message')) as [number];
+    expect(alive(childPid)).toBe(true);
+    parent.kill('SIGKILL');
+    // A stopped process acts on no signal but SIGKILL: the one a bench's paused layouts need.
+    await until(() => !alive(childPid), 5000, 'the stopped child to die with its parent');
+  });
+});
+
+/** Whether `pid` runs (a zombie counts as gone). */
+function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
