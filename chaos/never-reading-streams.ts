@@ -23,10 +23,10 @@ const NOTIFICATION_KIB = 16;
  */
 const CUT_WITHIN_MS = 90_000;
 /**
- * What the API may hold by design (MiB): each console's frames up to its bounded buffer
- * (1,000 frames, run-jobs.ts); an active list is written a line at a time as the socket drains.
+ * What the consoles may hold by design (MiB): each one's frames up to its bounded buffer
+ * (1,000 frames or 1 Mi characters, one byte each here, run-jobs.ts).
  */
-const BOUNDED_MIB = (CONSOLES * Math.min(NOTIFICATIONS, 1000) * NOTIFICATION_KIB) / 1024;
+const CONSOLES_BOUND_MIB = CONSOLES * Math.min((Math.min(NOTIFICATIONS, 1000) * NOTIFICATION_KIB) / 1024, 1);
 
 export default async function neverReadingStreams(): Promise<ScenarioResult> {
   const chaos = await startChaosService();
@@ -35,6 +35,14 @@ export default async function neverReadingStreams(): Promise<ScenarioResult> {
     const port = Number(new URL(chaos.service.url).port);
     const api = chaos.service.pid('api')!;
     const own = serverConnections(port);
+    // An active list is read a page at a time as its socket drains, but the kernel's socket
+    // buffers take several MiB of it before the stall shows, and that much passes through the
+    // heap: measured here as some 9 MiB of RSS a list (20 lists alone: +178 MiB, 20 consoles
+    // alone: +13 MiB). The bound is one copy of each list, its size read once in full.
+    const list = await chaos.call('GET', '/jobs/active', undefined, undefined, 60_000);
+    if (list.status !== 200) throw new Error(`GET /jobs/active answered ${list.status}`);
+    const listMiB = Buffer.byteLength(JSON.stringify(list.body)) / (1024 * 1024);
+    const bound = CONSOLES_BOUND_MIB + LISTS * listMiB;
     const baseline = rssMiB(api);
     const clients: RawConnection[] = [];
     for (let i = 0; i < CONSOLES + LISTS; i++) {
@@ -73,14 +81,15 @@ export default async function neverReadingStreams(): Promise<ScenarioResult> {
       'connections cut by the server': CONSOLES + LISTS - stillOpen,
       'all cut after (counted from the last notification)': allCut,
       'connections still open, every 10 s': timeline.join(' '),
+      'one active list (MiB)': listMiB.toFixed(1),
       'API RSS before / peak (MiB)': `${baseline.toFixed(0)} / ${peak.toFixed(0)}`,
       'slowest /healthz meanwhile (ms)': slowestHealth.toFixed(0),
     });
     return judge(
-      { cut: `${CONSOLES + LISTS - stillOpen} of ${CONSOLES + LISTS}`, 'all cut after': allCut, 'RSS growth': `${growth.toFixed(0)} MiB (bound ${BOUNDED_MIB.toFixed(0)})`, 'slowest /healthz': `${slowestHealth.toFixed(0)} ms` },
+      { cut: `${CONSOLES + LISTS - stillOpen} of ${CONSOLES + LISTS}`, 'all cut after': allCut, 'RSS growth': `${growth.toFixed(0)} MiB (bound ${bound.toFixed(0)})`, 'slowest /healthz': `${slowestHealth.toFixed(0)} ms` },
       {
         [`every never-reading client cut within ${CUT_WITHIN_MS / 1000} s of the last notification`]: allCutAt > 0,
-        'memory grew by no more than the consoles\' bounded buffers hold': growth < BOUNDED_MIB,
+        'memory grew by no more than the consoles\' bounded buffers and one copy of each list': growth < bound,
         '/healthz kept answering within 5 s': slowestHealth < 5000,
       },
     );

@@ -5,8 +5,10 @@ import type { ConsoleTopic } from './console-event-bus.js';
 export interface ConsoleStreamOptions {
   /** A `heartbeat` frame after this long without a frame, and a comment keep-alive this often (ms; contract: 15 s). */
   heartbeatMs: number;
-  /** Frames held for a client whose socket is not draining before it is resynced (default 1000). */
+  /** Frames held for a client whose socket is not draining before it is resynced. */
   maxBuffered: number;
+  /** Characters of frames held for such a client before it is resynced, whichever bound comes first (a string holds one or two bytes a character). */
+  maxBufferedChars: number;
 }
 
 /**
@@ -19,6 +21,8 @@ export class ConsoleStream {
   readonly id = randomUUID();
   readonly topics: Record<ConsoleTopic, boolean> = { notifications: true, runs: false };
   private buffered: string[] = [];
+  /** The characters of `buffered`'s frames: the memory they hold, within a factor of two. */
+  private bufferedLength = 0;
   private dropped = 0;
   private blocked = false;
   private closed = false;
@@ -67,6 +71,7 @@ export class ConsoleStream {
     clearTimeout(this.idleTimer);
     clearInterval(this.keepAlive);
     this.buffered = [];
+    this.bufferedLength = 0;
     if (!this.res.writableEnded) this.res.end();
     this.onClose();
   }
@@ -85,12 +90,14 @@ export class ConsoleStream {
   private write(text: string): void {
     if (this.closed) return;
     if (this.blocked) {
-      if (this.buffered.length >= this.options.maxBuffered) {
+      if (this.buffered.length >= this.options.maxBuffered || this.bufferedLength + text.length > this.options.maxBufferedChars) {
         this.dropped += this.buffered.length + 1;
         this.buffered = [];
+        this.bufferedLength = 0;
         return;
       }
       this.buffered.push(text);
+      this.bufferedLength += text.length;
       return;
     }
     this.blocked = !this.res.write(text);
@@ -100,6 +107,7 @@ export class ConsoleStream {
     this.blocked = false;
     const pending = this.buffered;
     this.buffered = [];
+    this.bufferedLength = 0;
     if (this.dropped > 0) this.resync();
     // Frames buffered after the drop are newer than it: they follow the resync.
     for (const text of pending) this.write(text);

@@ -85,53 +85,81 @@ describe('GET /notifications', () => {
   });
 
   it('resyncs a client that fell behind with the count of dropped frames', async () => {
-    const { port } = new URL(base);
-    const socket = createConnection({ host: '127.0.0.1', port: Number(port) });
-    await new Promise((done) => socket.once('connect', done));
-    // Earlier tests' consoles are gone first, so the count below is this one's.
-    await until(() => backend.app.consoleStreams.size === 0, 5000, 'earlier consoles to close');
-    socket.write(`GET /notifications HTTP/1.1\r\nHost: localhost\r\n\r\n`);
-    socket.pause();
-    await until(() => backend.app.consoleStreams.size === 1, 5000, 'the stalled console to be connected');
-    // A stalled console: far more than the socket buffers and the 20-frame buffer hold.
-    const payload = 'x'.repeat(16 * 1024);
-    // Listeners run in order, so once this one has seen every frame the stream's has too.
-    let received = 0;
-    const stopCounting = await backend.app.runJobs.bus.listen((topic) => void (topic === 'notifications' && received++));
-    for (let i = 0; i < 1500; i++) backend.app.runJobs.bus.publishNotification({ kind: 'run-completed', jobId: `j${i}`, message: payload });
-    await until(() => received === 1500, 20_000, 'every notification to reach this process');
-    stopCounting();
-
-    const frames: EventSourceMessage[] = [];
-    const parser = createParser({ onEvent: (frame) => frames.push(frame) });
-    let headerDone = false;
-    socket.on('data', (chunk: Buffer) => {
-      let text = chunk.toString();
-      if (!headerDone) {
-        const end = text.indexOf('\r\n\r\n');
-        if (end < 0) return;
-        headerDone = true;
-        text = text.slice(end + 4);
-      }
-      // Chunked transfer encoding: strip the size lines, keep the data.
-      parser.feed(text.replace(/(^|\r\n)[0-9a-f]+\r\n/g, '$1'));
-    });
-    socket.resume();
-    const resyncs = () => frames.filter((frame) => frame.event === 'resync');
-    const dropped = () => resyncs().reduce((sum, frame) => sum + (JSON.parse(frame.data) as { dropped: number }).dropped, 0);
-    const notifications = () => frames.filter((frame) => frame.event === 'notification').length;
-    // Frames still buffered follow the resync: read until every notification is delivered or counted as dropped.
-    await until(() => notifications() + dropped() >= 1500, 10_000, 'every notification delivered or counted');
-    socket.destroy();
-    expect(resyncs().length).toBeGreaterThan(0);
-    expect(dropped()).toBeGreaterThan(0);
-    const delivered = notifications();
+    const { resyncs, dropped, delivered } = await stallConsole(backend, base, 1500);
+    expect(resyncs).toBeGreaterThan(0);
+    expect(dropped).toBeGreaterThan(0);
     expect(delivered).toBeLessThan(1500);
     // Every notification not delivered is counted; heartbeats queued while stalled may add a few.
-    expect(dropped()).toBeGreaterThanOrEqual(1500 - delivered);
-    expect(dropped()).toBeLessThanOrEqual(1500 - delivered + 10);
+    expect(dropped).toBeGreaterThanOrEqual(1500 - delivered);
+    expect(dropped).toBeLessThanOrEqual(1500 - delivered + 10);
   });
 });
+
+describe('GET /notifications with large frames', () => {
+  let roomy: TestBackend;
+  let roomyBase: string;
+  beforeAll(async () => {
+    // Room for every frame by count: only the bound on their characters can drop any.
+    roomy = await startTestBackend({}, { jobs: { heartbeatMs: 150, consoleBufferFrames: 100_000, consoleBufferChars: 256 * 1024 } });
+    roomyBase = await roomy.app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  afterAll(() => roomy.close());
+
+  it('resyncs a stalled client once its held frames pass the character bound, whatever their count', async () => {
+    // 1,500 frames of 16 KiB: some 24 MB, more than the socket buffers take, and 1.5% of the frame bound.
+    const { resyncs, dropped, delivered } = await stallConsole(roomy, roomyBase, 1500);
+    expect(resyncs).toBeGreaterThan(0);
+    expect(delivered).toBeLessThan(1500);
+    expect(dropped).toBeGreaterThanOrEqual(1500 - delivered);
+  });
+});
+
+/**
+ * Opens a console on a raw socket that does not read, publishes `count` notifications of
+ * 16 KiB each, then reads: the resync frames, the frames they count as dropped, and the
+ * notifications delivered.
+ */
+async function stallConsole(on: TestBackend, origin: string, count: number): Promise<{ resyncs: number; dropped: number; delivered: number }> {
+  const { port } = new URL(origin);
+  const socket = createConnection({ host: '127.0.0.1', port: Number(port) });
+  await new Promise((done) => socket.once('connect', done));
+  // Earlier tests' consoles are gone first, so the count below is this one's.
+  await until(() => on.app.consoleStreams.size === 0, 5000, 'earlier consoles to close');
+  socket.write(`GET /notifications HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+  socket.pause();
+  await until(() => on.app.consoleStreams.size === 1, 5000, 'the stalled console to be connected');
+  // A stalled console: far more than the socket buffers and the stream's buffer hold.
+  const payload = 'x'.repeat(16 * 1024);
+  // Listeners run in order, so once this one has seen every frame the stream's has too.
+  let received = 0;
+  const stopCounting = await on.app.runJobs.bus.listen((topic) => void (topic === 'notifications' && received++));
+  for (let i = 0; i < count; i++) on.app.runJobs.bus.publishNotification({ kind: 'run-completed', jobId: `j${i}`, message: payload });
+  await until(() => received === count, 20_000, 'every notification to reach this process');
+  stopCounting();
+
+  const frames: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (frame) => frames.push(frame) });
+  let headerDone = false;
+  socket.on('data', (chunk: Buffer) => {
+    let text = chunk.toString();
+    if (!headerDone) {
+      const end = text.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      headerDone = true;
+      text = text.slice(end + 4);
+    }
+    // Chunked transfer encoding: strip the size lines, keep the data.
+    parser.feed(text.replace(/(^|\r\n)[0-9a-f]+\r\n/g, '$1'));
+  });
+  socket.resume();
+  const resyncs = () => frames.filter((frame) => frame.event === 'resync');
+  const dropped = () => resyncs().reduce((sum, frame) => sum + (JSON.parse(frame.data) as { dropped: number }).dropped, 0);
+  const notifications = () => frames.filter((frame) => frame.event === 'notification').length;
+  // Frames still buffered follow the resync: read until every notification is delivered or counted as dropped.
+  await until(() => notifications() + dropped() >= count, 10_000, 'every notification delivered or counted');
+  socket.destroy();
+  return { resyncs: resyncs().length, dropped: dropped(), delivered: notifications() };
+}
 
 describe('GET /notifications when Redis drops the console channel', () => {
   it('resyncs every open console once the channel is subscribed again, then delivers as before', async () => {

@@ -44,6 +44,8 @@ export interface RunJobsOptions {
   heartbeatMs?: number;
   /** Frames a console stream holds for a slow client before it resyncs it (default 1000). */
   consoleBufferFrames?: number;
+  /** Characters of frames a console stream holds for a slow client before it resyncs it (default 1 Mi, one or two bytes each), whichever bound comes first. */
+  consoleBufferChars?: number;
   /** A job live follower whose socket does not drain within this long is disconnected (default WRITE_STALL_TIMEOUT_SECONDS, ms). */
   liveDrainTimeoutMs?: number;
   /**
@@ -81,7 +83,7 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
   const subscriber = await failFastConnection(config.redisUrl, 'console-channel', log, { connectionName: queue.keys.consoleChannel });
   const bus = new ConsoleEventBus(redis, subscriber, queue.keys.consoleChannel, (error) => log.warn({ err: error }, 'console event not published'));
   const heartbeatMs = options.heartbeatMs ?? 15 * SECOND;
-  const streams = new ConsoleStreams(bus, { heartbeatMs, maxBuffered: options.consoleBufferFrames ?? 1000 }, queue.keys.consoleStreams, (error) =>
+  const streams = new ConsoleStreams(bus, { heartbeatMs, maxBuffered: options.consoleBufferFrames ?? 1000, maxBufferedChars: options.consoleBufferChars ?? 1024 * 1024 }, queue.keys.consoleStreams, (error) =>
     log.warn({ err: error }, 'console stream not registered'),
   );
   const live = { heartbeatMs, drainTimeoutMs: options.liveDrainTimeoutMs ?? config.writeStallTimeoutMs };
