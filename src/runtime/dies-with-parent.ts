@@ -24,7 +24,9 @@ export function diesWithParent(program: string, args: string[], runAs: RunAs | n
 
 /**
  * `fork` options that run a Node child under setpriv, as `diesWithParent` runs a server, so
- * the kernel sends it `signal` when this process dies; none without setpriv.
+ * the kernel sends it `signal` when this process dies; none without setpriv. The kernel
+ * watches the thread that forks: fork from one that lives as long as the child should (a
+ * worker thread's end kills its children too).
  */
 export function forkDyingWithParent(signal: 'TERM' | 'KILL'): { execPath?: string; execArgv?: string[] } {
   const [program, args] = diesWithParent(process.execPath, process.execArgv, null, signal);
