@@ -162,32 +162,38 @@ async function settle(layout: Layout): Promise<void> {
   }
 }
 
-/** A layout warmed once before the rounds: WARM_PER_API claims per API process, neither timed nor counted in its figures. */
-async function warm(layout: Layout): Promise<void> {
+/**
+ * Resumes the layout, runs its dispatchers on `input`, keeps every job they claimed (the
+ * warmup's too) and their errors, waits for the claims' rows in the store, and pauses the
+ * layout again. With `redis`, the Redis commands and claim script calls over the run are
+ * added to the layout's figures.
+ */
+async function dispatchOn(layout: Layout, input: Pick<DispatchInput, 'limit' | 'warmup'>, redis?: Redis): Promise<DispatchOutput> {
   layout.deployment.pause(false);
-  const run = await runWorker<DispatchInput, DispatchOutput>('dispatch-worker', { base: layout.deployment.apis.map((api) => api.url), token: SERVICE_TOKEN, dispatchers: dispatchersOf(layout), limit: WARM_PER_API * layout.n });
-  layout.claimed.push(...run.claimed);
+  const before = redis && await redisCalls(redis);
+  const run = await runWorker<DispatchInput, DispatchOutput>('dispatch-worker', {
+    base: layout.deployment.apis.map((api) => api.url), token: SERVICE_TOKEN, dispatchers: dispatchersOf(layout), ...input,
+  });
+  if (redis && before) {
+    const after = await redisCalls(redis);
+    // Less the INFO call itself.
+    layout.redis.commands += after.commands - before.commands - 1;
+    layout.redis.scripts += after.scripts - before.scripts;
+    layout.redis.claims += run.warmupClaimed.length + run.claimed.length;
+  }
+  layout.claimed.push(...run.warmupClaimed, ...run.claimed);
   layout.errors += run.errors;
   await settle(layout);
   layout.deployment.pause(true);
+  return run;
 }
 
-/** One layout's turn: resumed, WARMUP then CLAIMS claims timed, its rows settled, paused again. */
+/** A layout warmed once before the rounds: WARM_PER_API claims per API process, neither timed nor counted in its figures. */
+const warm = (layout: Layout) => dispatchOn(layout, { limit: WARM_PER_API * layout.n });
+
+/** One layout's turn: WARMUP then CLAIMS claims timed. */
 async function turn(layout: Layout, redis: Redis): Promise<void> {
-  layout.deployment.pause(false);
-  const input: DispatchInput = { base: layout.deployment.apis.map((api) => api.url), token: SERVICE_TOKEN, dispatchers: dispatchersOf(layout), limit: CLAIMS, warmup: WARMUP };
-  const before = await redisCalls(redis);
-  const run = await runWorker<DispatchInput, DispatchOutput>('dispatch-worker', input);
-  const after = await redisCalls(redis);
-  // Less the INFO call itself.
-  layout.redis.commands += after.commands - before.commands - 1;
-  layout.redis.scripts += after.scripts - before.scripts;
-  layout.redis.claims += run.warmupClaimed.length + run.claimed.length;
-  layout.claimed.push(...run.warmupClaimed, ...run.claimed);
-  layout.turns.push(run);
-  layout.errors += run.errors;
-  await settle(layout);
-  layout.deployment.pause(true);
+  layout.turns.push(await dispatchOn(layout, { limit: CLAIMS, warmup: WARMUP }, redis));
 }
 
 const us = (value: number) => `${value.toFixed(1)} µs`;
@@ -232,12 +238,7 @@ export async function benchClaimProcesses(counts: number[]): Promise<boolean> {
     }
     // Anything left is claimed too, so a job the turns missed counts as claimed late, not lost.
     for (const layout of layouts) {
-      layout.deployment.pause(false);
-      const rest = await runWorker<DispatchInput, DispatchOutput>('dispatch-worker', { base: layout.deployment.apis.map((api) => api.url), token: SERVICE_TOKEN, dispatchers: dispatchersOf(layout), limit: Number.MAX_SAFE_INTEGER });
-      layout.claimed.push(...rest.claimed);
-      layout.errors += rest.errors;
-      await settle(layout);
-      layout.deployment.pause(true);
+      await dispatchOn(layout, { limit: Number.MAX_SAFE_INTEGER });
       layout.commits += await committed(layout) - layout.ownStatements;
     }
     return await report(layouts);

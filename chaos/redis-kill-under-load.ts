@@ -30,8 +30,9 @@ export default async function redisKillUnderLoad(): Promise<ScenarioResult> {
     const launched: string[] = [];
     const end = Date.now() + LOAD_SECONDS * 1000;
 
+    const outageShown = () => counts.unavailable + counts.otherErrors > 0;
     // Launches go on past the load's end while an outage that showed is not over, up to RECOVERY_SECONDS after the kill.
-    const outageOpen = () => counts.unavailable + counts.otherErrors > 0 && !recoveredAt && Date.now() < killedAt + RECOVERY_SECONDS * 1000;
+    const outageOpen = () => outageShown() && !recoveredAt && Date.now() < killedAt + RECOVERY_SECONDS * 1000;
     const launcher = async () => {
       while (Date.now() < end || outageOpen()) {
         const sent = Date.now();
@@ -44,7 +45,7 @@ export default async function redisKillUnderLoad(): Promise<ScenarioResult> {
             slowestAfterKill = Math.max(slowestAfterKill, answer.ms);
           }
           // Recovered at the first launch accepted after the outage showed (not one already in flight at the kill).
-          if (counts.unavailable + counts.otherErrors > 0 && !recoveredAt) recoveredAt = Date.now();
+          if (outageShown() && !recoveredAt) recoveredAt = Date.now();
         } else if (answer.status === 503 && answer.body?.error?.code === 'queue_unavailable') {
           counts.unavailable++;
           slowest503 = Math.max(slowest503, answer.ms);
@@ -80,7 +81,7 @@ export default async function redisKillUnderLoad(): Promise<ScenarioResult> {
     const lostBefore = [...before].filter((id) => !claimed.has(id)).length;
     const lostLaunched = launched.filter((id) => !claimed.has(id)).length;
     const restarted = chaos.service.pid('redis') !== redisBefore;
-    const outageSeen = counts.unavailable + counts.otherErrors > 0;
+    const outageSeen = outageShown();
     const recovery = recoveredAt
       ? `${((recoveredAt - killedAt) / 1000).toFixed(2)} s`
       : outageSeen ? `not within ${RECOVERY_SECONDS} s` : `no 503: the launches waited it out, the slowest ${slowestAfterKill.toFixed(0)} ms`;

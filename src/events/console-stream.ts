@@ -70,8 +70,7 @@ export class ConsoleStream {
     this.closed = true;
     clearTimeout(this.idleTimer);
     clearInterval(this.keepAlive);
-    this.buffered = [];
-    this.bufferedLength = 0;
+    this.takeBuffered();
     if (!this.res.writableEnded) this.res.end();
     this.onClose();
   }
@@ -91,9 +90,7 @@ export class ConsoleStream {
     if (this.closed) return;
     if (this.blocked) {
       if (this.buffered.length >= this.options.maxBuffered || this.bufferedLength + text.length > this.options.maxBufferedChars) {
-        this.dropped += this.buffered.length + 1;
-        this.buffered = [];
-        this.bufferedLength = 0;
+        this.dropped += this.takeBuffered().length + 1;
         return;
       }
       this.buffered.push(text);
@@ -103,11 +100,17 @@ export class ConsoleStream {
     this.blocked = !this.res.write(text);
   }
 
-  private flush(): void {
-    this.blocked = false;
-    const pending = this.buffered;
+  /** Empties the buffer, answering the frames it held. */
+  private takeBuffered(): string[] {
+    const frames = this.buffered;
     this.buffered = [];
     this.bufferedLength = 0;
+    return frames;
+  }
+
+  private flush(): void {
+    this.blocked = false;
+    const pending = this.takeBuffered();
     if (this.dropped > 0) this.resync();
     // Frames buffered after the drop are newer than it: they follow the resync.
     for (const text of pending) this.write(text);
