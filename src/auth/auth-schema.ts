@@ -16,10 +16,16 @@ export interface LoginFailuresTable {
   expire: number | null;
 }
 
+export interface SchemaDataStepsTable {
+  name: string;
+  applied_at: string;
+}
+
 export interface SchemaMigrationsTable {
   id: Generated<number>;
   name: string;
   applied_at: string;
+  expand: Generated<number>;
 }
 
 export interface TokensTable {
@@ -32,6 +38,7 @@ export interface TokensTable {
 export interface AuthSchema {
   accounts: AccountsTable;
   login_failures: LoginFailuresTable;
+  schema_data_steps: SchemaDataStepsTable;
   schema_migrations: SchemaMigrationsTable;
   tokens: TokensTable;
 }

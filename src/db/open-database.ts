@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
-import { newerBuildError, readMigrations } from './migration-files.js';
+import { checkNewerMigrations, readMigrations, type AppliedMigration } from './migration-files.js';
 
 export type Database = BetterSqlite3.Database;
 
@@ -41,13 +41,14 @@ export function tuneConnection(db: Database): Database {
  * migration in `migrationsDir` it has not applied yet. The API and `npm run worker` open
  * the same file, so the migrations run in one IMMEDIATE transaction: the second process
  * waits for the first and then finds nothing left to do. A database a newer build has
- * migrated is refused with a message saying so.
+ * migrated is served when the newer migrations are all expand steps (migration-files.ts),
+ * and refused with a message saying so otherwise.
  */
-export function openDatabase(file: string, migrationsDir: string = BACKEND_MIGRATIONS): Database {
+export function openDatabase(file: string, migrationsDir: string = BACKEND_MIGRATIONS, upTo = Infinity): Database {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = tuneConnection(new BetterSqlite3(file));
   try {
-    migrate(db, migrationsDir);
+    migrateSqlite(db, migrationsDir, upTo);
   } catch (error) {
     db.close();
     throw error;
@@ -55,22 +56,25 @@ export function openDatabase(file: string, migrationsDir: string = BACKEND_MIGRA
   return db;
 }
 
-function migrate(db: Database, migrationsDir: string): void {
+/** Applies the migrations in `migrationsDir` numbered up to `upTo` that `db` has not applied yet (see openDatabase). */
+export function migrateSqlite(db: Database, migrationsDir: string, upTo = Infinity): void {
   const { files, newestKnown } = readMigrations(migrationsDir);
   const busyTimeout = db.pragma('busy_timeout', { simple: true }) as number;
   db.pragma(`busy_timeout = ${MIGRATION_WAIT}`);
   try {
     db.transaction(() => {
       db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT');
-      const applied = db.prepare<[], { id: number; name: string }>('SELECT id, name FROM schema_migrations ORDER BY id').all();
-      const newer = applied.filter((row) => row.id > newestKnown);
-      if (newer.length > 0) throw newerBuildError(db.name, newer, newestKnown);
+      db.exec('CREATE TABLE IF NOT EXISTS schema_data_steps (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL) STRICT');
+      const columns = db.prepare<[], { name: string }>('SELECT name FROM pragma_table_info(\'schema_migrations\')').all();
+      if (!columns.some((column) => column.name === 'expand')) db.exec('ALTER TABLE schema_migrations ADD COLUMN expand INTEGER NOT NULL DEFAULT 0');
+      const applied = db.prepare<[], AppliedMigration>('SELECT id, name, expand FROM schema_migrations ORDER BY id').all();
+      checkNewerMigrations(db.name, applied, newestKnown);
       const done = new Set(applied.map((row) => row.id));
-      const record = db.prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)');
+      const record = db.prepare('INSERT INTO schema_migrations (id, name, applied_at, expand) VALUES (?, ?, ?, ?)');
       for (const file of files) {
-        if (done.has(file.id)) continue;
+        if (done.has(file.id) || file.id > upTo) continue;
         db.exec(file.sql());
-        record.run(file.id, file.name, new Date().toISOString());
+        record.run(file.id, file.name, new Date().toISOString(), file.step === 'expand' ? 1 : 0);
       }
     }).immediate();
   } finally {

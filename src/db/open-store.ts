@@ -3,9 +3,10 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { SECOND } from '../time.js';
+import { BACKEND_DATA_STEPS, migrateWithDataSteps } from './data-steps.js';
 import { postgresPool, postgresStore, sqliteStore, type BackendStore } from './dialect.js';
-import { migratePostgres } from './migrate-postgres.js';
-import { openDatabase, type Database } from './open-database.js';
+import { migratePostgres, POSTGRES_MIGRATIONS } from './migrate-postgres.js';
+import { BACKEND_MIGRATIONS, migrateSqlite, openDatabase, type Database } from './open-database.js';
 import { maskPostgresUrl } from './store-copy/store-location.js';
 import type { StoreSchema } from './store-schema.js';
 
@@ -57,14 +58,27 @@ export interface OpenStoreOptions {
 export async function openStore(config: Pick<Config, 'dataDir' | 'databaseUrl'>, options: OpenStoreOptions = {}): Promise<OpenedStore> {
   if (config.databaseUrl === null) {
     const file = join(config.dataDir, 'backend.sqlite');
-    const sqlite = openDatabase(file);
+    const sqlite = openDatabase(file, BACKEND_MIGRATIONS, firstDataStep());
     // The Kysely instance is not destroyed: that would close the handle a second time.
-    return { store: sqliteStore<StoreSchema>(sqlite), sqlite, location: file, close: async () => { sqlite.close(); } };
+    const store = sqliteStore<StoreSchema>(sqlite);
+    try {
+      await migrateWithDataSteps(store, BACKEND_DATA_STEPS, (upTo) => migrateSqlite(sqlite, BACKEND_MIGRATIONS, upTo));
+    } catch (error) {
+      sqlite.close();
+      throw error;
+    }
+    return { store, sqlite, location: file, close: async () => { sqlite.close(); } };
   }
   const connectionString = config.databaseUrl;
-  await migrateOnItsOwnConnection({ connectionString }, (migrator) => migratePostgres(migrator));
+  await migrateOnItsOwnConnection({ connectionString }, (migrator) =>
+    migrateWithDataSteps(postgresStore(migrator), BACKEND_DATA_STEPS, (upTo) => migratePostgres(migrator, POSTGRES_MIGRATIONS, { upTo })));
   const store = postgresStore<StoreSchema>(servingPool({ connectionString }, options.onIdleError));
   return { store, sqlite: null, location: maskPostgresUrl(connectionString), close: () => store.db.destroy() };
+}
+
+/** The number of the migration the first data step follows (Infinity: none), where opening the SQLite file stops migrating. */
+function firstDataStep(): number {
+  return Math.min(Infinity, ...BACKEND_DATA_STEPS.map((step) => step.after));
 }
 
 /**

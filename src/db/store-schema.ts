@@ -331,10 +331,16 @@ export interface RunsTable {
   gg_models: string | null;
 }
 
+export interface SchemaDataStepsTable {
+  name: string;
+  applied_at: string;
+}
+
 export interface SchemaMigrationsTable {
   id: Generated<number>;
   name: string;
   applied_at: string;
+  expand: Generated<number>;
 }
 
 export interface ShowcaseUploadsTable {
@@ -390,6 +396,7 @@ export interface StoreSchema {
   run_provider_slices: RunProviderSlicesTable;
   run_reviews: RunReviewsTable;
   runs: RunsTable;
+  schema_data_steps: SchemaDataStepsTable;
   schema_migrations: SchemaMigrationsTable;
   showcase_uploads: ShowcaseUploadsTable;
   store_meta: StoreMetaTable;

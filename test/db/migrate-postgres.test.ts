@@ -82,6 +82,40 @@ describe('the PostgreSQL migration runner', () => {
     );
   });
 
+  it('serves a database a newer build has migrated only by expand steps, and refuses one with a contract step', async () => {
+    const pool = await freshPool();
+    await migratePostgres(pool);
+    await pool.query("INSERT INTO schema_migrations (id, name, applied_at, expand) VALUES (9001, '9001_adds_a_table.sql', 'x', 1)");
+    await migratePostgres(pool);
+    await pool.query("INSERT INTO schema_migrations (id, name, applied_at, expand) VALUES (9002, '9002_drops_a_table.sql', 'x', 0)");
+    await expect(migratePostgres(pool)).rejects.toThrow(/was migrated by a newer build \(9002_drops_a_table\.sql\)/);
+  });
+
+  it('lets queries of a busy table through while its migration waits for the lock, then applies it', async () => {
+    const pool = await freshPool();
+    const migrations = mkdtempSync(join(dir, 'migrations-'));
+    writeFileSync(join(migrations, '0001_table.sql'), '-- upgrade: expand\nCREATE TABLE busy (x bigint); INSERT INTO busy VALUES (1);');
+    await migratePostgres(pool, migrations);
+    writeFileSync(join(migrations, '0002_column.sql'), '-- upgrade: expand\nALTER TABLE busy ADD COLUMN y bigint;');
+    // A long transaction that read the table holds a lock the ALTER must wait for.
+    const holder = await pool.connect();
+    await holder.query('BEGIN');
+    await holder.query('SELECT * FROM busy');
+    const migrated = migratePostgres(pool, migrations, { lockWaitMs: 200 });
+    await new Promise((done) => setTimeout(done, 100));
+    // A plain read queued behind the waiting ALTER: it must not wait for the holder too.
+    const began = Date.now();
+    const read = pool.query('SELECT count(*)::int AS n FROM busy');
+    const holdMs = 4000;
+    const released = new Promise((done) => setTimeout(done, holdMs)).then(() => holder.query('COMMIT')).finally(() => holder.release());
+    expect((await read).rows).toEqual([{ n: 1 }]);
+    expect(Date.now() - began).toBeLessThan(holdMs / 2);
+    await released;
+    await migrated;
+    expect((await pool.query("SELECT name, expand FROM schema_migrations WHERE id = 2")).rows).toEqual([{ name: '0002_column.sql', expand: 1 }]);
+    expect((await pool.query('SELECT y FROM busy')).rows).toEqual([{ y: null }]);
+  });
+
   it('leaves nothing of a migration that fails midway, and records only those applied', async () => {
     const pool = await freshPool();
     const migrations = mkdtempSync(join(dir, 'migrations-'));

@@ -67,6 +67,31 @@ describe('migrations', () => {
     db.close();
     expect(() => openDatabase(file)).toThrow(/migrated by a newer build \(9001_from_the_future\.sql\)/);
   });
+
+  it('serve a database a newer build has migrated only by expand steps, as a fleet mid-upgrade has it', () => {
+    const file = join(dir, 'expanded.sqlite');
+    const db = openDatabase(file);
+    db.exec('CREATE TABLE added_by_newer (x INTEGER)');
+    db.prepare("INSERT INTO schema_migrations (id, name, applied_at, expand) VALUES (9001, '9001_adds_a_table.sql', 'x', 1)").run();
+    db.close();
+    const reopened = openDatabase(file);
+    expect(reopened.prepare('SELECT count(*) FROM added_by_newer').pluck().get()).toBe(0);
+    reopened.prepare("INSERT INTO schema_migrations (id, name, applied_at, expand) VALUES (9002, '9002_drops_a_table.sql', 'x', 0)").run();
+    reopened.close();
+    expect(() => openDatabase(file)).toThrow(/migrated by a newer build \(9002_drops_a_table\.sql\)/);
+  });
+
+  it('record whether each migration is an expand step', () => {
+    const migrations = mkdtempSync(join(dir, 'migrations-'));
+    writeFileSync(join(migrations, '0001_first.sql'), '-- upgrade: expand\nCREATE TABLE a (x INTEGER);');
+    writeFileSync(join(migrations, '0002_second.sql'), '-- upgrade: contract\nDROP TABLE a;');
+    const db = openDatabase(join(dir, 'marks.sqlite'), `${migrations}/`);
+    expect(db.prepare('SELECT name, expand FROM schema_migrations ORDER BY id').all()).toEqual([
+      { name: '0001_first.sql', expand: 1 },
+      { name: '0002_second.sql', expand: 0 },
+    ]);
+    db.close();
+  });
 });
 
 describe('the write-ahead log', () => {
