@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Dependency-free bootstrap behind `npm start`, `npm test`, `npm run worker|bench|chaos|build|auth|schemas`.
+// Dependency-free bootstrap behind `npm start`, `npm test`, `npm run worker|bench|chaos|build|auth|schemas|docs`.
 // It makes a fresh clone on a fresh Debian machine runnable: installs npm dependencies when
 // missing, makes sure redis-server, Chromium and (for tests and benches) the PostgreSQL server
 // exist (apt-get when root, otherwise one message saying what to install), compiles the
@@ -23,6 +23,7 @@ const COMMANDS = {
   test: { system: ['redis', 'chromium', 'postgresql'], tsconfig: 'tsconfig.json', run: null, halves: ['node', ['node_modules/vitest/vitest.mjs', 'run', ...rest]] },
   build: { system: [], tsconfig: 'tsconfig.build.json', run: null },
   schemas: { system: [], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/src/ops/write-schemas-main.js', ...rest]] },
+  docs: { system: [], tsconfig: 'tsconfig.build.json', run: ['node', ['dist/src/docs/write-docs-main.js', ...rest]] },
 };
 
 /** How often a service command checks that the process that started it is still there (ms). */

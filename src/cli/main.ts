@@ -5,10 +5,10 @@ import { statusCommand } from './status-command.js';
 import { watchCommand } from './watch-command.js';
 
 /**
- * `eval-backend <command>`: the command line for CI jobs and operators. Returns the exit
- * code; `bin/eval-backend.mjs` passes the process's own streams and exits with it.
+ * The command definitions of `eval-backend`: `runCli` parses with them, and docs/cli.md is
+ * generated from them (`npm run docs`). `exitCode` reads what the action that ran set.
  */
-export async function runCli(argv: string[], io: CliIo): Promise<number> {
+export function cliProgram(io: CliIo): { program: Command; exitCode: () => number } {
   let code: number = EXIT.ok;
   const urlOption = () =>
     new Option('--url <url>', 'base URL of the service').env('EVAL_BACKEND_URL').default(DEFAULT_URL);
@@ -79,9 +79,18 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       code = await storeCopyCommand(options, io);
     });
 
+  return { program, exitCode: () => code };
+}
+
+/**
+ * `eval-backend <command>`: the command line for CI jobs and operators. Returns the exit
+ * code; `bin/eval-backend.mjs` passes the process's own streams and exits with it.
+ */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const { program, exitCode } = cliProgram(io);
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return code;
+    return exitCode();
   } catch (error) {
     if (error instanceof CommanderError) {
       // --help and --version are not failures; every other parse error is a wrong argument.
