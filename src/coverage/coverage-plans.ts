@@ -5,7 +5,7 @@ import { bufferTargetOf, DEFAULT_BUFFER_TARGET } from './buffer-target.js';
 import { checkCombinations, combinationView, resolveCombination } from './combinations.js';
 import { ggConfigLookup, type CoverageContext } from './coverage-context.js';
 import { checkPins } from './coverage-cells.js';
-import { mergeSchedule } from './schedule-owner.js';
+import { mergeSchedule, scheduleChange } from './schedule-owner.js';
 
 export const MIN_RUNS_PER_CELL = 1;
 export const MAX_RUNS_PER_CELL = 100;
@@ -59,11 +59,11 @@ export async function createPlan(ctx: CoverageContext, accountId: string, body: 
   return planView(ctx, accountId, await ctx.plans.create(accountId, declaration, schedule));
 }
 
-/** A PUT without `schedule` leaves the schedule alone. */
+/** A PUT without `schedule` leaves the schedule alone; one with it changes the fields it names. */
 export async function updatePlan(ctx: CoverageContext, accountId: string, id: string, body: PlanBodyT) {
-  const current = await requirePlan(ctx, accountId, id);
+  await requirePlan(ctx, accountId, id);
   const declaration = await declarationOf(ctx, accountId, body);
-  const schedule = body.schedule ? mergeSchedule(current.schedule, body.schedule, 'body.schedule') : null;
+  const schedule = body.schedule ? scheduleChange(body.schedule, 'body.schedule') : null;
   const plan = await ctx.plans.update(accountId, id, declaration, schedule);
   if (!plan) throw notFound(`No coverage plan ${id}.`);
   return planView(ctx, accountId, plan);
@@ -75,9 +75,10 @@ export async function deletePlan(ctx: CoverageContext, accountId: string, id: st
 
 export const getSchedule = async (ctx: CoverageContext, accountId: string, id: string) => (await requirePlan(ctx, accountId, id)).schedule;
 
+/** Changes the fields the body names, in one statement (`scheduleChange`). */
 export async function putSchedule(ctx: CoverageContext, accountId: string, id: string, body: ScheduleBodyT): Promise<CoverageSchedule> {
-  const schedule = mergeSchedule((await requirePlan(ctx, accountId, id)).schedule, body, 'body');
-  await ctx.schedules.put(planOrigin(id), accountId, schedule);
+  await requirePlan(ctx, accountId, id);
+  if (!(await ctx.schedules.change(planOrigin(id), accountId, scheduleChange(body, 'body')))) throw notFound(`No coverage plan ${id}.`);
   return (await requirePlan(ctx, accountId, id)).schedule;
 }
 

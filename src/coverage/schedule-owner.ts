@@ -26,7 +26,7 @@
  */
 import type { LaunchBodyT } from '../contract/jobs.js';
 import { MAX_QUEUE_RUNS } from '../contract/vocabulary.js';
-import type { CoverageSchedulesTable, OwnerSchedule } from '../db/coverage-schedules-table.js';
+import type { CoverageSchedulesTable, OwnerSchedule, ScheduleChange } from '../db/coverage-schedules-table.js';
 import type { CoverageSettingsTable } from '../db/coverage-settings-table.js';
 import { HttpError, notFound } from '../errors.js';
 import { recordCancel, SWEEP_STEP } from '../jobs/cancel-jobs.js';
@@ -102,19 +102,25 @@ export interface ScheduleWrite<Axis extends string> {
 }
 
 /**
- * A schedule write over the stored one (or a new owner's defaults): an absent `outerAxis`,
- * `paused` or `autoTopUp` keeps its value; `bufferTarget` absent or null inherits (clears the
- * override), as the original's whole-schedule write does. `field` names the body in a 400.
+ * What a schedule write changes: only the fields it gives (`outerAxis`, `paused`,
+ * `autoTopUp`), and always `bufferTarget`, which absent or null inherits (clears the
+ * override), as the original's whole-schedule write does. Written as it is, column by
+ * column, so a halt's pause landing between a caller's read and its write is never undone
+ * by a write that did not name `paused`. `field` names the body in a 400.
  */
-export function mergeSchedule<Axis extends string>(base: OwnerSchedule<Axis>, body: ScheduleWrite<Axis>, field: string): OwnerSchedule<Axis> {
+export function scheduleChange<Axis extends string>(body: ScheduleWrite<Axis>, field: string): ScheduleChange<Axis> {
   const target = body.bufferTarget ?? null;
   return {
-    outerAxis: body.outerAxis ?? base.outerAxis,
-    paused: body.paused ?? base.paused,
-    autoTopUp: body.autoTopUp ?? base.autoTopUp,
+    ...(body.outerAxis === undefined ? {} : { outerAxis: body.outerAxis }),
+    ...(body.paused === undefined ? {} : { paused: body.paused }),
+    ...(body.autoTopUp === undefined ? {} : { autoTopUp: body.autoTopUp }),
     bufferTarget: target === null ? null : bufferTargetOf(typeof target === 'number' ? { kind: 'bounded', runs: target } : target, `${field}.bufferTarget`),
   };
 }
+
+/** A schedule write over a new owner's defaults (`scheduleChange` for one that exists). */
+export const mergeSchedule = <Axis extends string>(base: OwnerSchedule<Axis>, body: ScheduleWrite<Axis>, field: string): OwnerSchedule<Axis> =>
+  ({ ...base, ...scheduleChange(body, field) });
 
 /** `POST …/pause`: flips `paused` alone; cancels nothing, launches nothing. */
 export async function pauseOwner(ctx: OwnerContext, origin: string, noun: string, paused: boolean): Promise<void> {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { PinnedCaseT } from '../contract/coverage.js';
 import type { StoredCombination } from '../coverage/combinations.js';
-import { coverageSchedulesTable, ownerOf, SCHEDULE_COLUMNS, scheduleFromRow, type OwnerSchedule } from './coverage-schedules-table.js';
+import { coverageSchedulesTable, ownerOf, SCHEDULE_COLUMNS, scheduleFromRow, type OwnerSchedule, type ScheduleChange } from './coverage-schedules-table.js';
 import { writeTransaction, type BackendStore } from './dialect.js';
 import type { StoreSchema } from './store-schema.js';
 
@@ -97,13 +97,13 @@ export function coveragePlansTable(store: BackendStore) {
         await schedules.put(planOrigin(id), accountId, schedule, trx);
         return (await get(accountId, id, trx))!;
       }),
-    /** Writes the declaration, and the schedule when given, in one transaction; null when the account holds no such plan. */
-    update: (accountId: string, id: string, declaration: PlanDeclaration, schedule: CoverageSchedule | null): Promise<CoveragePlan | null> =>
+    /** Writes the declaration, and the schedule's changed fields when given, in one transaction; null when the account holds no such plan. */
+    update: (accountId: string, id: string, declaration: PlanDeclaration, schedule: ScheduleChange<OuterAxis> | null): Promise<CoveragePlan | null> =>
       writeTransaction(store, async (trx) => {
         const result = await trx.updateTable('coverage_plans').set({ ...declarationColumns(declaration), updated_at: new Date().toISOString() })
           .where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
         if (result.numUpdatedRows === 0n) return null;
-        if (schedule) await schedules.put(planOrigin(id), accountId, schedule, trx);
+        if (schedule) await schedules.change(planOrigin(id), accountId, schedule, trx);
         return get(accountId, id, trx);
       }),
     async delete(accountId: string, id: string): Promise<boolean> {

@@ -15,6 +15,9 @@ export interface OwnerSchedule<Axis extends string = string> {
   bufferTarget: BufferTarget | null;
 }
 
+/** The fields one write changes; `bufferTarget` is always written (null inherits). */
+export type ScheduleChange<Axis extends string = string> = Partial<Omit<OwnerSchedule<Axis>, 'bufferTarget'>> & Pick<OwnerSchedule<Axis>, 'bufferTarget'>;
+
 interface Row {
   outerAxis: string;
   paused: number;
@@ -48,7 +51,7 @@ export function coverageSchedulesTable(store: BackendStore) {
       return row ? scheduleFromRow(row) : null;
     },
     /**
-     * Writes the owner's schedule whole (the caller has checked the owner is the account's).
+     * Writes a new owner's schedule whole (the caller has checked the owner is the account's).
      * `db` is the transaction when the write belongs to one.
      */
     async put(owner: string, accountId: string, schedule: OwnerSchedule, db = store.db): Promise<void> {
@@ -66,6 +69,24 @@ export function coverageSchedulesTable(store: BackendStore) {
           // Another account's owner of the same origin is never overwritten.
           .where('coverage_schedules.account_id', '=', accountId))
         .execute();
+    },
+    /**
+     * Writes only the columns `change` names, in one statement, on the account's own owner:
+     * a read-merge-write of the whole row would put back a `paused` that a halt flipped in
+     * between. False when the account has no such owner. `db` is the transaction when the
+     * write belongs to one.
+     */
+    async change(owner: string, accountId: string, change: ScheduleChange, db = store.db): Promise<boolean> {
+      const { bufferKind, bufferRuns } = bufferTargetColumns(change.bufferTarget);
+      const result = await db.updateTable('coverage_schedules')
+        .set({
+          ...(change.outerAxis === undefined ? {} : { outer_axis: change.outerAxis }),
+          ...(change.paused === undefined ? {} : { paused: change.paused ? 1 : 0 }),
+          ...(change.autoTopUp === undefined ? {} : { auto_top_up: change.autoTopUp ? 1 : 0 }),
+          buffer_kind: bufferKind, buffer_runs: bufferRuns, updated_at: new Date().toISOString(),
+        })
+        .where('owner', '=', owner).where('account_id', '=', accountId).executeTakeFirst();
+      return result.numUpdatedRows > 0n;
     },
     /** Flips `paused` alone, so a halt's pause never rewrites a schedule written meanwhile; false when the owner is gone. */
     async setPaused(owner: string, paused: boolean): Promise<boolean> {

@@ -249,3 +249,14 @@ export function nextCapRevision(engine: Engine): RawBuilder<number> {
 export function lockedRows<Q extends { forUpdate(): Q }>(engine: Engine, query: Q): Q {
   return engine === 'postgres' ? query.forUpdate() : query;
 }
+
+/**
+ * Holds, until the caller's write transaction ends, the lock of one run id, which no row may
+ * carry yet: a run being stored and a showcase upload binding that run id to its job take it,
+ * so each sees what the other committed. SQLite needs nothing (BEGIN IMMEDIATE holds the
+ * database's write lock); on PostgreSQL it is a transaction-scoped advisory lock on the id's
+ * hash (a collision only makes two unrelated writes wait for each other).
+ */
+export function lockRunId(engine: Engine, runId: string): RawBuilder<unknown> {
+  return engine === 'postgres' ? sql`SELECT pg_advisory_xact_lock(hashtextextended(${`run:${runId}`}, 0))` : sql`SELECT 1`;
+}

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { StoredCombination } from '../coverage/combinations.js';
 import type { Gate } from '../ladders/gate.js';
-import { coverageSchedulesTable, ownerOf, SCHEDULE_COLUMNS, scheduleFromRow, type OwnerSchedule } from './coverage-schedules-table.js';
+import { coverageSchedulesTable, ownerOf, SCHEDULE_COLUMNS, scheduleFromRow, type OwnerSchedule, type ScheduleChange } from './coverage-schedules-table.js';
 import { writeTransaction, type BackendStore } from './dialect.js';
 import type { StoreSchema } from './store-schema.js';
 
@@ -146,13 +146,13 @@ export function laddersTable(store: BackendStore) {
         await reconcileRungs(trx, id, rungs.map(({ id: _ignored, ...rung }) => rung));
         return (await get(accountId, id, trx))!;
       }),
-    /** Null when the account holds no such ladder. A null schedule leaves the stored one alone. */
-    update: (accountId: string, id: string, declaration: LadderDeclaration, rungs: RungInput[], schedule: LadderSchedule | null): Promise<Ladder | null> =>
+    /** Null when the account holds no such ladder. A null schedule leaves the stored one alone; one given changes the fields it names. */
+    update: (accountId: string, id: string, declaration: LadderDeclaration, rungs: RungInput[], schedule: ScheduleChange<OuterAxis> | null): Promise<Ladder | null> =>
       writeTransaction(store, async (trx) => {
         const result = await trx.updateTable('ladders').set({ ...declarationColumns(declaration), updated_at: new Date().toISOString() })
           .where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
         if (result.numUpdatedRows === 0n) return null;
-        if (schedule) await schedules.put(ladderOrigin(id), accountId, schedule, trx);
+        if (schedule) await schedules.change(ladderOrigin(id), accountId, schedule, trx);
         await reconcileRungs(trx, id, rungs);
         return get(accountId, id, trx);
       }),

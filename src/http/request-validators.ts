@@ -19,7 +19,7 @@ export function requestValidators(...[externalSchemas, options]: Parameters<Buil
   const coercing = build(externalSchemas, { plugins, customOptions: { ...SHARED, coerceTypes: 'array' } });
   const exact = build(externalSchemas, { plugins, customOptions: { ...SHARED, coerceTypes: false } });
   const compile = (route: RouteSchemaDefinition) =>
-    route.httpPart === 'body' ? exact(route as never) : refusingNul(refusingInfinity(coercing(route as never) as Validate));
+    route.httpPart === 'body' ? refusingNulText(exact(route as never) as Validate, route.schema) : refusingNul(refusingInfinity(coercing(route as never) as Validate));
   return compile as never;
 }
 
@@ -44,15 +44,17 @@ function refusingInfinity(validate: Validate): Validate {
   return checked;
 }
 
+/** The 400 of a NUL at `path`, in Ajv's shape, so the envelope names the field. */
+const nulError = (path: string): ValidationError[] => [{ instancePath: path, schemaPath: '#', keyword: 'pattern', params: {}, message: 'must not contain a NUL character (\\u0000)' }];
+
 const isInfinite = (value: unknown): boolean =>
   (typeof value === 'number' && !Number.isFinite(value)) || (Array.isArray(value) && value.some(isInfinite));
 
 /**
  * PostgreSQL text cannot hold a NUL character (SQLite's can), so a `%00` in a path parameter
  * or query field would be refused by one store and kept by the other. Both refuse it here,
- * with the field named, before any store sees it. Bodies are not walked: a driver's record
- * may quote any text, and is kept as JSON text, where a NUL is written `\u0000`; a NUL that
- * reaches a column of its own is answered 400 by the error envelope (`nulInText`).
+ * with the field named, before any store sees it. Bodies are walked by their schema
+ * (`refusingNulText`).
  */
 function refusingNul(validate: Validate): Validate {
   const checked: Validate = (data) => {
@@ -61,7 +63,7 @@ function refusingNul(validate: Validate): Validate {
       return false;
     }
     const path = nulAt(data, '');
-    checked.errors = path === null ? null : [{ instancePath: path, schemaPath: '#', keyword: 'pattern', params: {}, message: 'must not contain a NUL character (\\u0000)' }];
+    checked.errors = path === null ? null : nulError(path);
     return path === null;
   };
   return checked;
@@ -83,6 +85,74 @@ function nulAt(value: unknown, at: string): string | null {
     if (key.includes('\0')) return here;
     const found = nulAt(member, here);
     if (found !== null) return found;
+  }
+  return null;
+}
+
+/**
+ * A body's text fields, the strings its schema declares (a name, a writeup, a note), go to
+ * columns of their own, which PostgreSQL refuses a NUL in and SQLite keeps: both engines
+ * refuse one here, 400 naming the field. What the schema leaves free (a driver's record or
+ * events, `Type.Unknown`, an object open to any member) is kept as JSON text, where a NUL is
+ * written `\u0000`, so it is not walked.
+ */
+function refusingNulText(validate: Validate, schema: unknown): Validate {
+  const checked: Validate = (data) => {
+    if (!validate(data)) {
+      checked.errors = validate.errors ?? null;
+      return false;
+    }
+    const path = nulInText(data, schema as Schema, '');
+    checked.errors = path === null ? null : nulError(path);
+    return path === null;
+  };
+  return checked;
+}
+
+interface Schema {
+  type?: string | string[];
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  allOf?: Schema[];
+  properties?: Record<string, Schema>;
+  patternProperties?: Record<string, Schema>;
+  additionalProperties?: boolean | Schema;
+  items?: Schema | Schema[];
+}
+
+const pointer = (at: string, key: string | number) => `${at}/${String(key).replaceAll('~', '~0').replaceAll('/', '~1')}`;
+
+/** The JSON pointer of the first string the schema declares as text that holds a NUL, or null. */
+function nulInText(value: unknown, schema: Schema | undefined, at: string): string | null {
+  if (!schema || typeof schema !== 'object') return null;
+  for (const branches of [schema.anyOf, schema.oneOf, schema.allOf]) {
+    for (const branch of branches ?? []) {
+      const found = nulInText(value, branch, at);
+      if (found !== null) return found;
+    }
+  }
+  const types = typeof schema.type === 'string' ? [schema.type] : schema.type ?? [];
+  if (typeof value === 'string') return types.includes('string') && value.includes('\0') ? at : null;
+  if (Array.isArray(value)) {
+    const { items } = schema;
+    if (!items || Array.isArray(items)) return null;
+    for (let i = 0; i < value.length; i++) {
+      const found = nulInText(value[i], items, pointer(at, i));
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  if (value === null || typeof value !== 'object') return null;
+  const patterned = Object.values(schema.patternProperties ?? {});
+  const extra = typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined;
+  for (const [key, member] of Object.entries(value)) {
+    const declared = schema.properties?.[key];
+    // A record's keys are text too (a slot name); a declared member's key is the schema's own.
+    if (!declared && (patterned.length > 0 || extra) && key.includes('\0')) return pointer(at, key);
+    for (const memberSchema of declared ? [declared] : [...patterned, ...(extra ? [extra] : [])]) {
+      const found = nulInText(member, memberSchema, pointer(at, key));
+      if (found !== null) return found;
+    }
   }
   return null;
 }

@@ -6,7 +6,7 @@ import type { Ladder } from '../db/ladders-table.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import { ladderClimbers } from './ladder-climbers.js';
 import type { LadderContext } from './ladder-context.js';
-import { mergeSchedule } from '../coverage/schedule-owner.js';
+import { scheduleChange } from '../coverage/schedule-owner.js';
 import { ladderOrigin } from '../db/ladders-table.js';
 import { checkPermutation, initialSchedule, readDeclaration } from './ladder-declaration.js';
 
@@ -43,11 +43,11 @@ export async function createLadder(ctx: LadderContext, accountId: string, body: 
   return ladderView(ctx, await ctx.ladders.create(accountId, declaration, rungs, initialSchedule(body.schedule)));
 }
 
-/** Rungs are reconciled by id, so kept rungs keep their verdicts; a PUT without `schedule` leaves it alone. */
+/** Rungs are reconciled by id, so kept rungs keep their verdicts; a PUT without `schedule` leaves it alone, one with it changes the fields it names. */
 export async function updateLadder(ctx: LadderContext, accountId: string, id: string, body: LadderBodyT) {
   const current = await requireLadder(ctx, accountId, id);
   const { declaration, rungs } = await readDeclaration(ctx, accountId, body, current);
-  const schedule = body.schedule === undefined ? null : mergeSchedule(current, body.schedule, 'body.schedule');
+  const schedule = body.schedule === undefined ? null : scheduleChange(body.schedule, 'body.schedule');
   const updated = await ctx.ladders.update(accountId, id, declaration, rungs, schedule);
   if (!updated) throw notFound(`No ladder ${id}.`);
   return ladderView(ctx, updated);
@@ -61,7 +61,9 @@ export const getSchedule = async (ctx: LadderContext, accountId: string, id: str
 
 /** `PUT /ladders/{id}/schedule`: absent fields keep their value, except `bufferTarget`, which inherits when absent or null. */
 export async function putSchedule(ctx: LadderContext, accountId: string, id: string, body: ScheduleBodyT) {
-  await ctx.coverage.schedules.put(ladderOrigin(id), accountId, mergeSchedule(await requireLadder(ctx, accountId, id), body, 'body'));
+  await requireLadder(ctx, accountId, id);
+  // Only the fields named are written, so a halt's pause meanwhile stands (`scheduleChange`).
+  if (!(await ctx.coverage.schedules.change(ladderOrigin(id), accountId, scheduleChange(body, 'body')))) throw notFound(`No ladder ${id}.`);
   return scheduleView(await requireLadder(ctx, accountId, id));
 }
 

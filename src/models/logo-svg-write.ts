@@ -39,5 +39,10 @@ function logoName(url: string, logoBaseUrl: string, field: string, refuse: (mess
   if (parsed.origin !== base.origin || !parsed.pathname.startsWith(base.pathname) || parsed.search || parsed.hash || parsed.username) {
     throw refuse(`${field} must point inside the logo library ${base.href}; got ${JSON.stringify(url.slice(0, 200))}.`);
   }
-  return decodeURIComponent(parsed.pathname.slice(base.pathname.length));
+  try {
+    return decodeURIComponent(parsed.pathname.slice(base.pathname.length));
+  } catch {
+    // A `%` not followed by two hex digits (the URL parser keeps it as written).
+    throw refuse(`${field} holds malformed percent-encoding (a "%" must be followed by two hex digits); got ${JSON.stringify(url.slice(0, 200))}.`);
+  }
 }

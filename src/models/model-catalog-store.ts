@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import { sameValue, writeTransaction, type BackendStore } from '../db/dialect.js';
+import pg from 'pg';
+import { lockedRows, sameValue, writeTransaction, type BackendStore } from '../db/dialect.js';
 import type { ModelPriceObservationsTable, ModelsTable, StoreSchema } from '../db/store-schema.js';
 import { conflict, notFound } from '../errors.js';
 import { listPriceChange } from './list-price-write.js';
@@ -59,6 +60,17 @@ const observations = (db: Kysely<StoreSchema>) => db.selectFrom('model_price_obs
 
 const latestObservation = (db: Kysely<StoreSchema>, slug: string) =>
   observations(db).where('model_slug', '=', slug).orderBy('id', 'desc').limit(1).executeTakeFirst();
+
+/**
+ * PostgreSQL's unique violation (SQLSTATE 23505). SQLite cannot race here: BEGIN IMMEDIATE
+ * holds its write lock from the check to the write.
+ */
+const isUniqueViolation = (error: unknown) => error instanceof pg.DatabaseError && error.code === '23505';
+
+/** An entry a delete removed right after this write committed. */
+const gone = (slug: string): never => {
+  throw notFound(`The model catalog has no entry ${slug}: it was deleted while this write was made.`);
+};
 
 /** The curated catalog in the store, merged on read with the model ids runs name. */
 export function modelCatalogStore(store: BackendStore) {
@@ -128,8 +140,9 @@ export function modelCatalogStore(store: BackendStore) {
     return runs > 0 ? derivedEntry(slug, history.map(ratesOf), runs) : null;
   }
 
+  /** The entry, locked until the transaction ends: a delete racing the write waits for it, or is seen here. */
   async function requireCurated(trx: Kysely<StoreSchema>, slug: string): Promise<ModelRow> {
-    const row = await modelRow(trx, slug);
+    const row = await lockedRows(store.engine, trx.selectFrom('models').selectAll().where('slug', '=', slug)).executeTakeFirst();
     if (!row) throw notFound(`The model catalog has no entry ${slug}.`);
     return row;
   }
@@ -181,7 +194,7 @@ export function modelCatalogStore(store: BackendStore) {
         if (!inserted.numInsertedOrUpdatedRows) throw conflict(`The model catalog already has an entry ${body.slug}.`);
         await applyListPrice(trx, body.slug, body, now);
       });
-      return (await get(body.slug))!;
+      return (await get(body.slug)) ?? gone(body.slug);
     },
 
     /**
@@ -194,13 +207,17 @@ export function modelCatalogStore(store: BackendStore) {
       const write = { ...body, slug: newSlug };
       listPriceChange(write);
       const fields = writtenFields(write);
+      const taken = () => conflict(`The model catalog already has an entry ${newSlug}.`);
       await writeTransaction(store, async (trx) => {
         await requireCurated(trx, slug);
-        if (newSlug !== slug && (await modelRow(trx, newSlug))) throw conflict(`The model catalog already has an entry ${newSlug}.`);
+        if (newSlug !== slug && (await modelRow(trx, newSlug))) throw taken();
         await trx.updateTable('models').set({ slug: newSlug, ...fields, updated_at: now }).where('slug', '=', slug).execute();
         await applyListPrice(trx, newSlug, write, now);
+      }).catch((error: unknown) => {
+        // A rename onto a slug another writer created after the check above.
+        throw isUniqueViolation(error) ? taken() : error;
       });
-      return (await get(newSlug))!;
+      return (await get(newSlug)) ?? gone(newSlug);
     },
 
     async remove(slug: string): Promise<void> {

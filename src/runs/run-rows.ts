@@ -1,5 +1,5 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
-import { lockedRows, sameValue, writeTransaction, type BackendStore, type Engine } from '../db/dialect.js';
+import { lockedRows, lockRunId, sameValue, writeTransaction, type BackendStore, type Engine } from '../db/dialect.js';
 import type { RunsTable, StoreSchema } from '../db/store-schema.js';
 import { storeGgStats } from '../stats/gg-stats-rows.js';
 import type { LiftedRun } from './decode-run-record.js';
@@ -267,6 +267,24 @@ export function runRows(store: BackendStore) {
     ...runQueries(store.db, store.engine),
     within: (trx: Kysely<StoreSchema>) => runQueries(trx, store.engine),
     /**
+     * Writes one reviewer's review of a run as `compose` makes it from the review stored now
+     * (undefined when there is none; null from `compose` writes nothing), in one write
+     * transaction with the run's row locked: two edits of one review, from this process or
+     * another, each build on the other, so neither's public revision is lost. What `compose`
+     * throws rolls the transaction back. Null when the run is gone or unreadable.
+     */
+    writeReview: (runId: string, reviewerId: string, compose: (existing: StoredReview | undefined) => StoredReview | null) =>
+      writeTransaction(store, async (trx): Promise<{ review: StoredReview; written: boolean } | null> => {
+        const within = runQueries(trx, store.engine);
+        const run = await within.getLocked(runId);
+        if (!run || run.decode_error !== null) return null;
+        const existing = (await within.reviews(runId)).find((review) => review.reviewerId === reviewerId);
+        const review = compose(existing);
+        if (!review) return { review: existing!, written: false };
+        await within.putReview(runId, review);
+        return { review, written: true };
+      }),
+    /**
      * Stores a pushed run and what a gg run's summary lifts, in one transaction. False when
      * the run exists under another job, which keeps it unchanged. A re-push under the same id
      * replaces the record and its lifted columns but keeps publication, links set by a release
@@ -275,6 +293,8 @@ export function runRows(store: BackendStore) {
      */
     store: (row: StoredRun): Promise<boolean> =>
       writeTransaction(store, async (trx) => {
+        // A showcase upload binding this run id meanwhile waits, or is seen below (`lockRunId`).
+        await lockRunId(store.engine, row.id).execute(trx);
         // Another job's showcase uploads hold the run id (src/db/showcase-uploads-table.ts).
         const uploadedByOther = await trx
           .selectFrom('showcase_uploads')

@@ -36,18 +36,17 @@ export async function submitReview(deps: ReviewDeps, runId: string, account: Acc
   if (!loaded) throw notFound(`Test case version ${row.test_case_slug} ${row.test_case_version} is not ingested, so its review checklist is unknown.`);
   const content = validReview(loaded.stored.resolved, row.variant, body);
 
-  const reviews = await deps.rows.reviews(runId);
-  const existing = reviews.find((review) => review.reviewerId === account.id);
   const now = new Date().toISOString();
-  let review: StoredReview;
-  if (!existing) {
-    review = { reviewerId: account.id, reviewer: account.displayName, username: account.username, ...content, reviewedAt: now, editedAt: null, revisions: [] };
-  } else {
+  // Composed from the review as stored when the run's row is locked, not as read above.
+  const outcome = await deps.rows.writeReview(runId, account.id, (existing): StoredReview | null => {
+    if (!existing) {
+      return { reviewerId: account.id, reviewer: account.displayName, username: account.username, ...content, reviewedAt: now, editedAt: null, revisions: [] };
+    }
     const diff = diffReviews(existing, content);
-    if (isEmptyDiff(diff)) return { id: runId, published: row.published === 1, review: existing };
+    if (isEmptyDiff(diff)) return null;
     const note = body.editNote?.trim() ?? '';
     if (note === '') throw unprocessable('editNote is required when a re-submission changes the review: say what changed and why.');
-    review = {
+    return {
       ...existing,
       reviewer: account.displayName,
       username: account.username,
@@ -55,11 +54,12 @@ export async function submitReview(deps: ReviewDeps, runId: string, account: Acc
       editedAt: now,
       revisions: [...existing.revisions, { editedAt: now, note, diff }],
     };
-  }
-  await deps.rows.putReview(runId, review);
+  });
+  if (!outcome) throw notFound(`No run ${runId}.`);
+  if (!outcome.written) return { id: runId, published: row.published === 1, review: outcome.review };
   await deps.grades.regradeById(runId);
   if (row.published === 1) await deps.onPublishedChanged();
-  return { id: runId, published: row.published === 1, review };
+  return { id: runId, published: row.published === 1, review: outcome.review };
 }
 
 /** Every review 422 case of http-interface.md (Errors), each with a message naming the problem. */

@@ -80,8 +80,8 @@ export function showcaseUploads(deps: ShowcaseUploadDeps) {
     if (request.contentLength !== undefined && request.contentLength > deps.maxBytes) throw tooLarge(file, deps.maxBytes);
     if (!request.body) throw emptyBody(file);
     const usage = await deps.uploads.bind(jobId, runId);
-    // The owner check above sees a binding already made; this one, a binding made meanwhile.
-    if ('otherJob' in usage) throw conflict(`Run ${runId} belongs to job ${usage.otherJob}; job ${jobId} cannot upload its media.`);
+    // The owner check above sees a binding or a run already there; this one, one made meanwhile.
+    if ('otherJob' in usage) throw conflict(`Run ${runId} belongs to ${usage.otherJob === null ? 'no job' : `job ${usage.otherJob}`}; job ${jobId} cannot upload its media.`);
     if (usage.runId !== runId) {
       throw conflict(`Job ${jobId} uploads showcase media for run ${usage.runId} (its first upload named it); it cannot upload for run ${runId}.`);
     }

@@ -2,7 +2,7 @@ import { readMigrations } from '../migration-files.js';
 import { BACKEND_MIGRATIONS } from '../open-database.js';
 import { postgresSource, postgresTarget } from './postgres-side.js';
 import { sqliteSource, sqliteTarget } from './sqlite-side.js';
-import type { StoreSide, TableShape, TargetSide } from './store-side.js';
+import type { Row, StoreSide, TableShape, TargetSide } from './store-side.js';
 import { sameStore, type StoreLocation } from './store-location.js';
 import { TableChecksum } from './table-checksum.js';
 
@@ -68,8 +68,13 @@ export async function copyStore(from: StoreLocation, to: StoreLocation, options:
           const sum = new TableChecksum(table.columns);
           for await (const rows of source.batches(table, batchRows)) {
             options.signal?.throwIfAborted();
-            for (const row of rows) sum.add(row);
-            await target.insert(into, rows);
+            for (const row of rows) {
+              if (to.engine === 'postgres') refuseNulText(table, row);
+              sum.add(row);
+            }
+            await target.insert(into, rows).catch((error: unknown) => {
+              throw new Error(`${target.label}: the rows of ${table.name} from ${keyOf(table, rows[0]!)} to ${keyOf(table, rows.at(-1)!)} could not be copied: ${(error as Error).message}`, { cause: error });
+            });
           }
           sums.set(table.name, sum);
           options.onTable?.(table.name, sum.rows);
@@ -87,6 +92,27 @@ export async function copyStore(from: StoreLocation, to: StoreLocation, options:
   } finally {
     await source.close();
   }
+}
+
+/** A row's key as `column=value` pairs (a keyless table's row as its values), for naming the row in an error. */
+function keyOf(table: TableShape, row: Row): string {
+  const show = (value: unknown) => (typeof value === 'string' ? JSON.stringify(value.slice(0, 200)) : value instanceof Buffer ? `<${value.length} bytes>` : String(value));
+  const columns = table.key.length > 0 ? table.key : table.columns.map((column) => column.name);
+  return `(${columns.map((name) => `${name}=${show(row[table.columns.findIndex((column) => column.name === name)])}`).join(', ')})`;
+}
+
+/**
+ * PostgreSQL text cannot hold a NUL character, which SQLite's can (a row written before the
+ * API refused one): such a row is refused before anything is written, naming its table, key
+ * and column, so it can be mended at the source, rather than failing the whole copy unnamed.
+ */
+function refuseNulText(table: TableShape, row: Row): void {
+  const at = row.findIndex((value) => typeof value === 'string' && value.includes('\0'));
+  if (at === -1) return;
+  throw new StoreCopyRefused(
+    `${table.name} row ${keyOf(table, row)} holds a NUL character (\\u0000) in column ${table.columns[at]!.name}, which PostgreSQL text cannot keep; ` +
+      'remove it from that row in the source and copy again.',
+  );
 }
 
 async function openSource(location: StoreLocation): Promise<StoreSide> {
