@@ -28,7 +28,9 @@ export type ErrorCode =
   | 'storage_full'
   | 'store_unavailable'
   | 'too_many_streams'
-  | 'blob_store_unavailable';
+  | 'blob_store_unavailable'
+  | 'ingest_interrupted'
+  | 'ingest_refused';
 
 export const STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
@@ -56,6 +58,8 @@ export const STATUS: Record<ErrorCode, number> = {
   store_unavailable: 503,
   too_many_streams: 503,
   blob_store_unavailable: 503,
+  ingest_interrupted: 503,
+  ingest_refused: 409,
 };
 
 export class HttpError extends Error {
@@ -126,6 +130,15 @@ export const blobStoreUnavailable = (location: string, cause?: unknown) =>
     new HttpError('blob_store_unavailable', `The file store ${location} cannot be reached right now; nothing was read or written. Retry in ${BLOB_STORE_RETRY_SECONDS} s.`, { cause }),
     { retryAfterSeconds: BLOB_STORE_RETRY_SECONDS },
   );
+/**
+ * How long (s) a caller whose ingest scan was interrupted is told to wait (Retry-After): by
+ * then BullMQ has failed the dead scan (its 30 s lock lapsed), so a retry starts at once. One
+ * sent sooner is not refused; it waits in the queue for that.
+ */
+export const INGEST_INTERRUPTED_RETRY_SECONDS = 30;
+/** The process running an ingest scan stopped mid-scan (killed, crashed); nothing re-runs it. */
+export const ingestInterrupted = (message: string) =>
+  Object.assign(new HttpError('ingest_interrupted', message), { retryAfterSeconds: INGEST_INTERRUPTED_RETRY_SECONDS });
 export const routerKeyMissing = () =>
   new HttpError('router_key_missing', 'ROUTER_API_KEY is not configured on this deployment.');
 

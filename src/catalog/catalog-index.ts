@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import { writeTransaction, type BackendStore } from '../db/dialect.js';
+import { lockAgainstWrites, writeTransaction, type BackendStore } from '../db/dialect.js';
 import type { StoreSchema, TestCaseVersionsTable } from '../db/store-schema.js';
 import { storeMeta, type StoreMetaKey } from '../db/store-meta.js';
 import type { TestCaseGroup } from './read-groups.js';
@@ -109,6 +109,9 @@ export function catalogIndex(store: BackendStore) {
      */
     async endScan(end: ScanEnd): Promise<VersionId[]> {
       return writeTransaction(store, async (trx) => {
+        // A run being stored now must be seen by the prune's NOT EXISTS, or its version goes
+        // and the run can never be reviewed: the prune waits for it, as SQLite's one writer does.
+        if (end.prune.length > 0) await lockAgainstWrites(store.engine, trx, 'runs');
         const pruned: VersionId[] = [];
         for (const id of end.prune) {
           const deleted = await unreferenced(trx, id).executeTakeFirst();

@@ -7,16 +7,14 @@ import { closeQueues, reportOutages } from '../redis/redis-connections.js';
 import { createSnapshotQueue } from '../snapshot/snapshot-queue.js';
 import { SECOND } from '../time.js';
 import { ingestDeps } from './ingest-deps.js';
+import { beatWhileScanning } from './ingest-heartbeat.js';
 import { CatalogUnavailableError } from './catalog-unavailable-error.js';
-import { createIngestQueue, writeIngestProgress, type ProgressEntry } from './ingest-queue.js';
+import { createIngestQueue, INTERRUPTED_LINE, STALLED_REASON, writeIngestProgress, type ProgressEntry, type ScanErrorCode } from './ingest-queue.js';
 import { runIngestScan, UnknownSelectorError, type IngestEvent, type IngestReport, type IngestRequest } from './ingest-scan.js';
 import { orderedWrites } from './ordered-writes.js';
 
 /** Queued by each process that starts the ingest worker: removes what a crashed scan left, in the scans' own turn. */
 export const SWEEP_STAGING_JOB = 'sweep-staging';
-
-/** BullMQ's reason for a job whose worker stopped renewing its lock more than maxStalledCount times. */
-const STALLED_REASON = 'job stalled more than allowable limit';
 
 /**
  * Ingest scans, one at a time across the deployment (the API and every `npm run worker`):
@@ -49,6 +47,8 @@ export const ingestProcessor: BackgroundProcessor = {
         // Lines are written in order; the scan waits for none of them.
         const lines = orderedWrites(write);
         const emit = (event: IngestEvent) => lines.push(event);
+        // Before the first line: a follower that has seen a line may take a missing beat for a death.
+        const heartbeat = await beatWhileScanning(progress, config.redisPrefix, job.id!);
         try {
           const report = await runIngestScan(deps, job.data as IngestRequest, emit);
           await lines.settled();
@@ -59,14 +59,14 @@ export const ingestProcessor: BackgroundProcessor = {
           const message = error instanceof Error ? error.message : String(error);
           await write({ event: 'error', message, ...errorCode(error) });
           throw new UnrecoverableError(message);
+        } finally {
+          // After the closing line, so no follower still reading meets a scan without a beat.
+          await heartbeat.stop();
         }
       },
       async onFailed(job, error) {
         if (job.name === SWEEP_STAGING_JOB || error.message !== STALLED_REASON) return;
-        await writeIngestProgress(progress, config.redisPrefix, job.id!, {
-          event: 'error',
-          message: 'The ingest scan was interrupted: the process running it stopped mid-scan. It is not re-run by itself; send the request again.',
-        });
+        await writeIngestProgress(progress, config.redisPrefix, job.id!, INTERRUPTED_LINE);
       },
       async close() {
         await deps.close();
@@ -78,7 +78,7 @@ export const ingestProcessor: BackgroundProcessor = {
 };
 
 /** The HTTP error a scan that failed before its first line answers with. */
-function errorCode(error: unknown): { code?: 'not_found' | 'catalog_unavailable' } {
+function errorCode(error: unknown): { code?: ScanErrorCode } {
   if (error instanceof UnknownSelectorError) return { code: 'not_found' };
   if (error instanceof CatalogUnavailableError) return { code: 'catalog_unavailable' };
   return {};

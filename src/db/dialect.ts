@@ -260,3 +260,18 @@ export function lockedRows<Q extends { forUpdate(): Q }>(engine: Engine, query: 
 export function lockRunId(engine: Engine, runId: string): RawBuilder<unknown> {
   return engine === 'postgres' ? sql`SELECT pg_advisory_xact_lock(hashtextextended(${`run:${runId}`}, 0))` : sql`SELECT 1`;
 }
+
+// --- catalog ---
+
+/**
+ * Holds off every write to `table` until the transaction ends, and waits for those in flight
+ * to commit first, so the transaction's next statements see them. SQLite needs nothing:
+ * BEGIN IMMEDIATE already holds the database's only write lock. PostgreSQL's READ COMMITTED
+ * does not see another transaction's uncommitted insert, and a DELETE … WHERE NOT EXISTS
+ * would go ahead past it; SHARE mode conflicts with the ROW EXCLUSIVE lock every INSERT,
+ * UPDATE and DELETE takes, and not with reads.
+ */
+export async function lockAgainstWrites(engine: Engine, trx: Kysely<StoreSchema>, table: keyof StoreSchema): Promise<void> {
+  if (engine === 'postgres') await sql`LOCK TABLE ${sql.table(table)} IN SHARE MODE`.execute(trx);
+}
+

@@ -82,6 +82,8 @@ export const storeIdKey = (prefix: string) => `${prefix}:store-id`;
 export const backgroundKeys = (prefix: string) => ({
   /** A capped stream of one ingest scan's progress lines, for the request that asked for it. */
   ingestProgress: (jobId: string) => `${prefix}:ingest-progress:${jobId}`,
+  /** Present while the process running ingest scan `jobId` lives: it renews the key's short TTL. */
+  ingestAlive: (jobId: string) => `${prefix}:ingest-alive:${jobId}`,
   /** A capped stream of one publish job's progress lines. */
   publishLive: (publishJobId: string) => `${prefix}:publish-live:${publishJobId}`,
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { catalogIndex, type IndexedVersion } from '../../src/catalog/catalog-index.js';
+import { writeTransaction } from '../../src/db/dialect.js';
 import { storeMeta } from '../../src/db/store-meta.js';
 import { ENGINES, engineStores } from '../helpers/engine-stores.js';
 import { insertRun } from '../helpers/store-rows.js';
@@ -87,5 +88,29 @@ describe.each(ENGINES)('the catalog index on %s', (engine) => {
     // The store takes writes again afterwards: the transaction was closed, not left open.
     await index.put(version('carom', 'v3.0.0'));
     expect(await index.count()).toBe(3);
+  });
+
+  it('keeps a version whose run is being stored while a whole scan prunes it: the prune waits for the run to commit', async () => {
+    const store = await stores.fresh(engine);
+    const index = catalogIndex(store);
+    await index.put(version('carom', 'v1.0.0'));
+    let commit!: () => void;
+    const committing = new Promise<void>((resolve) => { commit = resolve; });
+    let inserted!: () => void;
+    const insertedRun = new Promise<void>((resolve) => { inserted = resolve; });
+    // A run of carom v1.0.0 inserted and not yet committed (a driver's report being stored).
+    const storing = writeTransaction(store, async (trx) => {
+      await insertRun({ engine: store.engine, db: trx }, { id: 'r-storing', slug: 'carom', version: 'v1.0.0' });
+      inserted();
+      await committing;
+    });
+    await insertedRun;
+    const pruning = index.endScan({ prune: [{ slug: 'carom', version: 'v1.0.0' }], groups: null, meta: [] });
+    // Long enough for an unserialized prune to have read the runs and deleted the version.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    commit();
+    await storing;
+    expect(await pruning).toEqual([]);
+    expect(await index.get('carom', 'v1.0.0')).not.toBeNull();
   });
 });

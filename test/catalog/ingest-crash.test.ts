@@ -64,6 +64,7 @@ it('fails a scan whose worker was killed, with a reason, never re-runs it, and s
   for await (const line of lines) seen.push(line);
   expect(seen.at(-1)).toEqual({
     event: 'error',
+    code: 'ingest_interrupted',
     message: 'The ingest scan was interrupted: the process running it stopped mid-scan. It is not re-run by itself; send the request again.',
   });
   // Nothing ran the scan again: no second start, and the job failed with BullMQ's reason.

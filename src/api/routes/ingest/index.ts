@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { ProgressEntry } from '../../../catalog/ingest-queue.js';
-import { HttpError } from '../../../errors.js';
+import type { ProgressEntry, ScanErrorCode } from '../../../catalog/ingest-queue.js';
+import { HttpError, ingestInterrupted } from '../../../errors.js';
 import { NDJSON, streamNdjson } from '../../../http/ndjson-stream.js';
 import { errorResponses } from '../../../contract/common.js';
 import { IngestBody, IngestReportOut } from '../../../contract/ingest.js';
@@ -8,7 +8,7 @@ import { IngestBody, IngestReportOut } from '../../../contract/ingest.js';
 
 const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/ingest', {
-    schema: { body: IngestBody, response: { 200: IngestReportOut, ...errorResponses(400, 404, 429, 503) } },
+    schema: { body: IngestBody, response: { 200: IngestReportOut, ...errorResponses(400, 404, 409, 429, 503) } },
     // The body is optional: a bare `curl -X POST /ingest` scans the whole catalog.
     preValidation: async (request) => {
       request.body ??= {};
@@ -22,8 +22,7 @@ const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (!first) throw stopping();
     if (first.event === 'error') {
       await progress.return(undefined);
-      if ('code' in first && first.code !== undefined) throw new HttpError(first.code, first.message);
-      throw new HttpError('internal', `The ingest scan failed: ${first.message}`);
+      throw scanError(first);
     }
 
     if (!(request.headers.accept ?? '').includes(NDJSON)) {
@@ -31,7 +30,7 @@ const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
       for await (entry of progress) if (entry.event === 'report' || entry.event === 'error') break;
       if (entry.event === 'report') return entry.report;
       if (signal.aborted) throw stopping();
-      throw new HttpError('internal', `The ingest scan failed: ${entry.event === 'error' ? entry.message : 'no report'}`);
+      throw entry.event === 'error' ? scanError(entry) : new HttpError('internal', 'The ingest scan failed: no report');
     }
 
     // Each line is flushed as its version finishes; a late failure, or the server stopping, is a closing error line.
@@ -43,6 +42,13 @@ const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
 const STOPPING = 'The service is stopping, so this ingest is followed no further; send the request again once it is back.';
 const STOPPING_LINE = { event: 'error', message: STOPPING } satisfies ProgressEntry;
 const stopping = () => new HttpError('queue_unavailable', STOPPING);
+
+/** The HTTP error of a scan's closing error line, before any 200 was sent: its code's, else a 500. */
+function scanError(line: { message: string; code?: ScanErrorCode }): HttpError {
+  if (line.code === 'ingest_interrupted') return ingestInterrupted(line.message);
+  if (line.code !== undefined) return new HttpError(line.code, line.message);
+  return new HttpError('internal', `The ingest scan failed: ${line.message}`);
+}
 
 /** The NDJSON lines of a scan: every progress entry but the closing report, which only the JSON answer carries. */
 async function* progressLines(first: ProgressEntry, rest: AsyncGenerator<ProgressEntry>): AsyncGenerator<ProgressEntry> {
