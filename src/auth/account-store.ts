@@ -42,6 +42,9 @@ export function accountStore({ engine, db }: AuthStore) {
       .where('t.token_hash', '=', hashToken(token))
       .where((eb) => eb.or([eb('t.expires_at', 'is', null), eb('t.expires_at', '>', new Date().toISOString())]))
       .executeTakeFirst()) ?? null,
+    /** Replaces an account's password hash (an imported scheme rehashed to ours after a login). */
+    setPasswordHash: async (id: string, passwordHash: string): Promise<void> =>
+      void await db.updateTable('accounts').set({ password_hash: passwordHash }).where('id', '=', id).execute(),
     revokeToken: async (token: string): Promise<void> => void await db.deleteFrom('tokens').where('token_hash', '=', hashToken(token)).execute(),
     purgeExpired: async (): Promise<number> => Number((await db.deleteFrom('tokens')
       .where('expires_at', 'is not', null).where('expires_at', '<=', new Date().toISOString())

@@ -13,7 +13,7 @@ import { HOUR, SECOND } from '../time.js';
 import { accountStore } from './account-store.js';
 import type { AuthStore } from './auth-store.js';
 import { loginThrottle, type LoginLimits } from './login-throttle.js';
-import { decoyHash, hashPassword, verifyPassword } from './password-hash.js';
+import { decoyHash, hashPassword, needsRehash, verifyPassword } from './password-hash.js';
 import { loginClientAddress } from './relayed-client.js';
 import { AccountOut, LoginBody, RegisterBody, Session } from './schemas.js';
 
@@ -62,6 +62,12 @@ const authRoutes: FastifyPluginAsyncTypebox<AuthAppOptions> = async (app, { stor
     const matches = await verifyPassword(password, stored?.passwordHash ?? (await decoyHash()));
     if (!stored || !matches) throw unauthorized(BAD_LOGIN);
     await throttle.succeeded(username, address);
+    if (needsRehash(stored.passwordHash)) {
+      // Best effort: the login stands even if the rehash fails; the next login tries again.
+      await hashPassword(password)
+        .then((hash) => accounts.setPasswordHash(stored.id, hash))
+        .catch((error: unknown) => request.log.error({ err: error, account: stored.id }, 'rehashing an imported password failed'));
+    }
     const account = { id: stored.id, username: stored.username, displayName: stored.displayName };
     return { token: await accounts.issueToken(stored.id, tokenLifetimeMs), account };
   });

@@ -79,6 +79,25 @@ export function cliProgram(io: CliIo): { program: Command; exitCode: () => numbe
       code = await storeCopyCommand(options, io);
     });
 
+  program
+    .command('import-original')
+    .description(
+      'Import a deployment of the original system (TheTestCabinet) into this store, with a ledger per source table; exit 0 when every table balances, ' +
+        '1 when one does not (or the import stopped: run it again to finish), 2 when it is refused before writing. Stop our service first.',
+    )
+    .requiredOption('--from <database>', 'the original\'s backend database: a SQLite file path or a postgres:// URL (read only, one snapshot)')
+    .option('--auth-from <database>', 'the original auth service\'s database: a SQLite file path or a postgres:// URL')
+    .option('--report <file>', 'where to write the ledger as JSON (default: DATA_DIR/import-<UTC stamp>.json)')
+    .option('--dry-run', 'read, map and print the ledger; write nothing')
+    .option('--merge', 'import into a store that already holds data, only where the ids are disjoint')
+    .option('--accept-unreadable', 'exit 0 even when published runs are unreadable by this build')
+    .option('--batch-rows <n>', 'source rows per page and per target transaction (default 256)')
+    .action(async (options: { from: string; authFrom?: string; report?: string; dryRun?: boolean; merge?: boolean; acceptUnreadable?: boolean; batchRows?: string }) => {
+      // Loaded here: it opens both engines' drivers and the store layer, which no other command needs.
+      const { importCommand } = await import('../import/import-command.js');
+      code = await importCommand(options, io);
+    });
+
   return { program, exitCode: () => code };
 }
 

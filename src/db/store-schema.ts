@@ -217,6 +217,14 @@ export interface ModelsTable {
   provider_logo_url: string | null;
 }
 
+export interface OriginalImportsTable {
+  id: Generated<number>;
+  fingerprint: string;
+  finished_at: string;
+  balanced: number;
+  report: string;
+}
+
 export interface PublishJobsTable {
   id: string;
   run_id: string;
@@ -390,6 +398,7 @@ export interface StoreSchema {
   model_probe_items: ModelProbeItemsTable;
   model_probes: ModelProbesTable;
   models: ModelsTable;
+  original_imports: OriginalImportsTable;
   publish_jobs: PublishJobsTable;
   run_gg_stats: RunGgStatsTable;
   run_provider_slice_errors: RunProviderSliceErrorsTable;

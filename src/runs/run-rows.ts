@@ -243,6 +243,8 @@ function runQueries(db: Kysely<StoreSchema>, engine: Engine) {
         await db.updateTable('run_reviews').set({ rating_rank: review.rank }).where('run_id', '=', id).where('reviewer_id', '=', review.reviewerId).execute();
       }
     },
+    /** `runRows(store).store` without its own transaction: inside the caller's (`within`). */
+    storeRun: (row: StoredRun): Promise<boolean> => storeRunIn(db, engine, row),
     async markPublished(values: { id: string; publishedAt: string; sourceRepo: string | null; playableBuild: string | null }): Promise<void> {
       await db
         .updateTable('runs')
@@ -257,6 +259,48 @@ function runQueries(db: Kysely<StoreSchema>, engine: Engine) {
         .execute();
     },
   };
+}
+
+/**
+ * Stores a pushed run and what a gg run's summary lifts, over `trx`: the body of
+ * `runRows(store).store`, for a caller that makes it part of a larger transaction (the
+ * importer writes a batch of runs and their reviews as one).
+ */
+async function storeRunIn(trx: Kysely<StoreSchema>, engine: Engine, row: StoredRun): Promise<boolean> {
+  // A showcase upload binding this run id meanwhile waits, or is seen below (`lockRunId`).
+  await lockRunId(engine, row.id).execute(trx);
+  // Another job's showcase uploads hold the run id (src/db/showcase-uploads-table.ts).
+  const uploadedByOther = await trx
+    .selectFrom('showcase_uploads')
+    .select('job_id')
+    .where('run_id', '=', row.id)
+    .where((eb) => eb.not(sameValue(engine, eb.ref('job_id'), eb.val(row.jobId))))
+    .executeTakeFirst();
+  if (uploadedByOther) return false;
+  const keptOnceReleased = (column: 'link_source_repo' | 'link_playable_build') =>
+    sql<string | null>`CASE WHEN runs.published = 1 THEN COALESCE(runs.${sql.ref(column)}, excluded.${sql.ref(column)}) ELSE excluded.${sql.ref(column)} END`;
+  const written = await trx
+    .insertInto('runs')
+    .values(runValues(row, new Date().toISOString()))
+    .onConflict((oc) =>
+      oc
+        .column('id')
+        .doUpdateSet((eb) => ({
+          ...Object.fromEntries(REPLACED_COLUMNS.map((column) => [column, eb.ref(`excluded.${column}`)])),
+          link_source_repo: keptOnceReleased('link_source_repo'),
+          link_playable_build: keptOnceReleased('link_playable_build'),
+          grade_key: null,
+        }))
+        .where((eb) => sameValue(engine, eb.ref('runs.job_id'), eb.ref('excluded.job_id'))),
+    )
+    .executeTakeFirst();
+  // Nothing changed: the run belongs to another job (see the upsert's WHERE).
+  if (written.numInsertedOrUpdatedRows === 0n) return false;
+  // A gg run's summary is lifted with the row, for the provider statistics.
+  const { lifted } = row;
+  const record = lifted.harness === 'gg' && row.decodeError === null ? (JSON.parse(row.record) as unknown) : null;
+  await storeGgStats(trx, row.id, lifted.harness, lifted.modelId, record);
+  return true;
 }
 
 export type RunQueries = ReturnType<typeof runQueries>;
@@ -291,43 +335,7 @@ export function runRows(store: BackendStore) {
      * and reviews: the run is the same run. Only the job that first stored the run (or
      * uploaded its media) may re-push it; the upsert's WHERE makes that one atomic statement.
      */
-    store: (row: StoredRun): Promise<boolean> =>
-      writeTransaction(store, async (trx) => {
-        // A showcase upload binding this run id meanwhile waits, or is seen below (`lockRunId`).
-        await lockRunId(store.engine, row.id).execute(trx);
-        // Another job's showcase uploads hold the run id (src/db/showcase-uploads-table.ts).
-        const uploadedByOther = await trx
-          .selectFrom('showcase_uploads')
-          .select('job_id')
-          .where('run_id', '=', row.id)
-          .where((eb) => eb.not(sameValue(store.engine, eb.ref('job_id'), eb.val(row.jobId))))
-          .executeTakeFirst();
-        if (uploadedByOther) return false;
-        const keptOnceReleased = (column: 'link_source_repo' | 'link_playable_build') =>
-          sql<string | null>`CASE WHEN runs.published = 1 THEN COALESCE(runs.${sql.ref(column)}, excluded.${sql.ref(column)}) ELSE excluded.${sql.ref(column)} END`;
-        const written = await trx
-          .insertInto('runs')
-          .values(runValues(row, new Date().toISOString()))
-          .onConflict((oc) =>
-            oc
-              .column('id')
-              .doUpdateSet((eb) => ({
-                ...Object.fromEntries(REPLACED_COLUMNS.map((column) => [column, eb.ref(`excluded.${column}`)])),
-                link_source_repo: keptOnceReleased('link_source_repo'),
-                link_playable_build: keptOnceReleased('link_playable_build'),
-                grade_key: null,
-              }))
-              .where((eb) => sameValue(store.engine, eb.ref('runs.job_id'), eb.ref('excluded.job_id'))),
-          )
-          .executeTakeFirst();
-        // Nothing changed: the run belongs to another job (see the upsert's WHERE).
-        if (written.numInsertedOrUpdatedRows === 0n) return false;
-        // A gg run's summary is lifted with the row, for the provider statistics.
-        const { lifted } = row;
-        const record = lifted.harness === 'gg' && row.decodeError === null ? (JSON.parse(row.record) as unknown) : null;
-        await storeGgStats(trx, row.id, lifted.harness, lifted.modelId, record);
-        return true;
-      }),
+    store: (row: StoredRun): Promise<boolean> => writeTransaction(store, (trx) => storeRunIn(trx, store.engine, row)),
   };
 }
 

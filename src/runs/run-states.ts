@@ -3,11 +3,14 @@ import { AESTHETICS, RATINGS, type Aesthetic, type Rating } from '../contract/vo
 
 export { AESTHETICS, RATINGS, type Aesthetic, type Rating };
 
-export const RUN_STATES = ['completed', 'catastrophic', 'timed-out', 'hung', 'harness-error', 'infrastructure', 'canceled'] as const;
+export const RUN_STATES = ['completed', 'catastrophic', 'timed-out', 'hung', 'harness-error', 'limit-exceeded', 'infrastructure', 'canceled'] as const;
 export type RunState = (typeof RUN_STATES)[number];
 
-/** Publishable without a review. */
-export const FAILURE_TIERS: readonly RunState[] = ['catastrophic', 'timed-out', 'hung', 'harness-error'];
+/**
+ * Publishable without a review. `limit-exceeded` (a run stopped at its token or cost limit)
+ * is the original system's tier; its drivers send it live and its imported runs carry it.
+ */
+export const FAILURE_TIERS: readonly RunState[] = ['catastrophic', 'timed-out', 'hung', 'harness-error', 'limit-exceeded'];
 
 /** Test types whose runs are graded by the machine, so they never wait in the `unreviewed` queue. */
 export const AUTO_GRADED_TEST_TYPES = ['performance', 'adversarial'] as const;
@@ -15,7 +18,7 @@ export const AUTO_GRADED_TEST_TYPES = ['performance', 'adversarial'] as const;
 /** Test types that never produce a functional rating. */
 export const UNRATED_TEST_TYPES = ['performance', 'game-jam'] as const;
 
-/** Real drivers send `timed_out` and `harness_error`; the lifted column keeps the hyphenated name. */
+/** Real drivers send `timed_out`, `harness_error` and `limit_exceeded`; the lifted column keeps the hyphenated name. */
 export function normalizeRunState(raw: unknown): RunState | null {
   if (typeof raw !== 'string') return null;
   const hyphenated = raw.replaceAll('_', '-');

@@ -81,6 +81,7 @@ async function fillSqliteStore(file: string): Promise<void> {
     sql("INSERT INTO ladder_climbers (ladder_id, key, updated_at) VALUES ('l', 'codex|m', 't')");
     // A data step's record goes with the rows it changed, so the target does not run it again.
     sql("INSERT INTO schema_data_steps (name, applied_at) VALUES ('0100_fill_something', 't')");
+    sql("INSERT INTO original_imports (fingerprint, finished_at, balanced, report) VALUES ('f1', 't', 1, '{\"tables\":[]}')");
     sql("INSERT INTO ladder_verdicts (ladder_id, climber_key, rung_id, decided_slug, decided_version, decided_engine, outcome, decided_at) VALUES ('l', 'codex|m', 'r1', 'carom', 'v1.1.0', '', 'walled', 't')");
     const empty = db.prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").pluck().all()
       .filter((table) => db.prepare(`SELECT count(*) FROM "${table}"`).pluck().get() === 0);

@@ -1,0 +1,163 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestBackend } from '../helpers/test-backend.js';
+import { stopTestPostgres } from '../helpers/postgres.js';
+import { buildAuthApp } from '../../src/auth/app.js';
+import { authStoreLocation, openAuthStore } from '../../src/auth/auth-store.js';
+import { loadConfig } from '../../src/config.js';
+import { ADA_PASSWORD, ADA_BEARER, buildOriginalAuth } from './fixtures/original-auth.js';
+import { modelCatalogStore } from '../../src/models/model-catalog-store.js';
+import { IN_FLIGHT_DETAIL, PUBLISH_IN_FLIGHT_DETAIL } from '../../src/import/map-jobs.js';
+import { ACCOUNT, buildOriginalStore, JOBS, RUNS } from './fixtures/original-store.js';
+import { importCli, importTarget, tableOf } from './import-cli.js';
+
+afterAll(async () => {
+  await stopTestPostgres();
+});
+
+// G2 (#29, closest to our schema), G4 (#53, list prices and provider policy, before the plain ladder flow) and G6 (the dispatch era, #57).
+describe.each([
+  ['G2', 29],
+  ['G4', 53],
+  ['G6', 57],
+] as const)('importing a %s SQLite store of the original', (generation, upTo) => {
+  let target: Awaited<ReturnType<typeof importTarget>>;
+  let source: string;
+  let authSource: string;
+  let firstReport: NonNullable<Awaited<ReturnType<typeof importCli>>['report']>;
+  beforeAll(async () => {
+    target = await importTarget();
+    source = join(target.dataDir, 'tcab-backend.sqlite');
+    authSource = join(target.dataDir, 'tcab-auth.sqlite');
+    await buildOriginalStore('sqlite', source, upTo);
+    await buildOriginalAuth(authSource);
+  });
+
+  it('imports every run, review and link with each table balanced, and keeps unreadable runs with their reasons', async () => {
+    const first = await importCli(target.env, ['--from', source, '--auth-from', authSource, '--accept-unreadable']);
+    expect(first.stderr).not.toMatch(/stopped part way/);
+    expect(first.code, first.stdout + first.stderr).toBe(0);
+    const report = (firstReport = first.report!);
+    expect(report.generation).toBe(generation);
+    expect(report.balanced).toBe(true);
+    const runs = tableOf(report, 'run');
+    expect({ read: runs.read, imported: runs.imported, unreadable: runs.importedUnreadable, written: runs.written }).toEqual({ read: 7, imported: 5, unreadable: 2, written: 7 });
+    expect(runs.mappedDigest!.source).toBe(runs.mappedDigest!.target);
+    expect(runs.verbatimDigest!.source).toBe(runs.verbatimDigest!.target);
+    expect(runs.notes.join('\n')).toContain(`run ${RUNS.eventsNotJson}: events_json is not a JSON array`);
+    expect(tableOf(report, 'review')).toMatchObject({ read: 2, imported: 2, balanced: true });
+    expect(tableOf(report, 'review_revision')).toMatchObject({ read: 1, imported: 1, balanced: true });
+    expect(tableOf(report, 'run_link')).toMatchObject({ read: 7, imported: 7 });
+    // What has no home is counted and named.
+    expect(tableOf(report, 'tournament').skipped).toEqual([{ reason: 'no home here: tournaments', count: 1, ids: [] }]);
+    expect(report.publishedUnreadable).toEqual([RUNS.earlyFailed]);
+    expect(tableOf(report, 'model')).toMatchObject({
+      read: upTo >= 47 ? 3 : 2, imported: 2, written: 2, balanced: true,
+      refused: upTo >= 47 ? [{ reason: 'the catalog refuses it: maxInputPrice and maxOutputPrice are set together or not at all; maxOutputPrice is missing.', count: 1, ids: ['odd/half-capped'] }] : [],
+    });
+    expect(tableOf(report, 'model_alias')).toMatchObject({ read: 1, imported: 1, balanced: true });
+    expect(tableOf(report, 'user')).toMatchObject({ read: 2, imported: 2, written: 2, balanced: true });
+    expect(tableOf(report, 'user').notes.join()).toContain('is longer than 64 characters');
+    expect(tableOf(report, 'token')).toMatchObject({ read: 2, imported: 1, balanced: true, refused: [{ reason: 'its account ck0gone is not here (never imported, or refused)', count: 1 }] });
+    expect(tableOf(report, 'job')).toMatchObject({ read: 3, imported: 3, written: 3, balanced: true });
+    expect(tableOf(report, 'publish_job')).toMatchObject({
+      read: 3, imported: 2, balanced: true,
+      refused: [{ reason: 'its run run-deleted-long-ago is not in the store (never imported, or refused)', count: 1, ids: ['pj-dangling'] }],
+    });
+    expect(first.stdout).toMatch(/run\s+runs\s+7\s+5\s+2/);
+  });
+
+  it('writes nothing on a second run and prints the same digests', async () => {
+    const again = await importCli(target.env, ['--from', source, '--auth-from', authSource, '--accept-unreadable']);
+    expect(again.code, again.stderr).toBe(0);
+    const report = again.report!;
+    expect(report.tables.map((t) => t.written)).toEqual(report.tables.map(() => 0));
+    for (const table of ['run', 'review']) {
+      expect(tableOf(report, table).mappedDigest).toEqual(tableOf(firstReport, table).mappedDigest);
+      expect(tableOf(report, table).verbatimDigest).toEqual(tableOf(firstReport, table).verbatimDigest);
+    }
+    expect(tableOf(report, 'run')).toMatchObject({ read: 7, imported: 5, importedUnreadable: 2, balanced: true });
+    // A dry run maps the same rows to the same digests, and writes nothing.
+    const dry = await importCli(target.env, ['--from', source, '--accept-unreadable', '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(tableOf(dry.report!, 'run').mappedDigest!.source).toBe(tableOf(firstReport, 'run').mappedDigest!.source);
+  });
+
+  it('exits 1 naming a published run it cannot read, unless told to accept it', async () => {
+    const result = await importCli(target.env, ['--from', source]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(RUNS.earlyFailed);
+    expect(result.stderr).toContain('--accept-unreadable');
+  });
+
+  it('serves the imported runs through our API: details, states, links and the unreadable list', async () => {
+    const backend = await startTestBackend(target.env);
+    try {
+      const detail = await backend.app.inject({ method: 'GET', url: `/runs/${RUNS.completed}` });
+      expect(detail.statusCode).toBe(200);
+      const run = detail.json();
+      expect(run.published).toBe(true);
+      expect(run.publishedAt).toBe('2026-10-02T06:00:00.500Z');
+      expect(JSON.stringify(run)).toContain('https://git.example/released');
+      expect(JSON.stringify(run.reviews ?? run)).toContain('Solid run.');
+
+      const failures = (await backend.app.inject({ method: 'GET', url: '/runs?state=failures' })).json();
+      const ids = (failures.runs ?? failures.items ?? []).map((r: { id: string }) => r.id);
+      expect(ids).toEqual(expect.arrayContaining([RUNS.limit, RUNS.timedOut]));
+
+      const unreadable = (await backend.app.inject({ method: 'GET', url: '/runs/unreadable' })).json();
+      expect(JSON.stringify(unreadable)).toContain(RUNS.badJson);
+      expect(JSON.stringify(unreadable)).toContain(RUNS.earlyFailed);
+
+      const events = await backend.app.inject({ method: 'GET', url: `/runs/${RUNS.timedOut}/events` });
+      expect(events.statusCode).toBe(200);
+
+      // The catalog with its aliases, policy and list prices per Mtok, exactly.
+      const catalog = modelCatalogStore(backend.store);
+      const gpt = await catalog.get('openai/gpt-x');
+      expect(gpt).toMatchObject({ name: 'GPT X', provider: 'openai', aliases: [{ slug: 'gpt-x', harnessFamily: upTo >= 12 ? 'codex' : 'openrouter' }] });
+      if (upTo >= 46) {
+        expect(gpt!.listPrice).toEqual({ inputPerMtok: 2.5, cachedInputPerMtok: 1.25, outputPerMtok: 10 });
+        expect((await catalog.get('meta/llama-x'))!.listPrice).toEqual({ inputPerMtok: 0.2, cachedInputPerMtok: 0.1, outputPerMtok: 0.6 });
+      }
+      if (upTo >= 47) expect(gpt).toMatchObject({ bannedProviders: ['cheapo'], maxInputPrice: 5 });
+      const listed = await backend.app.inject({ method: 'GET', url: '/models' });
+      expect(listed.statusCode).toBe(200);
+      expect(listed.body).toContain('openai/gpt-x');
+
+      // D2: in-flight jobs are imported terminal, with a finish time, so nothing counts them in flight.
+      const jobs = await backend.store.db.selectFrom('jobs').select(['id', 'state', 'detail', 'finished_at', 'origin', 'account_id', 'provider']).orderBy('seq').execute();
+      expect(jobs.map((j) => j.id).sort()).toEqual(Object.values(JOBS).sort());
+      expect(jobs.find((j) => j.id === JOBS.running)).toMatchObject({ state: 'failed', detail: IN_FLIGHT_DETAIL, finished_at: '2026-10-05T22:00:00.000Z', provider: 'openai' });
+      expect(jobs.find((j) => j.id === JOBS.queued)).toMatchObject({ state: 'canceled', detail: IN_FLIGHT_DETAIL, ...(upTo >= 26 ? { origin: 'plan:p1' } : {}) });
+      expect(jobs.every((j) => j.finished_at !== null)).toBe(true);
+      const publishJobs = await backend.store.db.selectFrom('publish_jobs').select(['id', 'state', 'detail']).orderBy('id').execute();
+      expect(publishJobs).toEqual([
+        { id: 'pj-queued', state: 'failed', detail: PUBLISH_IN_FLIGHT_DETAIL },
+        { id: 'pj-succeeded', state: 'succeeded', detail: null },
+      ]);
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it('lets an imported account log in with its original password, and its open console session keep working', async () => {
+    const config = loadConfig(target.env);
+    const store = await openAuthStore(authStoreLocation(config));
+    const auth = await buildAuthApp({ store, tokenLifetimeMs: null });
+    try {
+      const login = await auth.inject({ method: 'POST', url: '/auth/login', payload: { username: 'ada', password: ADA_PASSWORD } });
+      expect(login.statusCode).toBe(200);
+      expect(login.json().account).toEqual({ id: ACCOUNT.id, username: 'ada', displayName: ACCOUNT.displayName });
+      const session = await auth.inject({ method: 'POST', url: '/auth/verify', headers: { authorization: `Bearer ${ADA_BEARER}` } });
+      expect(session.statusCode).toBe(200);
+      expect(session.json()).toMatchObject({ id: ACCOUNT.id });
+    } finally {
+      await auth.close();
+      await store.db.destroy();
+    }
+    // The rehash at login is ours, not a conflict: a rerun still writes nothing.
+    const again = await importCli(target.env, ['--from', source, '--auth-from', authSource, '--accept-unreadable']);
+    expect(tableOf(again.report!, 'user')).toMatchObject({ imported: 2, written: 0, refused: [], balanced: true });
+  });
+});
