@@ -27,6 +27,8 @@ export type ErrorCode =
   | 'stats_unavailable'
   | 'storage_full'
   | 'store_unavailable'
+  | 'store_busy'
+  | 'auth_store_unavailable'
   | 'too_many_streams'
   | 'blob_store_unavailable'
   | 'ingest_interrupted'
@@ -56,6 +58,8 @@ export const STATUS: Record<ErrorCode, number> = {
   stats_unavailable: 503,
   storage_full: 503,
   store_unavailable: 503,
+  store_busy: 503,
+  auth_store_unavailable: 503,
   too_many_streams: 503,
   blob_store_unavailable: 503,
   ingest_interrupted: 503,
@@ -117,11 +121,30 @@ export const storageFull = (
 ) => Object.assign(new HttpError('storage_full', message, { cause }), { retryAfterSeconds: STORAGE_FULL_RETRY_SECONDS });
 /** How long (s) a request that found the PostgreSQL store unreachable tells its caller to wait (Retry-After). */
 export const STORE_UNAVAILABLE_RETRY_SECONDS = 2;
-/** The PostgreSQL store could not be reached (src/db/store-unavailable.ts); the pool reconnects by itself. */
+/** The PostgreSQL store could not be reached (src/db/store-errors.ts); the pool reconnects by itself. */
 export const storeUnavailable = (
   cause?: unknown,
   message = `The store (PostgreSQL) cannot be reached right now; retry in ${STORE_UNAVAILABLE_RETRY_SECONDS} s.`,
 ) => Object.assign(new HttpError('store_unavailable', message, { cause }), { retryAfterSeconds: STORE_UNAVAILABLE_RETRY_SECONDS });
+/** How long (s) a write that lost a race in the store tells its caller to wait (Retry-After). */
+export const STORE_BUSY_RETRY_SECONDS = 1;
+/**
+ * A write lost a race in the PostgreSQL store every time it was tried (a deadlock or
+ * serialization failure), or met a unique key another write took at the same moment where
+ * the route has no 409 of its own: nothing was stored, and the same request sent again
+ * finds the other write done.
+ */
+export const storeBusy = (cause?: unknown) =>
+  Object.assign(
+    new HttpError('store_busy', `The store could not complete this write because another write raced it; nothing was stored. Retry in ${STORE_BUSY_RETRY_SECONDS} s.`, { cause }),
+    { retryAfterSeconds: STORE_BUSY_RETRY_SECONDS },
+  );
+/** The auth service answered 503 (its own store cannot be reached, say): the caller retries after `retryAfterSeconds`, which the auth service's Retry-After gave. */
+export const authStoreUnavailable = (retryAfterSeconds: number, cause?: unknown) =>
+  Object.assign(
+    new HttpError('auth_store_unavailable', `The auth service cannot check accounts right now (its store is unavailable); retry in ${retryAfterSeconds} s.`, { cause }),
+    { retryAfterSeconds },
+  );
 /** How long (s) a request refused by an unreachable blob store tells its caller to wait (Retry-After). */
 export const BLOB_STORE_RETRY_SECONDS = 5;
 /** The bucket (BLOB_STORE_URL) did not answer in time or refused the connection: nothing was read or written. */

@@ -13,7 +13,7 @@ import { pino } from 'pino';
 import { configOrExit } from '../runtime/config-or-exit.js';
 import { openStore, type OpenedStore } from '../db/open-store.js';
 import { storageFullCode } from '../db/storage-full.js';
-import { storeUnavailableReason } from '../db/store-unavailable.js';
+import { storeUnavailableReason } from '../db/store-errors.js';
 import { announceProgress, announceReady, exitWithParent } from '../runtime/node-child.js';
 import { installProcessPolicy } from '../runtime/process-policy.js';
 import { SECOND } from '../time.js';

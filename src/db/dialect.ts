@@ -1,5 +1,8 @@
 import { Kysely, PostgresDialect, sql, type Expression, type RawBuilder } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
+import { setTimeout } from 'node:timers/promises';
+import { plainStorePool } from './pool-policy.js';
+import { isTransactionRace } from './store-errors.js';
 import type { Database } from './open-database.js';
 import { sqliteDialect } from './sqlite-dialect.js';
 import type { StoreSchema } from './store-schema.js';
@@ -40,33 +43,13 @@ export function postgresStore<DB>(pool: pg.Pool): Store<DB> {
 }
 
 /**
- * A `pg` pool whose counts come back as numbers, as better-sqlite3 gives them: pg answers
- * bigint (COUNT, SUM of integers, our bigint columns) and numeric as strings by default. A
- * bigint past 2^53 fails the read rather than round silently. The parsers are per pool, so
- * importing this module changes nothing global.
+ * A `pg` pool with the caller's own settings, whose counts come back as numbers as
+ * better-sqlite3 gives them (a bigint past 2^53 fails the read rather than round silently)
+ * and whose errors are marked as the store's. The service builds its pools with a policy
+ * (src/db/pool-policy.ts); this is for tests and tools that set their own.
  */
 export function postgresPool(config: pg.PoolConfig, onIdleError: (error: Error) => void = () => {}): pg.Pool {
-  const pool = new pg.Pool({ ...config, types: { getTypeParser: numberTypeParser } });
-  // An idle connection the server ends (a restart, a terminated session) is an 'error' event
-  // on the pool, which kills the process when nobody listens. The pool has already dropped
-  // that connection and opens another when next asked, so there is nothing else to do.
-  pool.on('error', onIdleError);
-  return pool;
-}
-
-const INT8_OID = 20;
-const NUMERIC_OID = 1700;
-
-const numberTypeParser = ((oid: number, format?: 'text' | 'binary') => {
-  if (oid === INT8_OID) return parseSafeInteger;
-  if (oid === NUMERIC_OID) return Number;
-  return pg.types.getTypeParser(oid, format);
-}) as typeof pg.types.getTypeParser;
-
-function parseSafeInteger(text: string): number {
-  const value = Number(text);
-  if (!Number.isSafeInteger(value)) throw new RangeError(`bigint ${text} does not fit a JavaScript number`);
-  return value;
+  return plainStorePool(config, onIdleError);
 }
 
 /**
@@ -74,8 +57,30 @@ function parseSafeInteger(text: string): number {
  * that reads first and writes later fails with SQLITE_BUSY when another connection wrote in
  * between, instead of waiting its busy timeout; PostgreSQL's plain BEGIN takes row locks as
  * it goes. (Kysely's own `transaction()` issues a deferred BEGIN on SQLite.)
+ *
+ * On PostgreSQL two transactions can lose a race to each other: a deadlock (40P01), which the
+ * server ends by failing one of them, or a serialization failure (40001). The loser was rolled
+ * back whole, so it is run again, up to TRANSACTION_ATTEMPTS times in all, after a short
+ * random pause; `work` must therefore touch nothing outside the transaction before it commits.
+ * A race lost every time fails with the last error (503 `store_busy`, store-errors.ts).
  */
 export async function writeTransaction<DB, T>(store: Store<DB>, work: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await transactionOnce(store, work);
+    } catch (error) {
+      if (store.engine !== 'postgres' || attempt >= TRANSACTION_ATTEMPTS || !isTransactionRace(error)) throw error;
+      await setTimeout(RACE_PAUSE_MS * attempt * (0.5 + Math.random()));
+    }
+  }
+}
+
+/** Runs of a write transaction that lost a race (deadlock, serialization failure), the first included. */
+export const TRANSACTION_ATTEMPTS = 4;
+/** The pause (ms) before the second run, times the run's number, jittered by ±50 %. */
+const RACE_PAUSE_MS = 20;
+
+function transactionOnce<DB, T>(store: Store<DB>, work: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
   return store.db.connection().execute(async (connection) => {
     await sql.raw(store.engine === 'sqlite' ? 'BEGIN IMMEDIATE' : 'BEGIN').execute(connection);
     try {

@@ -1,33 +1,16 @@
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Config } from '../config.js';
-import { SECOND } from '../time.js';
 import { BACKEND_DATA_STEPS, migrateWithDataSteps } from './data-steps.js';
-import { postgresPool, postgresStore, sqliteStore, type BackendStore } from './dialect.js';
+import { postgresStore, sqliteStore, type BackendStore } from './dialect.js';
 import { migratePostgres, POSTGRES_MIGRATIONS } from './migrate-postgres.js';
 import { BACKEND_MIGRATIONS, migrateSqlite, openDatabase, type Database } from './open-database.js';
+import { STORE_CONNECT_TIMEOUT_MS, storePool, type StoreConnection } from './pool-policy.js';
 import { maskPostgresUrl } from './store-copy/store-location.js';
 import type { StoreSchema } from './store-schema.js';
 
-/** A new connection to PostgreSQL not made within this long fails the query (503 `store_unavailable`). */
-export const STORE_CONNECT_TIMEOUT_MS = 1 * SECOND;
-/**
- * A statement still running after this long is cancelled by the server (statement_timeout),
- * and the client gives up on its answer a moment later (query_timeout): a server that stopped
- * answering without closing its connections fails requests instead of holding them. Longer
- * than any query a request makes; migrations run on a connection of their own without it.
- */
-export const STORE_STATEMENT_TIMEOUT_MS = 30 * SECOND;
-/** Connections the API or a worker process keeps to PostgreSQL at most. */
-export const STORE_POOL_SIZE = 10;
-/**
- * How long a query waits for one of the pool's connections to come free. A healthy store
- * under a burst (hundreds of reads at once) has every connection busy for a moment: that is a
- * wait, not an outage. A server that is down fails the connection it would open within
- * STORE_CONNECT_TIMEOUT_MS instead, and a query on a connection it ended fails at once.
- */
-export const STORE_POOL_WAIT_MS = STORE_STATEMENT_TIMEOUT_MS;
+export { STORE_CONNECT_TIMEOUT_MS, STORE_POOL_SIZE, STORE_STATEMENT_TIMEOUT_MS } from './pool-policy.js';
 
 export interface OpenedStore {
   store: BackendStore;
@@ -82,12 +65,12 @@ function firstDataStep(): number {
 }
 
 /**
- * Runs `migrate` on a pool of one connection of its own, ended after: migrations may wait
- * minutes for another process's (an advisory lock) and run long statements, so they go
- * without the serving pool's timeouts, bar a generous one for connecting.
+ * Runs `migrate` on a pool of one connection of its own (the `migration` policy), ended
+ * after: migrations may wait minutes for another process's (an advisory lock) and run long
+ * statements, so they go without the serving pool's timeouts.
  */
-export async function migrateOnItsOwnConnection(config: pg.PoolConfig, migrate: (pool: pg.Pool) => Promise<void>): Promise<void> {
-  const migrator = postgresPool({ ...config, max: 1, connectionTimeoutMillis: 10 * STORE_CONNECT_TIMEOUT_MS });
+export async function migrateOnItsOwnConnection(connection: StoreConnection, migrate: (pool: pg.Pool) => Promise<void>): Promise<void> {
+  const migrator = storePool('migration', connection);
   try {
     await migrate(migrator);
   } finally {
@@ -95,25 +78,9 @@ export async function migrateOnItsOwnConnection(config: pg.PoolConfig, migrate: 
   }
 }
 
-/**
- * The pool a process serves requests from, for the backend's store and the auth service's
- * alike: an unreachable server fails a new connection within STORE_CONNECT_TIMEOUT_MS, a
- * statement that runs on past STORE_STATEMENT_TIMEOUT_MS is cancelled, and a busy pool is
- * waited for (STORE_POOL_WAIT_MS), so no request hangs on the database.
- */
-export function servingPool(config: pg.PoolConfig, onIdleError?: (error: Error) => void): pg.Pool {
-  return postgresPool({
-    ...config,
-    max: STORE_POOL_SIZE,
-    // pg-pool applies connectionTimeoutMillis to the wait for a free connection as well as
-    // to opening one; the client's own setting bounds only the opening.
-    connectionTimeoutMillis: STORE_POOL_WAIT_MS,
-    Client: QuickConnectClient,
-    statement_timeout: STORE_STATEMENT_TIMEOUT_MS,
-    query_timeout: STORE_STATEMENT_TIMEOUT_MS + SECOND,
-    // Finds a peer that vanished without closing (a cut network) on an idle connection.
-    keepAlive: true,
-  }, onIdleError);
+/** The pool a process serves requests from, for the backend's store and the auth service's alike (the `serving` policy). */
+export function servingPool(connection: StoreConnection, onIdleError?: (error: Error) => void): pg.Pool {
+  return storePool('serving', connection, onIdleError ? { onIdleError } : {});
 }
 
 /**
@@ -134,19 +101,5 @@ export async function storeUnreachable(store: BackendStore): Promise<string | nu
     return `The store (PostgreSQL) cannot be reached: ${(error as Error).message}`;
   } finally {
     clearTimeout(timer);
-  }
-}
-
-/**
- * A `pg` client that gives up opening its connection after STORE_CONNECT_TIMEOUT_MS, whatever
- * its pool waits. It always listens for its own errors: a client whose connection ends while
- * its pool is not listening (out of the pool between queries, say) emits one, which would
- * otherwise end the process. Its queries fail with the error, and the pool drops a client
- * whose connection ended when it is released.
- */
-class QuickConnectClient extends pg.Client {
-  constructor(config?: pg.ClientConfig) {
-    super({ ...config, connectionTimeoutMillis: STORE_CONNECT_TIMEOUT_MS });
-    this.on('error', () => {});
   }
 }

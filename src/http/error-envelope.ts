@@ -3,8 +3,8 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { isStorageFull } from '../db/storage-full.js';
-import { isNulInText, isStoreUnavailable } from '../db/store-unavailable.js';
-import { badRequest, HttpError, queueUnavailable, STATUS, storageFull, storeUnavailable, type ErrorCode } from '../errors.js';
+import { classifyStoreError } from '../db/store-errors.js';
+import { badRequest, HttpError, queueUnavailable, STATUS, storageFull, storeBusy, storeUnavailable, type ErrorCode } from '../errors.js';
 import { formatBytes } from './read-capped-body.js';
 import { isRedisUnavailable } from '../redis/redis-connections.js';
 import { MAX_PARAM_LENGTH } from '../contract/common.js';
@@ -34,18 +34,23 @@ async function errorEnvelope(app: FastifyInstance) {
 
 function sendEnvelope(thrown: FastifyError | HttpError, request: FastifyRequest, reply: FastifyReply) {
   // A Redis or PostgreSQL outage or a full disk is the client's to retry, not a server fault: 503 at once, never a hang or a 500.
-  const error = thrown instanceof HttpError ? thrown
-    : isRedisUnavailable(thrown) ? queueUnavailable(thrown)
-      : isStorageFull(thrown) ? storageFull(thrown)
-        : isStoreUnavailable(thrown) ? storeUnavailable(thrown)
-          : isNulInText(thrown) ? badRequest('A text field of the request contains a NUL character (\\u0000), which the store cannot keep.')
-            : thrown;
+  const error = thrown instanceof HttpError ? thrown : isStorageFull(thrown) ? storageFull(thrown) : storeError(thrown) ?? (isRedisUnavailable(thrown) ? queueUnavailable(thrown) : thrown);
   const { status, code, message } = envelopeOf(error, request);
   if (status >= 500 && code === 'internal') request.log.error({ err: error }, 'request failed');
   else if (status >= 500) request.log.warn({ err: error, cause: error.cause }, error.message);
   if (code === 'queue_unavailable') reply.header('retry-after', '1');
   else if (error instanceof HttpError && error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
   return reply.code(status).send({ error: { code, message } });
+}
+
+/** The answer to an error of the PostgreSQL store (classified by origin: src/db/store-errors.ts), or null when it is none. */
+function storeError(error: Error): HttpError | null {
+  switch (classifyStoreError(error)?.kind) {
+    case 'unavailable': return storeUnavailable(error);
+    case 'unique': case 'deadlock': case 'serialization': return storeBusy(error);
+    case 'bad_text': return badRequest('A text field of the request contains a NUL character (\\u0000), which the store cannot keep.');
+    default: return null;
+  }
 }
 
 function envelopeOf(error: FastifyError | HttpError, request: FastifyRequest): Envelope {

@@ -1,4 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
+import { isFromStore } from '../db/store-errors.js';
 import { SECOND } from '../time.js';
 import { reconnectDelay, redisOptionsFromUrl } from './managed-redis.js';
 
@@ -80,8 +81,13 @@ const UNAVAILABLE_MESSAGES = [
   'EPIPE',
 ];
 
-/** True when `error` (or anything in its cause chain) says Redis could not be reached, as opposed to a command Redis refused. */
+/**
+ * True when `error` (or anything in its cause chain) says Redis could not be reached, as
+ * opposed to a command Redis refused. An error from the PostgreSQL store is never Redis's,
+ * however alike its socket message reads (src/db/store-errors.ts classifies by origin).
+ */
 export function isRedisUnavailable(error: unknown): boolean {
+  if (isFromStore(error)) return false;
   for (let current = error, depth = 0; current instanceof Error && depth < 8; current = current.cause, depth++) {
     if (current.name === 'MaxRetriesPerRequestError' || current.name === 'ConnectionClosedError') return true;
     if (UNAVAILABLE_MESSAGES.some((text) => current instanceof Error && current.message.includes(text))) return true;

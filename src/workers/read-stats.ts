@@ -1,7 +1,8 @@
 import { workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { cellCountQueries, type CellCountArgs } from '../coverage/cell-counts.js';
-import { postgresPool, postgresStore, sqliteStore, type BackendStore } from '../db/dialect.js';
+import { postgresStore, sqliteStore, type BackendStore } from '../db/dialect.js';
+import { storePool } from '../db/pool-policy.js';
 import { jobStateCounts } from '../db/job-state-counts.js';
 import { BUSY_TIMEOUT_MS } from '../db/open-database.js';
 import type { StoreSchema } from '../db/store-schema.js';
@@ -18,13 +19,10 @@ export interface StatsReaderInput {
   source: StatsSource;
 }
 
-/** Connections of the thread's own PostgreSQL pool: its reads run one at a time, each a few statements at once. */
-const POSTGRES_CONNECTIONS = 2;
-
-/** The thread's store: the SQLite file opened read-only, or its own PostgreSQL pool. */
+/** The thread's store: the SQLite file opened read-only, or its own PostgreSQL pool (the `statistics` policy: timeouts and a bounded queue). */
 function openStore(source: StatsSource): BackendStore {
   if (source.engine === 'postgres') {
-    return postgresStore<StoreSchema>(postgresPool({ connectionString: source.url, max: POSTGRES_CONNECTIONS }));
+    return postgresStore<StoreSchema>(storePool('statistics', { connectionString: source.url }));
   }
   const raw = new BetterSqlite3(source.file, { readonly: true, fileMustExist: true });
   raw.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);

@@ -1,19 +1,14 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { storePool } from '../pool-policy.js';
 import { migratePostgres } from '../migrate-postgres.js';
 import { quote, type ColumnFamily, type Row, type StoreSide, type TableShape, type TargetSide } from './store-side.js';
 
-const INT8_OID = 20;
-
 /**
- * A pool for the copy alone: bigint comes back as a JavaScript bigint (the service's pool,
- * dialect.ts's `postgresPool`, refuses values past 2^53; a copy must carry them). One
- * connection: each side holds one session.
+ * A pool for the copy alone (the `copy` policy): bigint comes back as a JavaScript bigint (the
+ * service's pools refuse values past 2^53; a copy must carry them). One connection: each side
+ * holds one session.
  */
-function copyPool(url: string): pg.Pool {
-  const getTypeParser = ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID ? (text: string) => BigInt(text) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser;
-  return new pg.Pool({ connectionString: url, max: 1, types: { getTypeParser } });
-}
+const copyPool = (url: string): pg.Pool => storePool('copy', { connectionString: url });
 
 const families: Record<string, ColumnFamily> = { bigint: 'integer', integer: 'integer', smallint: 'integer', 'double precision': 'double', text: 'text', bytea: 'blob' };
 
