@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Value } from '@sinclair/typebox/value';
 import { AccountOut } from '../auth/schemas.js';
-import { authUnavailable, unauthorized } from '../errors.js';
+import { authStoreUnavailable, authUnavailable, STORE_UNAVAILABLE_RETRY_SECONDS, unauthorized } from '../errors.js';
 import { readCappedBody } from '../http/read-capped-body.js';
 import { SECOND } from '../time.js';
 
@@ -15,7 +15,10 @@ export interface Account {
 }
 
 export interface TokenVerifier {
-  /** The account a bearer token belongs to; throws 401 for a bad token, 502 when the auth service is unreachable. */
+  /**
+   * The account a bearer token belongs to; throws 401 for a bad token, 503 (with the auth
+   * service's Retry-After) when the auth service answers 503, 502 when it cannot be reached.
+   */
   verify(token: string): Promise<Account>;
 }
 
@@ -27,7 +30,16 @@ export interface TokenVerifierOptions {
   maxCached?: number;
 }
 
-export function tokenVerifier({ authUrl, cacheMs, timeoutMs = 3 * SECOND, maxCached = 10_000 }: TokenVerifierOptions): TokenVerifier {
+/** How long the API waits for the auth service to verify a token (ms); the auth service's store deadlines end within it (src/db/pool-policy.ts). */
+export const AUTH_VERIFY_TIMEOUT_MS = 3 * SECOND;
+
+/** The Retry-After (s) of an auth service's 503, or the store's own when it sent none. */
+export function retryAfterSeconds(response: Response): number {
+  const seconds = Number(response.headers.get('retry-after'));
+  return Number.isInteger(seconds) && seconds > 0 && seconds <= 3600 ? seconds : STORE_UNAVAILABLE_RETRY_SECONDS;
+}
+
+export function tokenVerifier({ authUrl, cacheMs, timeoutMs = AUTH_VERIFY_TIMEOUT_MS, maxCached = 10_000 }: TokenVerifierOptions): TokenVerifier {
   // Keyed by a hash so the cache never holds usable tokens.
   const cache = new Map<string, { account: Account; until: number }>();
 
@@ -45,6 +57,8 @@ export function tokenVerifier({ authUrl, cacheMs, timeoutMs = 3 * SECOND, maxCac
     if (response.status !== 200) {
       await response.body?.cancel().catch(() => {});
       if (response.status === 401) throw unauthorized('The bearer token is not valid.');
+      // The auth service answered, and says to retry (its store is down, say): passed on as such.
+      if (response.status === 503) throw authStoreUnavailable(retryAfterSeconds(response), new Error('auth service answered 503'));
       throw authUnavailable(new Error(`auth service answered ${response.status}`));
     }
     let body: unknown;

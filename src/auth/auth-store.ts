@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.js';
 import { postgresStore, sqliteStore, type Store } from '../db/dialect.js';
-import { migrateOnItsOwnConnection, servingPool } from '../db/open-store.js';
+import { migrateOnItsOwnConnection } from '../db/open-store.js';
+import { storePool } from '../db/pool-policy.js';
 import type pg from 'pg';
 import { migratePostgres } from '../db/migrate-postgres.js';
 import { readMigrations } from '../db/migration-files.js';
@@ -59,7 +60,7 @@ export async function openAuthStore(location: AuthStoreLocation): Promise<AuthSt
     await refuseAnotherStore(migrator);
     await migratePostgres(migrator, AUTH_POSTGRES_MIGRATIONS);
   });
-  return postgresStore<AuthSchema>(servingPool(config));
+  return postgresStore<AuthSchema>(storePool('auth', config));
 }
 
 /** Creates the schema unless it exists; two processes starting at once may both try. */

@@ -6,14 +6,17 @@ import { markFromStore, POOL_QUEUE_FULL } from './store-errors.js';
  * Every `pg` pool of the project is built here, so how long anything may wait on PostgreSQL is
  * one decision per kind of use:
  *
- * - `serving`: the pools that answer requests (the backend's store in the API and the worker,
- *   the auth service's). A request gets a deadline of a few seconds whatever the server does:
+ * - `serving`: the pool that answers requests (the backend's store in the API and the worker). A request gets a deadline of a few seconds whatever the server does:
  *   a new connection not opened within STORE_CONNECT_TIMEOUT_MS fails, a statement running past
  *   STORE_STATEMENT_TIMEOUT_MS is cancelled by the server (and waiting for a lock past
  *   STORE_LOCK_TIMEOUT_MS), and a server that stopped answering without closing its
  *   connections (paused, a cut network) is given up a second later by the client, which drops
  *   that connection. A query waits at most STORE_POOL_WAIT_MS for a free connection, behind at
  *   most STORE_POOL_QUEUE others.
+ * - `auth`: the auth service's pool. Its statements are one-row reads and writes by key, and
+ *   the API waits AUTH_VERIFY_TIMEOUT_MS (3 s) for it: its deadlines end within that wait
+ *   (AUTH_STATEMENT_TIMEOUT_MS), so the auth service answers 503, which the API passes on,
+ *   rather than no answer, which the API can only report as unreachable (502).
  * - `statistics`: the statistics thread's pool (src/workers/read-stats.ts): the same connect and
  *   lock timeouts and bounded queue, and statements up to the thread's own read deadline
  *   (STATS_STATEMENT_TIMEOUT_MS), so a read the thread abandoned does not run on in the server.
@@ -23,7 +26,7 @@ import { markFromStore, POOL_QUEUE_FULL } from './store-errors.js';
  * - `copy`: `eval-backend store copy`, one session per side running long COPY-sized batches:
  *   a connect timeout and TCP keepalive, no statement limit; bigint comes back as a bigint.
  */
-export type PoolPolicy = 'serving' | 'statistics' | 'migration' | 'copy';
+export type PoolPolicy = 'serving' | 'auth' | 'statistics' | 'migration' | 'copy';
 
 /** A new connection to PostgreSQL not made within this long fails the query (503 `store_unavailable`). */
 export const STORE_CONNECT_TIMEOUT_MS = 1 * SECOND;
@@ -47,6 +50,8 @@ export const STORE_POOL_SIZE = 10;
 export const STORE_POOL_WAIT_MS = 5 * SECOND;
 /** Queries that may wait for a connection at once; one more is refused at once (503) rather than queued behind a store that cannot keep up. */
 export const STORE_POOL_QUEUE = 2_000;
+/** The auth service's statements stop after this long, its client gives up half a second later; its pool wait is as long. */
+export const AUTH_STATEMENT_TIMEOUT_MS = 1.5 * SECOND;
 /** The statistics thread's statements stop at its read deadline (src/stats/stats-reader.ts, 30 s). */
 export const STATS_STATEMENT_TIMEOUT_MS = 30 * SECOND;
 /** Connections of the statistics thread's pool: its reads run one at a time, each a few statements at once. */
@@ -74,6 +79,10 @@ const POLICIES: Record<PoolPolicy, PolicySettings> = {
   serving: {
     max: STORE_POOL_SIZE, poolWaitMs: STORE_POOL_WAIT_MS, connectMs: STORE_CONNECT_TIMEOUT_MS,
     statementMs: STORE_STATEMENT_TIMEOUT_MS, lockMs: STORE_LOCK_TIMEOUT_MS, queue: STORE_POOL_QUEUE,
+  },
+  auth: {
+    max: STORE_POOL_SIZE, poolWaitMs: AUTH_STATEMENT_TIMEOUT_MS, connectMs: STORE_CONNECT_TIMEOUT_MS,
+    statementMs: AUTH_STATEMENT_TIMEOUT_MS, lockMs: AUTH_STATEMENT_TIMEOUT_MS, queue: STORE_POOL_QUEUE,
   },
   statistics: {
     max: STATS_POOL_SIZE, poolWaitMs: STORE_POOL_WAIT_MS, connectMs: STORE_CONNECT_TIMEOUT_MS,
@@ -104,7 +113,8 @@ export function storePool(policy: PoolPolicy, connection: StoreConnection, { onI
     // to opening one; the client's own (below) bounds only the opening.
     connectionTimeoutMillis: settings.poolWaitMs,
     Client: clientClass(settings.connectMs),
-    ...(settings.statementMs === null ? {} : { statement_timeout: settings.statementMs, query_timeout: settings.statementMs + SECOND }),
+    // The client gives up a moment after the server should have answered that it stopped the statement.
+    ...(settings.statementMs === null ? {} : { statement_timeout: settings.statementMs, query_timeout: settings.statementMs + Math.min(SECOND, settings.statementMs / 3) }),
     ...(settings.lockMs === null ? {} : { lock_timeout: settings.lockMs }),
     keepAlive: true,
     keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,

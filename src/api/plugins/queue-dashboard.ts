@@ -6,7 +6,8 @@ import type { Job } from 'bullmq';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { BACKGROUND_QUEUES, RUN_QUEUE } from '../../queue/queue-keys.js';
-import { forbidden, HttpError, methodNotAllowed, tooManyRequests } from '../../errors.js';
+import { authStoreUnavailable, forbidden, HttpError, methodNotAllowed, tooManyRequests } from '../../errors.js';
+import { retryAfterSeconds } from '../../accounts/verify-token.js';
 import { relayedClientHeaders } from '../../auth/relayed-client.js';
 import { MINUTE, SECOND } from '../../time.js';
 
@@ -135,6 +136,10 @@ function basicLoginChecker(authUrl: string, relayToken: string | null) {
       signal: AbortSignal.timeout(LOGIN_TIMEOUT_MS),
     }).catch(() => null);
     if (login?.status === 429) throw await throttled(login);
+    if (login?.status === 503) {
+      await login.body?.cancel().catch(() => {});
+      throw authStoreUnavailable(retryAfterSeconds(login));
+    }
     if (!login?.ok) return null;
     const { token } = (await login.json().catch(() => ({}))) as { token?: unknown };
     if (typeof token === 'string') {
