@@ -134,9 +134,9 @@ export const STORE_BUSY_RETRY_SECONDS = 1;
  * the route has no 409 of its own: nothing was stored, and the same request sent again
  * finds the other write done.
  */
-export const storeBusy = (cause?: unknown) =>
+export const storeBusy = (cause?: unknown, what = 'another write raced it') =>
   Object.assign(
-    new HttpError('store_busy', `The store could not complete this write because another write raced it; nothing was stored. Retry in ${STORE_BUSY_RETRY_SECONDS} s.`, { cause }),
+    new HttpError('store_busy', `The store could not complete this write because ${what}; nothing was stored. Retry in ${STORE_BUSY_RETRY_SECONDS} s.`, { cause }),
     { retryAfterSeconds: STORE_BUSY_RETRY_SECONDS },
   );
 /** The auth service answered 503 (its own store cannot be reached, say): the caller retries after `retryAfterSeconds`, which the auth service's Retry-After gave. */

@@ -1,3 +1,4 @@
+import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 
 /**
@@ -17,7 +18,9 @@ import pg from 'pg';
  *   (a connection not opened in time, cut mid-query, a query with no answer in time, the
  *   pool's queue full).
  * - `full`: the server's disk is full (53100): 503 `storage_full` (src/db/storage-full.ts).
- * - `unique`: a unique violation (23505) no route turned into a 409 of its own.
+ * - `unique`: a unique violation no route turned into a 409 of its own (23505, or SQLite's
+ *   SQLITE_CONSTRAINT_UNIQUE and SQLITE_CONSTRAINT_PRIMARYKEY): 503 `store_busy`, since a
+ *   retry runs the route's own check, which sees the other write.
  * - `deadlock` (40P01) and `serialization` (40001): the transaction lost a race and is worth
  *   running again (writeTransaction does, a few times).
  * - `bad_text`: text PostgreSQL cannot keep, a NUL (22021, or 22P05 when a conversion cannot
@@ -27,9 +30,13 @@ export type StoreErrorKind = 'unavailable' | 'full' | 'unique' | 'deadlock' | 's
 
 export interface StoreErrorClass {
   kind: StoreErrorKind;
-  /** The SQLSTATE, socket code or pg message that decided it. */
+  /** The SQLSTATE, socket code, SQLite code or pg message that decided it. */
   reason: string;
+  /** The table the server named, when it did (PostgreSQL's unique violations do). */
+  table?: string;
 }
+
+const SQLITE_UNIQUE = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY']);
 
 const FROM_STORE = Symbol('fromStore');
 
@@ -77,11 +84,17 @@ export function classifyStoreError(error: unknown): StoreErrorClass | null {
 
 function classifyOne(error: Error): StoreErrorClass | null {
   if (error instanceof pg.DatabaseError) {
-    const { code } = error;
+    const { code, table } = error;
     if (code === undefined) return null;
     if (UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08')) return { kind: 'unavailable', reason: code };
     const kind = SQLSTATE_KINDS[code];
-    return kind ? { kind, reason: code } : null;
+    return kind ? { kind, reason: code, ...(table ? { table } : {}) } : null;
+  }
+  if (error instanceof BetterSqlite3.SqliteError) {
+    if (!SQLITE_UNIQUE.has(error.code)) return null;
+    // "UNIQUE constraint failed: store_meta.key"
+    const table = /failed: ([a-z_]+)\./.exec(error.message)?.[1];
+    return { kind: 'unique', reason: error.code, ...(table ? { table } : {}) };
   }
   if (!(FROM_STORE in error)) return null;
   const { code, syscall } = error as Error & { code?: unknown; syscall?: unknown };

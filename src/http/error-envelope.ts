@@ -45,9 +45,11 @@ function sendEnvelope(thrown: FastifyError | HttpError, request: FastifyRequest,
 
 /** The answer to an error of the PostgreSQL store (classified by origin: src/db/store-errors.ts), or null when it is none. */
 function storeError(error: Error): HttpError | null {
-  switch (classifyStoreError(error)?.kind) {
+  const found = classifyStoreError(error);
+  switch (found?.kind) {
     case 'unavailable': return storeUnavailable(error);
-    case 'unique': case 'deadlock': case 'serialization': return storeBusy(error);
+    case 'unique': return storeBusy(error, `another write stored the same key${found.table ? ` in ${found.table}` : ''} at the same moment`);
+    case 'deadlock': case 'serialization': return storeBusy(error);
     case 'bad_text': return badRequest('A text field of the request contains a NUL character (\\u0000), which the store cannot keep.');
     default: return null;
   }
