@@ -118,6 +118,8 @@ export function storePool(policy: PoolPolicy, connection: StoreConnection, { onI
     ...(settings.lockMs === null ? {} : { lock_timeout: settings.lockMs }),
     keepAlive: true,
     keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
+    // pg_stat_activity shows which pool a session belongs to.
+    application_name: `eval-backend ${policy}`,
     types: { getTypeParser: policy === 'copy' ? bigintTypeParser : numberTypeParser },
   }, settings.queue, onIdleError);
 }
