@@ -1,6 +1,6 @@
 import { Piscina } from 'piscina';
-import { HttpError, statsThreadFailed, statsUnavailable, toError } from '../errors.js';
-import type { StatsRead, StatsReaderInput, StatsReaders, StatsSource, StatsTask } from '../workers/read-stats.js';
+import { HttpError, statsThreadFailed, statsUnavailable, storageFull, storeUnavailable, toError } from '../errors.js';
+import type { StatsOutcome, StatsRead, StatsReaderInput, StatsReaders, StatsSource, StatsTask } from '../workers/read-stats.js';
 import { poolFailures } from '../workers/pool-failures.js';
 import { workerFile } from '../workers/worker-file.js';
 
@@ -54,7 +54,7 @@ export function statsReader(
   if (source.engine === 'sqlite' && (source.file === '' || source.file === ':memory:')) {
     throw new Error('Statistics are read over a second connection, which an in-memory store cannot have.');
   }
-  const piscina = new Piscina<StatsTask, unknown>({
+  const piscina = new Piscina<StatsTask, StatsOutcome>({
     filename: workerFile('read-stats'),
     workerData: { source } satisfies StatsReaderInput,
     minThreads: 0,
@@ -79,7 +79,7 @@ export function statsReader(
     const what = `statistics (${first.read})`;
     const task = { read: first.read, now: Date.now(), args: first.args } satisfies StatsTask;
     failures.run((failed) => piscina.run(task, { signal: AbortSignal.any([failed, timeout]) })).then(
-      (value) => first.settle.done(value),
+      (outcome) => ('storeError' in outcome ? first.settle.fail(storeErrorOf(outcome.storeError, what)) : first.settle.done(outcome.value)),
       (error: unknown) => first.settle.fail(
         failures.isPoolFailure(error) ? statsThreadFailed(what, error)
           : timeout.aborted ? statsUnavailable(what, timeoutMs / 1000, error)
@@ -112,4 +112,12 @@ export function statsReader(
       return piscina.destroy();
     },
   };
+}
+
+/** The store error a read met on the thread, as the request's answer: an outage or a full disk is the client's to retry (503), anything else a fault. */
+function storeErrorOf({ kind, reason, message }: Extract<StatsOutcome, { storeError: unknown }>['storeError'], what: string): Error {
+  const cause = new Error(`reading ${what}: ${message} (${reason})`);
+  if (kind === 'unavailable') return storeUnavailable(cause);
+  if (kind === 'full') return storageFull(cause);
+  return cause;
 }

@@ -3,6 +3,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { cellCountQueries, type CellCountArgs } from '../coverage/cell-counts.js';
 import { postgresStore, sqliteStore, type BackendStore } from '../db/dialect.js';
 import { storePool } from '../db/pool-policy.js';
+import { classifyStoreError, type StoreErrorClass } from '../db/store-errors.js';
 import { jobStateCounts } from '../db/job-state-counts.js';
 import { BUSY_TIMEOUT_MS } from '../db/open-database.js';
 import type { StoreSchema } from '../db/store-schema.js';
@@ -62,10 +63,23 @@ export interface StatsTask {
 }
 
 /**
+ * What a read answers across the thread boundary: its value, or the store error it met,
+ * classified here (src/db/store-errors.ts), since an error that crosses to the host keeps
+ * only its message, and with it the host could not tell a store outage from anything else.
+ */
+export type StatsOutcome = { value: unknown } | { storeError: StoreErrorClass & { message: string } };
+
+/**
  * Piscina task: one read that scans a whole table, or every run of many cells, over this
  * thread's own connection (read-only on SQLite), so it never holds the event loop that
  * serves HTTP (src/stats/stats-reader.ts).
  */
-export default function readStats(task: StatsTask): unknown {
-  return (readers[task.read] as (now: number, args: unknown) => unknown)(task.now, task.args);
+export default async function readStats(task: StatsTask): Promise<StatsOutcome> {
+  try {
+    return { value: await (readers[task.read] as (now: number, args: unknown) => unknown)(task.now, task.args) };
+  } catch (error) {
+    const found = classifyStoreError(error);
+    if (found) return { storeError: { ...found, message: (error as Error).message } };
+    throw error;
+  }
 }

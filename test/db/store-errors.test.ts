@@ -8,6 +8,7 @@ import { storePool } from '../../src/db/pool-policy.js';
 import { classifyStoreError, isFromStore, storeUnavailableReason } from '../../src/db/store-errors.js';
 import errorEnvelope from '../../src/http/error-envelope.js';
 import { isRedisUnavailable } from '../../src/redis/redis-connections.js';
+import { statsReader } from '../../src/stats/stats-reader.js';
 import { sql } from 'kysely';
 
 const serverError = (code: string) => Object.assign(new pg.DatabaseError('terminating connection', 0, 'error'), { code });
@@ -82,6 +83,22 @@ describe('classifyStoreError', () => {
       await app.close();
       await store.db.destroy();
       redis.disconnect();
+    }
+  });
+
+  it('a statistics read over a PostgreSQL that is down answers 503 store_unavailable, though its error crossed from the thread', async () => {
+    const reader = statsReader({ engine: 'postgres', url: 'postgres://nobody@127.0.0.1:9/none' });
+    const app = Fastify();
+    await app.register(errorEnvelope);
+    app.get('/stats', async () => reader.read('providers'));
+    try {
+      const answer = await app.inject('/stats');
+      expect(answer.statusCode).toBe(503);
+      expect(answer.json().error.code).toBe('store_unavailable');
+      expect(Number(answer.headers['retry-after'])).toBeGreaterThan(0);
+    } finally {
+      await app.close();
+      await reader.close();
     }
   });
 });
