@@ -17,6 +17,7 @@ import redisKillUnderLoad from './redis-kill-under-load.js';
 import routeFuzz from './route-fuzz.js';
 import slowBody from './slow-body.js';
 import storeDeleted from './store-deleted.js';
+import storePause from './store-pause.js';
 import streamCaps from './stream-caps.js';
 import threeProcesses from './three-processes.js';
 
@@ -34,6 +35,7 @@ const scenarios: Array<[string, () => Promise<ScenarioResult>]> = [
   ['route-fuzz', routeFuzz],
   ['disk-full', diskFull],
   ['store-deleted', storeDeleted],
+  ['store-pause', storePause],
   ['three-processes', threeProcesses],
 ];
 if (only && !scenarios.some(([name]) => name === only)) {

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { descendantsOf } from '../../chaos/lib/supervised-service.js';
 
 /**
  * Pauses a PostgreSQL server (SIGSTOP to the postmaster and every process under it): it then
@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
  * silent. Answers the function that resumes them (SIGCONT).
  */
 export function pausePostgres(postmasterPid: number): () => void {
-  const pids = [postmasterPid, ...descendants(postmasterPid)];
+  const pids = [postmasterPid, ...descendantsOf(postmasterPid)];
   for (const pid of pids) process.kill(pid, 'SIGSTOP');
   return () => {
     for (const pid of pids) {
@@ -17,29 +17,4 @@ export function pausePostgres(postmasterPid: number): () => void {
       }
     }
   };
-}
-
-function descendants(root: number): number[] {
-  const parentOf = new Map<number, number>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      // The fields after the command, which may hold spaces, in parentheses: state, then the parent's pid.
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      parentOf.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // Ended while listed.
-    }
-  }
-  const found: number[] = [];
-  const walk = (pid: number) => {
-    for (const [child, parent] of parentOf) {
-      if (parent === pid) {
-        found.push(child);
-        walk(child);
-      }
-    }
-  };
-  walk(root);
-  return found;
 }
