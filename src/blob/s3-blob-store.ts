@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import {
   CopyObjectCommand, DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand,
-  S3Client, type S3ClientConfig,
+  S3Client, S3ServiceException, type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { blobStoreUnavailable, HttpError } from '../errors.js';
@@ -62,7 +62,8 @@ export function s3BlobStore(options: S3BlobOptions): BlobStore {
   const Bucket = options.bucket;
   const location = `s3://${options.bucket}${options.prefix ? `/${options.prefix}` : ''}`;
   const objectKey = (key: string) => (options.prefix ? `${options.prefix}/${key}` : key);
-  const unavailable = (error: unknown) => (isUnreachable(error) ? blobStoreUnavailable(location, error) : error);
+  // A missing key passes through as it is: `orMissing` makes it null, other callers see the SDK's NoSuchKey.
+  const unavailable = (error: unknown) => (!isMissing(error) && isUnreachable(error) ? blobStoreUnavailable(location, error) : error);
   const call = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
@@ -166,20 +167,26 @@ export function s3BlobStore(options: S3BlobOptions): BlobStore {
 function isMissing(error: unknown): boolean {
   const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
   const name = (error as { name?: string }).name;
+  // A bucket that is gone (or misnamed) is an outage of the store, not a missing key.
+  if (name === 'NoSuchBucket') return false;
   return status === 404 || name === 'NoSuchKey' || name === 'NotFound';
 }
 
-/** The bucket could not be reached or could not answer: worth a retry later, not a bug. */
+/**
+ * Classified by origin: anything the S3 SDK raises (an error the bucket answered, 403 and
+ * 5xx alike, or a response it could not read) and any network failure on the way means the
+ * bucket cannot serve us now, worth a retry later; only a missing key (see `isMissing`,
+ * checked first) is an answer about the data. Our own errors (a refused key) are neither.
+ */
 function isUnreachable(error: unknown): boolean {
   if (error instanceof HttpError) return false;
-  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-  if (status !== undefined && status >= 500) return true;
+  if (error instanceof S3ServiceException) return true;
   const code = (error as { code?: string }).code;
   const name = (error as { name?: string }).name;
   return (
     name === 'TimeoutError' || name === 'RequestTimeout' || name === 'AbortError' ||
     ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE'].includes(code ?? '') ||
-    // The SDK reports a response it could not read (a server gone mid-answer) without a status.
-    (status === undefined && (error as { $metadata?: unknown }).$metadata !== undefined)
+    // The SDK reports a response it could not read (a server gone mid-answer) with metadata and no status.
+    (error as { $metadata?: unknown }).$metadata !== undefined
   );
 }
