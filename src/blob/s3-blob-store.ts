@@ -21,6 +21,14 @@ export interface S3BlobOptions {
   credentials: (() => { accessKeyId: string; secretAccessKey: string; sessionToken?: string }) | null;
 }
 
+/** The sockets one client (one pool) keeps to the bucket: the SDK's own default. */
+const DEFAULT_SOCKETS = 50;
+
+/** How many sockets this client may hold to the bucket (default 50, the SDK's). */
+export interface S3Pool {
+  maxSockets?: number;
+}
+
 /** Connecting may take this long (ms) before the attempt counts as failed. */
 const CONNECT_TIMEOUT = 2 * SECOND;
 /** A request whose socket stays silent this long (ms) has failed: the bound on a hung bucket. */
@@ -46,11 +54,13 @@ const DELETE_BATCH = 1000;
  * the next request tries again, so the service resumes by itself once the bucket is back.
  * Single PUTs are atomic in S3, which makes a small object a safe pointer to swap.
  */
-export function s3BlobStore(options: S3BlobOptions): BlobStore {
+export function s3BlobStore(options: S3BlobOptions, pool: S3Pool = {}): BlobStore {
+  // The SDK's default is 50 sockets per client; a pool of its own bounds what one use may hold.
+  const agent = { keepAlive: true, maxSockets: pool.maxSockets ?? DEFAULT_SOCKETS };
   const config: S3ClientConfig = {
     region: options.region,
     maxAttempts: MAX_ATTEMPTS,
-    requestHandler: { connectionTimeout: CONNECT_TIMEOUT, socketTimeout: IDLE_TIMEOUT },
+    requestHandler: { connectionTimeout: CONNECT_TIMEOUT, socketTimeout: IDLE_TIMEOUT, httpAgent: agent, httpsAgent: agent },
   };
   // S3-compatible servers often predate the SDK's default checksums (and their aws-chunked
   // bodies); they get the checksums S3 requires and no more.
@@ -142,6 +152,11 @@ export function s3BlobStore(options: S3BlobOptions): BlobStore {
       if (!isBlobKey(key)) return null;
       const object = await orMissing((options) => client.send(new GetObjectCommand({ Bucket, Key: objectKey(key) }), options));
       return object ? { body: object.Body as Readable, size: object.ContentLength ?? 0 } : null;
+    },
+    async stat(key) {
+      if (!isBlobKey(key)) return null;
+      const head = await orMissing((options) => client.send(new HeadObjectCommand({ Bucket, Key: objectKey(key) }), options));
+      return head ? { size: head.ContentLength ?? 0 } : null;
     },
     async exists(key) {
       if (!isBlobKey(key)) return false;
