@@ -7,6 +7,7 @@
 import apiKillClaimStorm from './api-kill-claim-storm.js';
 import apiRestartRunningDrivers from './api-restart-running-drivers.js';
 import authKill from './auth-kill.js';
+import bucketSlowReaders from './bucket-slow-readers.js';
 import diskFull from './disk-full.js';
 import { machineLine } from './lib/chaos-service.js';
 import { resultTable, unfinished, type ScenarioResult } from './lib/scenario-result.js';
@@ -35,6 +36,7 @@ const scenarios: Array<[string, () => Promise<ScenarioResult>]> = [
   ['disk-full', diskFull],
   ['store-deleted', storeDeleted],
   ['three-processes', threeProcesses],
+  ['bucket-slow-readers', bucketSlowReaders],
 ];
 if (only && !scenarios.some(([name]) => name === only)) {
   console.error(`Unknown scenario "${only}". Use one of: ${scenarios.map(([name]) => name).join(', ')}.`);
