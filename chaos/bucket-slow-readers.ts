@@ -21,8 +21,10 @@ const POOL = 64;
 const UPLOADS = 10;
 const LARGE = Buffer.alloc(48 * 1024 * 1024, 9);
 const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'), Buffer.alloc(256 * 1024, 1)]);
-/** A refusal or an outage answer counts as fast under this (ms). */
+/** A refusal or a HEAD with the pool full counts as fast under this (ms). */
 const FAST = 1000;
+/** The same for the refusals of the burst, which wait behind 100 connections opened at once on a shared 2-core machine (ms). */
+const BURST_FAST = 3000;
 /** The bucket down: every answer within the driver's request deadline (5 s) and a margin (ms). */
 const OUTAGE_FAST = 6000;
 
@@ -95,6 +97,8 @@ export default async function bucketSlowReaders(): Promise<ScenarioResult> {
     const refused = readers.filter((reader) => reader.status !== 200);
     const refusedRight = refused.filter((reader) => reader.status === 503 && reader.code === 'too_many_streams' && reader.retryAfter === '5');
     const slowestRefusal = Math.max(0, ...refused.map((reader) => reader.ms));
+    const oneMore = await slowReader(base, '/runs/run-big/showcase/movie.mp4', '127.0.3.9');
+    oneMore.request.destroy();
 
     // With every admitted reader streaming: driver uploads, a HEAD, a cold definition copy.
     const uploads = await Promise.all(drivers.map((job, i) => upload(base, job, `run-up-${i}`, 'title.png', PNG)));
@@ -132,7 +136,8 @@ export default async function bucketSlowReaders(): Promise<ScenarioResult> {
     const slowestOutage = Math.max(...outageAnswers.map((answer) => answer.ms));
     printFigures({
       [`slow readers of a 48 MiB showcase (pool ${POOL})`]: `${READERS}: ${admitted.length} streaming, ${refused.length} refused (${refusedRight.length} × 503 too_many_streams, Retry-After: 5)`,
-      'slowest refusal (ms)': slowestRefusal.toFixed(0),
+      'slowest refusal of the burst (ms)': slowestRefusal.toFixed(0),
+      'one more reader with the pool full': `${oneMore.status} ${oneMore.code} in ${oneMore.ms.toFixed(0)} ms`,
       'driver uploads with the readers streaming': `${uploaded} of ${UPLOADS} × 201, slowest ${slowestUpload.toFixed(0)} ms`,
       'HEAD of the 48 MiB file': `${head.status}, Content-Length ${head.code}, ${head.ms.toFixed(0)} ms`,
       'cold definition fetch with the readers streaming': `${coldFetch.status} in ${coldFetch.ms.toFixed(0)} ms`,
@@ -145,13 +150,15 @@ export default async function bucketSlowReaders(): Promise<ScenarioResult> {
         streaming: admitted.length,
         refused: refused.length,
         'slowest refusal ms': Math.round(slowestRefusal),
+        'one more reader ms': Math.round(oneMore.ms),
         uploads: `${uploaded}/${UPLOADS}`,
         'slowest upload ms': Math.round(slowestUpload),
         'bucket down: slowest 503 ms': Math.round(slowestOutage),
       },
       {
         [`${POOL} readers streaming, the other ${READERS - POOL} refused with 503 too_many_streams and Retry-After`]: admitted.length === POOL && refusedRight.length === READERS - POOL,
-        [`every refusal within ${FAST} ms`]: slowestRefusal < FAST,
+        [`every refusal of the burst within ${BURST_FAST} ms`]: slowestRefusal < BURST_FAST,
+        [`one more reader refused with 503 too_many_streams within ${FAST} ms`]: oneMore.status === 503 && oneMore.code === 'too_many_streams' && oneMore.ms < FAST,
         'every driver upload 201 with the readers streaming': uploaded === UPLOADS,
         'a HEAD answered from metadata with the pool full': head.status === 200 && head.code === String(LARGE.length) && head.ms < FAST,
         'a cold definition copy fetched with the pool full': coldFetch.status === 200,
