@@ -7,6 +7,7 @@
 import apiKillClaimStorm from './api-kill-claim-storm.js';
 import apiRestartRunningDrivers from './api-restart-running-drivers.js';
 import authKill from './auth-kill.js';
+import bucketSlowReaders from './bucket-slow-readers.js';
 import diskFull from './disk-full.js';
 import { machineLine } from './lib/chaos-service.js';
 import { resultTable, unfinished, type ScenarioResult } from './lib/scenario-result.js';
@@ -37,6 +38,7 @@ const scenarios: Array<[string, () => Promise<ScenarioResult>]> = [
   ['store-deleted', storeDeleted],
   ['store-pause', storePause],
   ['three-processes', threeProcesses],
+  ['bucket-slow-readers', bucketSlowReaders],
 ];
 if (only && !scenarios.some(([name]) => name === only)) {
   console.error(`Unknown scenario "${only}". Use one of: ${scenarios.map(([name]) => name).join(', ')}.`);

@@ -93,6 +93,8 @@ export interface Config {
   streamsPerClient: number;
   /** Open streams this process holds in all (STREAMS_TOTAL, default 512). */
   streamsTotal: number;
+  /** Public media downloads (showcase, snapshot files) this process streams at once, each one bucket socket of a pool of its own (PUBLIC_BLOB_STREAMS, default 64). */
+  publicBlobStreams: number;
 }
 
 export type CorsOrigins = '*' | string[];
@@ -171,6 +173,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     writeStallTimeoutMs: Math.round(read.number('WRITE_STALL_TIMEOUT_SECONDS', 30, { min: 0.1, max: 24 * 3600 }) * 1000),
     streamsPerClient: read.integer('STREAMS_PER_CLIENT', 32, { min: 1, max: 100_000 }),
     streamsTotal: read.integer('STREAMS_TOTAL', 512, { min: 1, max: 1_000_000 }),
+    publicBlobStreams: read.integer('PUBLIC_BLOB_STREAMS', 64, { min: 1, max: 100_000 }),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

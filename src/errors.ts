@@ -154,6 +154,12 @@ export const blobStoreUnavailable = (location: string, cause?: unknown) =>
     { retryAfterSeconds: BLOB_STORE_RETRY_SECONDS },
   );
 /**
+ * A failure that says nothing about the data, only that a store could not answer now (any
+ * 503: the bucket, PostgreSQL, a full disk): a reader that would answer "absent" for a failed
+ * read must pass these on instead, so an outage is never reported as "not ingested".
+ */
+export const isOutage = (error: unknown): error is HttpError => error instanceof HttpError && error.statusCode === 503;
+/**
  * How long (s) a caller whose ingest scan was interrupted is told to wait (Retry-After): by
  * then BullMQ has failed the dead scan (its 30 s lock lapsed), so a retry starts at once. One
  * sent sooner is not refused; it waits in the queue for that.

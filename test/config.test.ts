@@ -85,6 +85,12 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads PUBLIC_BLOB_STREAMS as a positive count, 64 by default, refusing anything else by name', () => {
+    expect(loadConfig({}).publicBlobStreams).toBe(64);
+    expect(loadConfig({ PUBLIC_BLOB_STREAMS: '8' }).publicBlobStreams).toBe(8);
+    for (const bad of ['0', '-1', '2.5', 'many']) expect(() => loadConfig({ PUBLIC_BLOB_STREAMS: bad }), bad).toThrow(/PUBLIC_BLOB_STREAMS=/);
+  });
+
   it('names every bad variable in one error', () => {
     let caught: unknown;
     try {

@@ -24,6 +24,7 @@ import models from './plugins/models.js';
 import openapi from './plugins/openapi.js';
 import operations from './plugins/operations.js';
 import probes from './plugins/probes.js';
+import publicFiles from './plugins/public-files.js';
 import queueDashboard from './plugins/queue-dashboard.js';
 import runJobs, { type RunJobsOptions } from './plugins/run-jobs.js';
 import runs from './plugins/runs.js';
@@ -78,6 +79,7 @@ async function app(instance: FastifyInstance, { config, db, store: given, jobs =
   await instance.register(blobStore);
   await instance.register(statsReader);
   await instance.register(streams);
+  await instance.register(publicFiles);
   const tokenHashes = jobsTable(instance.store);
   await instance.register(authenticate, {
     verifier: tokenVerifier({ authUrl: config.authUrl, cacheMs: config.authCacheMs }),

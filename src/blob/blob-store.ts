@@ -21,6 +21,8 @@ export interface BlobStore {
   read(key: string): Promise<Buffer | null>;
   /** The blob as a stream with its size, or null when there is none. */
   open(key: string): Promise<BlobStream | null>;
+  /** The blob's size from its metadata, never reading its body; null when there is none. */
+  stat(key: string): Promise<{ size: number } | null>;
   exists(key: string): Promise<boolean>;
   /** Every key under `prefix/`, sorted, temporaries excluded. */
   list(prefix: string): Promise<string[]>;

@@ -76,6 +76,10 @@ export function fsBlobStore(root: string): BlobStore {
       const file = await resolved(key);
       return file ? { body: createReadStream(file.path) as Readable, size: file.size } : null;
     },
+    async stat(key) {
+      const file = await resolved(key);
+      return file ? { size: file.size } : null;
+    },
     exists: async (key) => (await resolved(key)) !== null,
     async list(prefix) {
       if (!isBlobKey(prefix)) return [];

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import {
   CopyObjectCommand, DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand,
-  S3Client, type S3ClientConfig,
+  S3Client, S3ServiceException, type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { blobStoreUnavailable, HttpError } from '../errors.js';
@@ -19,6 +19,14 @@ export interface S3BlobOptions {
   region: string;
   /** A function, so the keys never appear where the options are logged or serialized. */
   credentials: (() => { accessKeyId: string; secretAccessKey: string; sessionToken?: string }) | null;
+}
+
+/** The sockets one client (one pool) keeps to the bucket: the SDK's own default. */
+const DEFAULT_SOCKETS = 50;
+
+/** How many sockets this client may hold to the bucket (default 50, the SDK's). */
+export interface S3Pool {
+  maxSockets?: number;
 }
 
 /** Connecting may take this long (ms) before the attempt counts as failed. */
@@ -46,11 +54,13 @@ const DELETE_BATCH = 1000;
  * the next request tries again, so the service resumes by itself once the bucket is back.
  * Single PUTs are atomic in S3, which makes a small object a safe pointer to swap.
  */
-export function s3BlobStore(options: S3BlobOptions): BlobStore {
+export function s3BlobStore(options: S3BlobOptions, pool: S3Pool = {}): BlobStore {
+  // The SDK's default is 50 sockets per client; a pool of its own bounds what one use may hold.
+  const agent = { keepAlive: true, maxSockets: pool.maxSockets ?? DEFAULT_SOCKETS };
   const config: S3ClientConfig = {
     region: options.region,
     maxAttempts: MAX_ATTEMPTS,
-    requestHandler: { connectionTimeout: CONNECT_TIMEOUT, socketTimeout: IDLE_TIMEOUT },
+    requestHandler: { connectionTimeout: CONNECT_TIMEOUT, socketTimeout: IDLE_TIMEOUT, httpAgent: agent, httpsAgent: agent },
   };
   // S3-compatible servers often predate the SDK's default checksums (and their aws-chunked
   // bodies); they get the checksums S3 requires and no more.
@@ -62,7 +72,8 @@ export function s3BlobStore(options: S3BlobOptions): BlobStore {
   const Bucket = options.bucket;
   const location = `s3://${options.bucket}${options.prefix ? `/${options.prefix}` : ''}`;
   const objectKey = (key: string) => (options.prefix ? `${options.prefix}/${key}` : key);
-  const unavailable = (error: unknown) => (isUnreachable(error) ? blobStoreUnavailable(location, error) : error);
+  // A missing key passes through as it is: `orMissing` makes it null, other callers see the SDK's NoSuchKey.
+  const unavailable = (error: unknown) => (!isMissing(error) && isUnreachable(error) ? blobStoreUnavailable(location, error) : error);
   const call = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
@@ -142,6 +153,11 @@ export function s3BlobStore(options: S3BlobOptions): BlobStore {
       const object = await orMissing((options) => client.send(new GetObjectCommand({ Bucket, Key: objectKey(key) }), options));
       return object ? { body: object.Body as Readable, size: object.ContentLength ?? 0 } : null;
     },
+    async stat(key) {
+      if (!isBlobKey(key)) return null;
+      const head = await orMissing((options) => client.send(new HeadObjectCommand({ Bucket, Key: objectKey(key) }), options));
+      return head ? { size: head.ContentLength ?? 0 } : null;
+    },
     async exists(key) {
       if (!isBlobKey(key)) return false;
       return (await orMissing((options) => client.send(new HeadObjectCommand({ Bucket, Key: objectKey(key) }), options))) !== null;
@@ -166,20 +182,26 @@ export function s3BlobStore(options: S3BlobOptions): BlobStore {
 function isMissing(error: unknown): boolean {
   const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
   const name = (error as { name?: string }).name;
+  // A bucket that is gone (or misnamed) is an outage of the store, not a missing key.
+  if (name === 'NoSuchBucket') return false;
   return status === 404 || name === 'NoSuchKey' || name === 'NotFound';
 }
 
-/** The bucket could not be reached or could not answer: worth a retry later, not a bug. */
+/**
+ * Classified by origin: anything the S3 SDK raises (an error the bucket answered, 403 and
+ * 5xx alike, or a response it could not read) and any network failure on the way means the
+ * bucket cannot serve us now, worth a retry later; only a missing key (see `isMissing`,
+ * checked first) is an answer about the data. Our own errors (a refused key) are neither.
+ */
 function isUnreachable(error: unknown): boolean {
   if (error instanceof HttpError) return false;
-  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-  if (status !== undefined && status >= 500) return true;
+  if (error instanceof S3ServiceException) return true;
   const code = (error as { code?: string }).code;
   const name = (error as { name?: string }).name;
   return (
     name === 'TimeoutError' || name === 'RequestTimeout' || name === 'AbortError' ||
     ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE'].includes(code ?? '') ||
-    // The SDK reports a response it could not read (a server gone mid-answer) without a status.
-    (status === undefined && (error as { $metadata?: unknown }).$metadata !== undefined)
+    // The SDK reports a response it could not read (a server gone mid-answer) with metadata and no status.
+    (error as { $metadata?: unknown }).$metadata !== undefined
   );
 }

@@ -12,12 +12,18 @@ import type { LoadedVersion, StoredVersions } from './stored-versions.js';
 import { isServedArtifact } from './served-artifacts.js';
 import { listValidationFiles } from './validation-files.js';
 import { toPosix } from './version-folder.js';
-import { notFound } from '../errors.js';
+import { isOutage, notFound } from '../errors.js';
 
 const BASELINE_DIR = 'validation-baseline';
 const BASELINE_MEDIA = /^[A-Za-z0-9._-]+__[A-Za-z0-9._-]+\.[A-Za-z0-9]+$/;
 const SHARED_IMAGE = /^img\.[A-Za-z0-9_-]+\.[A-Za-z0-9]+$/;
 const RENDERED_CACHE_LIMIT = 256;
+
+/** A version whose copy cannot be read is absent; a store that cannot answer now (503) is passed on, never shown as absent. */
+const absentUnlessOutage = (error: unknown): null => {
+  if (isOutage(error)) throw error;
+  return null;
+};
 
 /**
  * What the resolution routes answer, read from the definition store. Experimental versions
@@ -30,7 +36,7 @@ export function catalogReader(index: CatalogIndex, versions: StoredVersions, opt
   const visible = (experimental: boolean) => options.includeExperimental || !experimental;
 
   async function visibleVersion(slug: string, version: string): Promise<LoadedVersion> {
-    const loaded = await versions.get(slug, version).catch(() => null);
+    const loaded = await versions.get(slug, version).catch(absentUnlessOutage);
     if (!loaded || !visible(loaded.indexed.experimental)) throw notFound(`Test case ${slug} has no ingested version ${version}.`);
     return loaded;
   }
@@ -51,7 +57,7 @@ export function catalogReader(index: CatalogIndex, versions: StoredVersions, opt
         const latest = shown.at(-1);
         if (!latest) return null;
         // A case whose latest manifest cannot be read is left out rather than shown stale.
-        const latestLoaded = await versions.load(latest).catch(() => null);
+        const latestLoaded = await versions.load(latest).catch(absentUnlessOutage);
         if (!latestLoaded) return null;
         const loaded = await versions.loadReadable(ofSlug);
         return buildCatalogEntry(loaded.map((version) => version.stored.resolved), options);

@@ -4,6 +4,7 @@ import { basename, dirname, join, relative } from 'node:path';
 import type { BlobStore } from '../blob/blob-store.js';
 import { SLUG_PATTERN, VERSION_PATTERN } from './catalog-vocabulary.js';
 import { forEachLimited } from './definition-store.js';
+import { concurrencyLimit } from '../runtime/concurrency-limit.js';
 
 /** The blob store's area for ingested versions (the `s3` driver only: on `fs` they are DATA_DIR/definitions itself). */
 const AREA = 'definitions';
@@ -11,8 +12,18 @@ const AREA = 'definitions';
 const COPY_NAME = /^[0-9a-f]{16}-[0-9a-f]{8}$/;
 /** Written last, so its presence in the bucket says the copy is whole. */
 const MARKER = 'resolved.json';
-/** Files sent or fetched at once. */
+/** Files sent or fetched at once by one copy. */
 const CONCURRENCY = 8;
+/**
+ * Bucket reads all fetches of this process make at once (a cold cache after a big re-ingest
+ * asks for many copies together): well under the bucket client's 50 sockets, so driver
+ * uploads and launches still find one.
+ */
+export const DEFINITION_FETCH_READS = 16;
+// Per process, not per reader: the catalog, the snapshot grader and ingest each hold a
+// `definitionCopies`, and their fetches share one queue and coalesce by target directory.
+const fetchReads = concurrencyLimit(DEFINITION_FETCH_READS);
+const fetching = new Map<string, Promise<string>>();
 
 /** A committed version directory as parts every machine agrees on: slug, version and copy name. */
 function copyParts(storeDir: string): [string, string, string] | null {
@@ -43,15 +54,14 @@ export function definitionCopies(blobs: BlobStore, localRoot: string): Definitio
   if (blobs.driver === 'fs') {
     return { send: async () => {}, local: async (storeDir) => storeDir, removeOthers: async () => {} };
   }
-  const fetching = new Map<string, Promise<string>>();
 
   async function fetchCopy(prefix: string, target: string): Promise<string> {
-    const keys = await blobs.list(prefix);
+    const keys = await fetchReads(() => blobs.list(prefix));
     if (!keys.includes(`${prefix}/${MARKER}`)) throw new Error(`The bucket holds no whole copy at ${prefix}.`);
     const temp = join(dirname(target), `.staging-fetch-${randomUUID().slice(0, 8)}`);
     try {
       await forEachLimited(keys, CONCURRENCY, async (key) => {
-        const body = await blobs.read(key);
+        const body = await fetchReads(() => blobs.read(key));
         if (!body) throw new Error(`${key} vanished from the bucket while it was fetched.`);
         const file = join(temp, ...key.slice(prefix.length + 1).split('/'));
         await mkdir(dirname(file), { recursive: true });
@@ -86,8 +96,10 @@ export function definitionCopies(blobs: BlobStore, localRoot: string): Definitio
       if (await exists(join(target, MARKER))) return target;
       let pending = fetching.get(target);
       if (!pending) {
-        await mkdir(dirname(target), { recursive: true });
-        pending = fetchCopy([AREA, ...parts].join('/'), target).finally(() => fetching.delete(target));
+        // Registered before anything is awaited, so a second ask at once joins this fetch.
+        pending = mkdir(dirname(target), { recursive: true })
+          .then(() => fetchCopy([AREA, ...parts].join('/'), target))
+          .finally(() => fetching.delete(target));
         fetching.set(target, pending);
       }
       return pending;

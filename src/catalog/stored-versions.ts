@@ -1,3 +1,4 @@
+import { isOutage } from '../errors.js';
 import { readStoredVersion, storeLayout, type StoredVersion } from './definition-store.js';
 import type { CatalogIndex, IndexedVersion } from './catalog-index.js';
 import type { DefinitionCopies } from './definition-copies.js';
@@ -32,9 +33,15 @@ export function storedVersions(index: CatalogIndex, copies: Pick<DefinitionCopie
     return { indexed, stored, dir, sourceDir: storeLayout(dir).sourceDir };
   }
 
-  /** The versions whose stored copy can be read; unreadable ones are left out. */
+  /**
+   * The versions whose stored copy can be read; unreadable ones are left out. A store that
+   * cannot answer now (503, the bucket down) throws instead: leaving those out would answer
+   * a catalog with cases missing.
+   */
   async function loadReadable(indexed: IndexedVersion[]): Promise<LoadedVersion[]> {
     const loaded = await Promise.allSettled(indexed.map(load));
+    const outage = loaded.find((result) => result.status === 'rejected' && isOutage(result.reason));
+    if (outage) throw (outage as PromiseRejectedResult).reason;
     return loaded.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
   }
 

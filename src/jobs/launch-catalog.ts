@@ -1,3 +1,4 @@
+import { isOutage } from '../errors.js';
 import type { CatalogIndex } from '../catalog/catalog-index.js';
 import { RESOLVED_RECORD_FORMAT } from '../catalog/record-format.js';
 import type { StoredVersions } from '../catalog/stored-versions.js';
@@ -27,8 +28,9 @@ export interface LaunchCatalog {
 /**
  * Reads what ingest stored, through the index and the stored versions (which cache each
  * parsed `resolved.json` and, on the `s3` blob driver, fetch a copy this machine lacks). A
- * read that fails (a transient I/O error, the bucket unreachable) answers null this time and
- * is read again on the next launch.
+ * copy that cannot be read (missing from the bucket, unparsable) answers null; a store that
+ * cannot answer now (the bucket unreachable: 503 `blob_store_unavailable`) throws, so a
+ * launch or top-up answers 503 and marks nothing unlaunchable.
  */
 export function storedLaunchCatalog(index: CatalogIndex, versions: StoredVersions, options: { includeExperimental: boolean }): LaunchCatalog {
   return {
@@ -38,7 +40,9 @@ export function storedLaunchCatalog(index: CatalogIndex, versions: StoredVersion
       let stored;
       try {
         ({ stored } = await versions.load(indexed));
-      } catch {
+      } catch (error) {
+        // The bucket down is an outage (503), not a version that was never ingested.
+        if (isOutage(error)) throw error;
         return null;
       }
       if (stored.recordFormat !== RESOLVED_RECORD_FORMAT) return null;

@@ -160,9 +160,13 @@ async function queuedRun(ctx: JobsContext, row: JobRow): Promise<QueuedRun> {
     request,
     subjectJson: runSubjectJson(row),
     origin: row.origin,
-    maxRuntimeSeconds: request.maxRuntimeSeconds ?? (await ctx.catalog.version(row.testCaseSlug, row.testCaseVersion))?.maxRuntimeSeconds ?? null,
+    maxRuntimeSeconds: request.maxRuntimeSeconds ?? (await catalogRuntime(ctx, row)),
   };
 }
+
+/** The version's run time limit; null (the harness default) when it cannot be read now: a bucket outage must not stop a re-queue. */
+const catalogRuntime = (ctx: JobsContext, row: JobRow) =>
+  ctx.catalog.version(row.testCaseSlug, row.testCaseVersion).then((version) => version?.maxRuntimeSeconds ?? null, () => null);
 
 /**
  * Boot, single-box deployments (REAP_ORPHANED_JOBS): fails every job a previous process left

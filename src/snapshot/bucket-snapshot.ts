@@ -42,11 +42,22 @@ export function bucketSnapshot(blobs: BlobStore): SnapshotOutput {
   };
 }
 
-/** The file a request path names inside the current bucket snapshot, or null (no pointer yet, missing, or not a plain key). */
-export async function bucketSnapshotFile(blobs: BlobStore, relative: string): Promise<SnapshotFileStream | null> {
+/** The key a request path names inside the current bucket snapshot, or null (no pointer yet, or not a plain key). */
+async function bucketSnapshotKey(blobs: BlobStore, relative: string): Promise<string | null> {
   // The version comes from the pointer and is checked; the path must be plain segments, so
   // the key stays inside that version whatever the request says.
   const name = (await blobs.read(CURRENT))?.toString() ?? '';
-  if (!VERSION_NAME.test(name) || !isBlobKey(relative)) return null;
-  return blobs.open(`${VERSIONS}/${name}/${relative}`);
+  return VERSION_NAME.test(name) && isBlobKey(relative) ? `${VERSIONS}/${name}/${relative}` : null;
+}
+
+/** The file a request path names inside the current bucket snapshot, or null (no pointer yet, missing, or not a plain key). */
+export async function bucketSnapshotFile(blobs: BlobStore, relative: string): Promise<SnapshotFileStream | null> {
+  const key = await bucketSnapshotKey(blobs, relative);
+  return key ? blobs.open(key) : null;
+}
+
+/** That file's size from its metadata (a HEAD), or null. */
+export async function bucketSnapshotStat(blobs: BlobStore, relative: string): Promise<{ size: number } | null> {
+  const key = await bucketSnapshotKey(blobs, relative);
+  return key ? blobs.stat(key) : null;
 }

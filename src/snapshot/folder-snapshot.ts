@@ -65,10 +65,11 @@ export function folderSnapshot(dir: string, dataDir: string): SnapshotOutput {
  * `.`/`..`/empty segments, and never anything a link resolves to outside the version.
  */
 export async function folderSnapshotFile(dir: string, relative: string): Promise<SnapshotFileStream | null> {
-  try {
-    const { path, size } = await statInside(await realpath(dir), relative, { fromUrl: false });
-    return { body: createReadStream(path), size };
-  } catch {
-    return null; // refused, missing, or no snapshot yet: not found either way
-  }
+  const file = await folderSnapshotStat(dir, relative);
+  return file ? { body: createReadStream(file.path), size: file.size } : null;
+}
+
+/** That file's path and size, or null: refused, missing, or no snapshot yet, not found either way. */
+export async function folderSnapshotStat(dir: string, relative: string): Promise<{ path: string; size: number } | null> {
+  return statInside(await realpath(dir), relative, { fromUrl: false }).catch(() => null);
 }

@@ -1,12 +1,14 @@
 import type { BlobStore } from '../blob/blob-store.js';
-import { bucketSnapshot, bucketSnapshotFile } from './bucket-snapshot.js';
-import { folderSnapshot, folderSnapshotFile } from './folder-snapshot.js';
+import { bucketSnapshot, bucketSnapshotFile, bucketSnapshotStat } from './bucket-snapshot.js';
+import { folderSnapshot, folderSnapshotFile, folderSnapshotStat } from './folder-snapshot.js';
 import type { SnapshotFileStream, SnapshotOutput } from './snapshot-output.js';
 
 export interface SnapshotStore {
   output: SnapshotOutput;
   /** The current snapshot's file at `relative` (as the router decoded it), or null. */
   file(relative: string): Promise<SnapshotFileStream | null>;
+  /** That file's size, read from its metadata only (a HEAD), or null. */
+  stat(relative: string): Promise<{ size: number } | null>;
 }
 
 /**
@@ -15,6 +17,12 @@ export interface SnapshotStore {
  * machine, and a static host, reads).
  */
 export function snapshotStore(config: { dataDir: string; snapshotDir: string }, blobs: BlobStore): SnapshotStore {
-  if (blobs.driver === 's3') return { output: bucketSnapshot(blobs), file: (relative) => bucketSnapshotFile(blobs, relative) };
-  return { output: folderSnapshot(config.snapshotDir, config.dataDir), file: (relative) => folderSnapshotFile(config.snapshotDir, relative) };
+  if (blobs.driver === 's3') {
+    return { output: bucketSnapshot(blobs), file: (relative) => bucketSnapshotFile(blobs, relative), stat: (relative) => bucketSnapshotStat(blobs, relative) };
+  }
+  return {
+    output: folderSnapshot(config.snapshotDir, config.dataDir),
+    file: (relative) => folderSnapshotFile(config.snapshotDir, relative),
+    stat: (relative) => folderSnapshotStat(config.snapshotDir, relative),
+  };
 }

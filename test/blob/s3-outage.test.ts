@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,6 +77,33 @@ describe('the s3 driver with a bucket that takes connections and never answers',
       hung.close();
       for (const socket of sockets) socket.destroy();
       silent.close();
+    }
+  }, 60_000);
+});
+
+describe('the s3 driver classifying the bucket\'s errors by origin', () => {
+  it('reports any error the bucket answers (a refusal such as 403 AccessDenied) as blob_store_unavailable, and a missing key as absent', async () => {
+    const refusing = createHttpServer((request, response) => {
+      request.resume();
+      const missing = request.url?.includes('missing');
+      response.writeHead(missing ? 404 : 403, { 'content-type': 'application/xml' });
+      response.end(missing
+        ? '<?xml version="1.0"?><Error><Code>NoSuchKey</Code><Message>gone</Message></Error>'
+        : '<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>');
+    });
+    await new Promise<void>((done) => refusing.listen(0, '127.0.0.1', done));
+    const endpoint = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
+    const denied = openBlobStore(loadConfig({ DATA_DIR: dataDir, ...s3.env('denied'), AWS_ENDPOINT_URL: endpoint }));
+    try {
+      for (const [name, call] of [['read', () => denied.read('area/a')], ['open', () => denied.open('area/a')], ['list', () => denied.list('area')]] as const) {
+        const error = await call().then(() => null, (caught: unknown) => caught);
+        expect((error as HttpError).code, name).toBe('blob_store_unavailable');
+      }
+      expect(await denied.read('area/missing')).toBeNull();
+      expect(await denied.open('area/missing')).toBeNull();
+    } finally {
+      denied.close();
+      refusing.close();
     }
   }, 60_000);
 });

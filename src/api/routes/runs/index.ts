@@ -36,12 +36,13 @@ const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/runs/:id/events', { schema: { params: RunIdParams, response: { 200: RunEventsOut, ...errorResponses(404) } } }, async (request, reply) =>
     sendJsonText(reply, await runEvents(runs, request.params.id)));
 
-  app.get('/runs/:id/showcase/:file', { schema: { params: ShowcaseParams, response: { 200: Type.Unknown({ description: 'the media file' }), ...errorResponses(404, 503) } } }, async (request, reply) => {
+  app.get('/runs/:id/showcase/:file', { schema: { params: ShowcaseParams, response: { 200: Type.Unknown({ description: 'the media file' }), ...errorResponses(404, 429, 503) } } }, async (request, reply) => {
     // Only a name an upload could have stored is looked up: never a key from the raw path.
     const key = showcaseKey(request.params.id, request.params.file);
-    const stored = key ? await app.blobs.open(key) : null;
-    if (!stored) throw notFound(`Run ${request.params.id} has no showcase file ${request.params.file}.`);
-    return reply.headers(publicFileHeaders({ size: stored.size, contentType: contentTypeFor(request.params.file) })).send(stored.body);
+    const contentType = contentTypeFor(request.params.file);
+    const sent = key ? await app.publicFiles.send(request, reply, app.publicFiles.blob(key), (size) => publicFileHeaders({ size, contentType })) : null;
+    if (!sent) throw notFound(`Run ${request.params.id} has no showcase file ${request.params.file}.`);
+    return sent;
   });
 
   // The driver's upload: the raw body is the file, whatever Content-Type it claims (the

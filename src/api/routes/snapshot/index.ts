@@ -17,14 +17,15 @@ const snapshotRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const prefix = snapshotServePrefix(app.config.snapshotUrl);
   if (!prefix) return;
   app.get(`${prefix}/*`, {
-    schema: { params: Type.Object({ '*': Type.String() }), response: { 200: Type.Unknown({ description: 'a snapshot file' }), ...errorResponses(404, 503) } },
+    schema: { params: Type.Object({ '*': Type.String() }), response: { 200: Type.Unknown({ description: 'a snapshot file' }), ...errorResponses(404, 429, 503) } },
   }, async (request, reply) => {
     const relative = request.params['*'];
-    const file = await app.runs.snapshotFiles.file(relative);
-    if (!file) throw notFound(`The snapshot has no file ${relative || '(a folder is not listed)'}.`);
-    const headers = publicFileHeaders({ size: file.size, contentType: contentTypeFor(relative) });
+    const contentType = contentTypeFor(relative);
     // Public data a gallery on another origin reads; refreshed in place, so revalidate.
-    return reply.headers({ ...headers, 'access-control-allow-origin': '*', 'cache-control': 'no-cache' }).send(file.body);
+    const headers = (size: number) => ({ ...publicFileHeaders({ size, contentType }), 'access-control-allow-origin': '*', 'cache-control': 'no-cache' });
+    const sent = await app.publicFiles.send(request, reply, app.publicFiles.snapshot(relative), headers);
+    if (!sent) throw notFound(`The snapshot has no file ${relative || '(a folder is not listed)'}.`);
+    return sent;
   });
 };
 
