@@ -27,6 +27,7 @@ export function bucketSnapshot(blobs: BlobStore): SnapshotOutput {
           await staged.commit();
         },
         carry: (blobKey, rel) => blobs.copy(blobKey, keyOf(name, rel)),
+        carryFrom: (from, rel) => blobs.copy(keyOf(from, rel), keyOf(name, rel)),
       };
     },
     async publish(name) {
@@ -34,6 +35,11 @@ export function bucketSnapshot(blobs: BlobStore): SnapshotOutput {
       await blobs.put(CURRENT, name);
       return previous;
     },
+    async current() {
+      const name = (await blobs.read(CURRENT))?.toString() ?? '';
+      return VERSION_NAME.test(name) ? name : null;
+    },
+    readText: async (name, rel) => (await blobs.read(keyOf(name, rel)))?.toString() ?? null,
     discard: (name) => blobs.remove(`${VERSIONS}/${name}`),
     async versions() {
       const names = new Set((await blobs.list(VERSIONS)).map((key) => key.split('/')[2]!));
