@@ -202,7 +202,12 @@ export function snapshotWriter(deps: SnapshotDeps) {
     for (const [i, entry] of entries.entries()) {
       if (keep.includes(entry)) continue;
       const replacedAt = entry.startsWith('legacy-') ? 0 : madeAt(entries[i + 1]);
-      if (Date.now() - replacedAt >= graceMs) await deps.output.discard(entry);
+      if (Date.now() - replacedAt < graceMs) continue;
+      // One version that cannot be removed now (a bucket request failing) is left for the
+      // next refresh; the others still go.
+      await deps.output.discard(entry).catch((error: unknown) =>
+        deps.onWarning(`snapshot version ${entry} was not removed; the next refresh tries again: ${error instanceof Error ? error.message : String(error)}`),
+      );
     }
   }
 
