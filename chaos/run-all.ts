@@ -15,6 +15,7 @@ import killNpmStart from './kill-npm-start.js';
 import neverReadingLive from './never-reading-live.js';
 import neverReadingStreams from './never-reading-streams.js';
 import redisKillUnderLoad from './redis-kill-under-load.js';
+import rollingRestart from './rolling-restart.js';
 import routeFuzz from './route-fuzz.js';
 import slowBody from './slow-body.js';
 import storeDeleted from './store-deleted.js';
@@ -39,6 +40,7 @@ const scenarios: Array<[string, () => Promise<ScenarioResult>]> = [
   ['store-pause', storePause],
   ['three-processes', threeProcesses],
   ['bucket-slow-readers', bucketSlowReaders],
+  ['rolling-restart', rollingRestart],
 ];
 if (only && !scenarios.some(([name]) => name === only)) {
   console.error(`Unknown scenario "${only}". Use one of: ${scenarios.map(([name]) => name).join(', ')}.`);

@@ -32,6 +32,7 @@ export type ErrorCode =
   | 'too_many_streams'
   | 'blob_store_unavailable'
   | 'ingest_interrupted'
+  | 'snapshot_busy'
   | 'ingest_refused';
 
 export const STATUS: Record<ErrorCode, number> = {
@@ -63,6 +64,7 @@ export const STATUS: Record<ErrorCode, number> = {
   too_many_streams: 503,
   blob_store_unavailable: 503,
   ingest_interrupted: 503,
+  snapshot_busy: 503,
   ingest_refused: 409,
 };
 
@@ -168,6 +170,11 @@ export const INGEST_INTERRUPTED_RETRY_SECONDS = 30;
 /** The process running an ingest scan stopped mid-scan (killed, crashed); nothing re-runs it. */
 export const ingestInterrupted = (message: string) =>
   Object.assign(new HttpError('ingest_interrupted', message), { retryAfterSeconds: INGEST_INTERRUPTED_RETRY_SECONDS });
+/** How long (s) a refresh refused by another process's running refresh tells its caller to wait (Retry-After). */
+export const SNAPSHOT_BUSY_RETRY_SECONDS = 10;
+/** Another process holds the deployment's snapshot lock past the short wait a request is given. */
+export const snapshotBusy = (message: string) =>
+  Object.assign(new HttpError('snapshot_busy', message), { retryAfterSeconds: SNAPSHOT_BUSY_RETRY_SECONDS });
 export const routerKeyMissing = () =>
   new HttpError('router_key_missing', 'ROUTER_API_KEY is not configured on this deployment.');
 

@@ -42,6 +42,8 @@ export interface ThreeProcesses {
   kill(index: number): Promise<void>;
   /** Starts that API process again on its port and DATA_DIR; answers once it serves. */
   restart(index: number): Promise<void>;
+  /** SIGTERM to one API process (it drains, then stops); answers once it has exited, or was killed after 15 s. */
+  stopGracefully(index: number): Promise<void>;
   /**
    * SIGSTOP (`true`) or SIGCONT (`false`) to every process of the layout: a paused layout
    * takes no CPU, so a bench can time several layouts in turns on one machine.
@@ -141,6 +143,7 @@ export async function startThreeProcesses(engines: SharedEngines, prefix: string
       process.kill(running[index]!.pid, 'SIGKILL');
       await running[index]!.exited;
     },
+    stopGracefully: (index) => running[index]!.stop(),
     async restart(index) {
       running[index] = await startApi(index);
       apis[index] = { url: running[index]!.url, pid: running[index]!.pid };
@@ -197,30 +200,7 @@ const TERMINAL = new Set(['succeeded', 'failed', 'canceled']);
  */
 export async function proveThreeProcesses(deployment: ThreeProcesses, engines: SharedEngines, prefix: string, size: ProofSize): Promise<ProofFigures> {
   const { apis } = deployment;
-  const registered = await call(deployment.authUrl, 'POST', '/auth/register', undefined, { username: 'three', password: 'three-password', displayName: 'Three' });
-  const operator = registered.body.token as string;
-  const ingest = await Promise.race([
-    call(apis[0]!.url, 'POST', '/ingest', undefined, { testCases: [SLUG] }, 300_000),
-    deployment.workerExit.then(() => Promise.reject(new Error('the worker exited before the ingest ended'))),
-  ]);
-  if (ingest.status !== 200 || ingest.body.failed !== 0) throw new Error(`ingest failed: ${ingest.status} ${JSON.stringify(ingest.body)}`);
-  const resolved = await Promise.all(apis.slice(1).map((api) => call(api.url, 'GET', `/test-cases/${SLUG}/versions/${VERSION}`)));
-  const pngs = await Promise.all(apis.slice(1).map((api) => fetch(`${api.url}/test-cases/${SLUG}/versions/${VERSION}/references/base/title.png`)));
-  const pngBytes = await Promise.all(pngs.map(async (png) => (png.status === 200 ? Buffer.from(await png.arrayBuffer()) : null)));
-  const model = await call(apis[1]!.url, 'POST', '/models', operator, {
-    slug: LAUNCH.model, listPriceInputPerMtok: 1, listPriceCachedInputPerMtok: 0.1, listPriceOutputPerMtok: 2, listPriceAsOf: '2026-11-01',
-  });
-  if (model.status !== 201) throw new Error(`model not created: ${model.status} ${JSON.stringify(model.body)}`);
-
-  const ids: string[] = [];
-  for (let i = 0; i < size.jobs; i += 200) {
-    const batch = await call(apis[0]!.url, 'POST', '/jobs/batch', operator, { runs: Array.from({ length: Math.min(200, size.jobs - i) }, () => LAUNCH) });
-    if (batch.status !== 200) throw new Error(`batch refused: ${batch.status} ${JSON.stringify(batch.body)}`);
-    for (const job of batch.body.jobs as Array<{ jobId?: string }>) {
-      if (!job.jobId) throw new Error(`launch refused: ${JSON.stringify(job)}`);
-      ids.push(job.jobId);
-    }
-  }
+  const { operator, ids, resolved, pngBytes } = await ingestAndLaunch(deployment, size.jobs);
 
   const answered = new Map<string, number>();
   const byApi = Array.from({ length: apis.length }, () => 0);
@@ -309,6 +289,41 @@ export async function proveThreeProcesses(deployment: ThreeProcesses, engines: S
     'reference PNG served by the other APIs': pngBytes.every((bytes) => bytes !== null && bytes.subarray(0, 8).equals(PNG.subarray(0, 8))) && pngBytes[0]!.equals(pngBytes[1]!),
     'showcase served by another API and in the snapshot': showcase,
   };
+}
+
+/**
+ * Registers an operator, ingests the example version through the first API (the worker
+ * scans), reads the version and a reference PNG through the others, adds the model and
+ * queues `jobs` launches of it.
+ */
+export async function ingestAndLaunch(deployment: ThreeProcesses, jobs: number) {
+  const { apis } = deployment;
+  const registered = await call(deployment.authUrl, 'POST', '/auth/register', undefined, { username: 'three', password: 'three-password', displayName: 'Three' });
+  const operator = registered.body.token as string;
+  const ingest = await Promise.race([
+    call(apis[0]!.url, 'POST', '/ingest', undefined, { testCases: [SLUG] }, 300_000),
+    deployment.workerExit.then(() => Promise.reject(new Error('the worker exited before the ingest ended'))),
+  ]);
+  if (ingest.status !== 200 || ingest.body.failed !== 0) throw new Error(`ingest failed: ${ingest.status} ${JSON.stringify(ingest.body)}`);
+  const resolved = await Promise.all(apis.slice(1).map((api) => call(api.url, 'GET', `/test-cases/${SLUG}/versions/${VERSION}`)));
+  const pngs = await Promise.all(apis.slice(1).map((api) => fetch(`${api.url}/test-cases/${SLUG}/versions/${VERSION}/references/base/title.png`)));
+  const pngBytes = await Promise.all(pngs.map(async (png) => (png.status === 200 ? Buffer.from(await png.arrayBuffer()) : null)));
+  const model = await call(apis[1]!.url, 'POST', '/models', operator, {
+    slug: LAUNCH.model, listPriceInputPerMtok: 1, listPriceCachedInputPerMtok: 0.1, listPriceOutputPerMtok: 2, listPriceAsOf: '2026-11-01',
+  });
+  if (model.status !== 201) throw new Error(`model not created: ${model.status} ${JSON.stringify(model.body)}`);
+
+  const ids: string[] = [];
+  for (let i = 0; i < jobs; i += 200) {
+    const batch = await call(apis[0]!.url, 'POST', '/jobs/batch', operator, { runs: Array.from({ length: Math.min(200, jobs - i) }, () => LAUNCH) });
+    if (batch.status !== 200) throw new Error(`batch refused: ${batch.status} ${JSON.stringify(batch.body)}`);
+    for (const job of batch.body.jobs as Array<{ jobId?: string }>) {
+      if (!job.jobId) throw new Error(`launch refused: ${JSON.stringify(job)}`);
+      ids.push(job.jobId);
+    }
+  }
+
+  return { operator, ids, resolved, pngBytes };
 }
 
 /** A showcase uploaded through the third process, served by the second, published through the first, in the snapshot the second serves. */

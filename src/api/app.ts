@@ -50,6 +50,7 @@ import statsRoutes from './routes/stats/index.js';
 import statusRoutes from './routes/status/index.js';
 import testCaseRoutes from './routes/test-cases/index.js';
 import { requestValidators } from '../http/request-validators.js';
+import { installDrain } from './drain-connections.js';
 
 export interface AppOptions {
   /** `authUrl` and `redisUrl` must be resolved (the bundled services' addresses when the deployment names none). */
@@ -179,17 +180,19 @@ function closeIfStalled(socket: Socket): void {
 /**
  * Fastify's close ends the keep-alive connections idle when it starts; one whose answer is
  * sent after that (a request the shutdown itself ends with 503, a scan that reports just
- * then) stays open until the keep-alive timeout, and holds the close for up to 72 s. Once
- * the close has begun, every answer closes its connection.
+ * then) stays open until the keep-alive timeout, and holds the close for up to 72 s. From
+ * the start of a drain (`installDrain`), and once the close has begun, every answer closes
+ * its connection.
  */
 function closeConnectionsOnceClosing(instance: FastifyInstance): void {
   let closing = false;
+  const drain = installDrain(instance);
   instance.addHook('preClose', async () => {
     closing = true;
   });
   // The callback form: no promise per answer on the claim path.
   instance.addHook('onSend', (_request, reply, payload, done) => {
-    if (closing) reply.header('connection', 'close');
+    if (closing || drain.started) reply.header('connection', 'close');
     done(null, payload);
   });
 }

@@ -56,6 +56,8 @@ async function main() {
     // Still booting: nothing serves yet (or only health), and what the boot opened ends with the process.
     if (!app) process.exit(0);
     try {
+      // Answers go on, each closing its connection, until clients and balancers moved on.
+      await app.drain.begin();
       await app.close();
     } catch (error) {
       console.error('shutdown step failed:', error);

@@ -26,6 +26,11 @@ export interface BlobStore {
   exists(key: string): Promise<boolean>;
   /** Every key under `prefix/`, sorted, temporaries excluded. */
   list(prefix: string): Promise<string[]>;
+  /**
+   * The names of the folders directly under `prefix/` (segments some key continues past),
+   * sorted, without listing what they hold: one delimited listing on a bucket.
+   */
+  folders(prefix: string): Promise<string[]>;
   /** Copies a blob to another key whole (a hard link or a server-side copy: the bytes do not pass through here). */
   copy(from: string, to: string): Promise<void>;
   /** Deletes `prefix` and every key under `prefix/`. */

@@ -91,6 +91,11 @@ export function fsBlobStore(root: string): BlobStore {
       }
       return keys.sort();
     },
+    async folders(prefix) {
+      if (!isBlobKey(prefix)) return [];
+      const entries = await readdir(pathOf(prefix), { withFileTypes: true }).catch(() => []);
+      return entries.filter((entry) => entry.isDirectory() && isBlobKey(`${prefix}/${entry.name}`)).map((entry) => entry.name).sort();
+    },
     async copy(from, to) {
       const source = await resolved(from);
       if (!source) throw new Error(`No blob ${JSON.stringify(from.slice(0, 200))} to copy.`);

@@ -120,6 +120,21 @@ export function s3BlobStore(options: S3BlobOptions, pool: S3Pool = {}): BlobStor
     return keys.sort();
   }
 
+  async function listFolders(prefix: string): Promise<string[]> {
+    const names: string[] = [];
+    const under = `${objectKey(prefix)}/`;
+    let ContinuationToken: string | undefined;
+    do {
+      const page = await send((options) => client.send(new ListObjectsV2Command({ Bucket, Prefix: under, Delimiter: '/', ContinuationToken }), options));
+      for (const common of page.CommonPrefixes ?? []) {
+        const name = common.Prefix!.slice(under.length, -1);
+        if (isBlobKey(`${prefix}/${name}`)) names.push(name);
+      }
+      ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (ContinuationToken);
+    return names.sort();
+  }
+
   return {
     driver: 's3',
     location,
@@ -163,6 +178,7 @@ export function s3BlobStore(options: S3BlobOptions, pool: S3Pool = {}): BlobStor
       return (await orMissing((options) => client.send(new HeadObjectCommand({ Bucket, Key: objectKey(key) }), options))) !== null;
     },
     list: (prefix) => (isBlobKey(prefix) ? listKeys(prefix) : Promise.resolve([])),
+    folders: (prefix) => (isBlobKey(prefix) ? listFolders(prefix) : Promise.resolve([])),
     async copy(from, to) {
       if (!isBlobKey(from) || !isBlobKey(to)) throw refuse(isBlobKey(from) ? to : from);
       await copyObject(objectKey(from), objectKey(to));

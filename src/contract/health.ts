@@ -13,6 +13,7 @@ export const Readiness = Type.Object({
     Type.Literal('empty'),
     Type.Literal('format-mismatch'),
     Type.Literal('storage-full', { description: 'the disk refused the writes the boot needs; only health is served until it takes them' }),
+    Type.Literal('draining', { description: 'the process is stopping: it answers what it is sent, each answer closing its connection, and stops listening within seconds' }),
     Type.Literal('store-unavailable', { description: 'the PostgreSQL store (DATABASE_URL) cannot be reached; requests that need it answer 503 store_unavailable until it is back' }),
   ]),
   storeReady: Type.Boolean(),

@@ -27,6 +27,7 @@ export function bucketSnapshot(blobs: BlobStore): SnapshotOutput {
           await staged.commit();
         },
         carry: (blobKey, rel) => blobs.copy(blobKey, keyOf(name, rel)),
+        carryFrom: (from, rel) => blobs.copy(keyOf(from, rel), keyOf(name, rel)),
       };
     },
     async publish(name) {
@@ -34,11 +35,15 @@ export function bucketSnapshot(blobs: BlobStore): SnapshotOutput {
       await blobs.put(CURRENT, name);
       return previous;
     },
-    discard: (name) => blobs.remove(`${VERSIONS}/${name}`),
-    async versions() {
-      const names = new Set((await blobs.list(VERSIONS)).map((key) => key.split('/')[2]!));
-      return [...names].sort();
+    async current() {
+      const name = (await blobs.read(CURRENT))?.toString() ?? '';
+      return VERSION_NAME.test(name) ? name : null;
     },
+    readText: async (name, rel) => (await blobs.read(keyOf(name, rel)))?.toString() ?? null,
+    discard: (name) => blobs.remove(`${VERSIONS}/${name}`),
+    // One delimited listing names the versions; listing every object of every version to
+    // find them cost a request per thousand files and failed whole on any one page.
+    versions: () => blobs.folders(VERSIONS),
   };
 }
 

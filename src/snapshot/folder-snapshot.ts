@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { copyFile, link, lstat, mkdir, open, readdir, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, link, lstat, mkdir, open, readdir, readFile, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -31,6 +31,11 @@ export function folderSnapshot(dir: string, dataDir: string): SnapshotOutput {
           // Uploads replace files by rename, so a link never changes under a published snapshot.
           await link(from, fileOf(name, rel)).catch(() => copyFile(from, fileOf(name, rel)));
         },
+        async carryFrom(from, rel) {
+          await mkdir(dirname(fileOf(name, rel)), { recursive: true });
+          // Versions are never written once published, so the two share the file safely.
+          await link(fileOf(from, rel), fileOf(name, rel));
+        },
       };
     },
     async publish(name) {
@@ -53,6 +58,11 @@ export function folderSnapshot(dir: string, dataDir: string): SnapshotOutput {
         throw error;
       }
     },
+    async current() {
+      const current = await lstat(dir).catch(() => null);
+      return current?.isSymbolicLink() ? basename(await readlink(dir)) : null;
+    },
+    readText: (name, rel) => readFile(fileOf(name, rel), 'utf8').catch(() => null),
     discard: (name) => rm(join(versionsDir, name), { recursive: true, force: true }),
     versions: async () => (await readdir(versionsDir)).sort(),
   };

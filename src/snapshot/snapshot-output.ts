@@ -14,6 +14,10 @@ export interface SnapshotOutput {
   discard(name: string): Promise<void>;
   /** Every version's name, sorted (legacy ones included). */
   versions(): Promise<string[]>;
+  /** The version readers see now, or null when none is published yet. */
+  current(): Promise<string | null>;
+  /** A small file of a published version (its `manifest.json`), or null when it has none. */
+  readText(name: string, rel: string): Promise<string | null>;
 }
 
 /** One version being written; `rel` is a path under the snapshot root (`runs/<id>.json`). */
@@ -23,6 +27,8 @@ export interface SnapshotDraft {
   writeStream(rel: string, body: Readable): Promise<void>;
   /** Carries an uploaded blob (`run-media/<id>/showcase/<file>`) into the version at `rel`. */
   carry(blobKey: string, rel: string): Promise<void>;
+  /** Carries version `from`'s file at `rel` into this one unchanged (a hard link, or a copy inside the bucket). */
+  carryFrom(from: string, rel: string): Promise<void>;
 }
 
 /** A file of the current snapshot, ready to send. */

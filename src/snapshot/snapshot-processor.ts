@@ -10,7 +10,7 @@ import { reportOutages } from '../redis/redis-connections.js';
 import { runGrades } from '../runs/run-grades.js';
 import { runRows } from '../runs/run-rows.js';
 import { openBlobStore } from '../blob/open-blob-store.js';
-import { snapshotLock } from './snapshot-lock.js';
+import { snapshotLock, WORKER_LOCK_WAIT } from './snapshot-lock.js';
 import { snapshotStore } from './snapshot-store.js';
 import { snapshotWriter } from './write-snapshot.js';
 
@@ -31,7 +31,7 @@ export const snapshotProcessor: BackgroundProcessor = {
       output: snapshotStore(config, blobs).output,
       deployHook: config.snapshotDeployHook,
       onWarning: (message) => log.warn({}, `snapshot: ${message}`),
-      exclusive: snapshotLock(redis, config.redisPrefix),
+      exclusive: snapshotLock(redis, config.redisPrefix, WORKER_LOCK_WAIT),
     });
     return {
       processor: () => writer.refresh(),

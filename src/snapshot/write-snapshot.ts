@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { BlobStore } from '../blob/blob-store.js';
 import type { BackendStore } from '../db/dialect.js';
@@ -9,7 +9,7 @@ import { describeFetchFailure } from '../http/describe-fetch-failure.js';
 import type { RunGrades } from '../runs/run-grades.js';
 import { RUN_COLUMNS, type RunRow, type RunRows } from '../runs/run-rows.js';
 import { runDetail, summaryCardJson } from '../runs/run-views.js';
-import { runMediaKey } from '../runs/showcase-path.js';
+import { RUN_MEDIA_AREA, runMediaKey } from '../runs/showcase-path.js';
 import type { SnapshotDraft, SnapshotOutput } from './snapshot-output.js';
 import { SECOND } from '../time.js';
 
@@ -21,6 +21,13 @@ const HOOK_TIMEOUT = 30 * SECOND;
  * loop for 250 ms (the query 220, the cards 40) and every record in memory together.
  */
 const RUNS_PER_PAGE = 256;
+/** Runs of a page whose files are written or carried at once: on a bucket each is a request or two, one after another per run. */
+const RUN_WRITES_IN_FLIGHT = 8;
+/**
+ * Each version's `manifest.json`: the hash of every run's detail file, so the next refresh
+ * carries unchanged ones over instead of writing them again.
+ */
+const MANIFEST = 'manifest.json';
 
 export interface SnapshotDeps {
   store: BackendStore;
@@ -71,7 +78,9 @@ export interface SnapshotMedia {
  * renamed over the old one, or a pointer object put last; see `SnapshotOutput`), so a
  * reader always finds a whole snapshot, the previous or the new. Older versions are removed
  * once replaced for REPLACED_GRACE_MS (the previous one stays in any case), so a read that
- * resolved the link to one a moment ago still finds its files.
+ * resolved the link to one a moment ago still finds its files. A run whose detail is the
+ * same as in the version it replaces (`manifest.json` keeps each detail's hash) is carried
+ * over from it rather than written again.
  * Refreshes hold a deployment-wide lock, so the API's and the workers' writers never
  * interleave; then the deploy hook, when configured, is told.
  */
@@ -94,7 +103,33 @@ export function snapshotWriter(deps: SnapshotDeps) {
       .limit(RUNS_PER_PAGE)
       .execute();
   const publishedPages = () => keysetPages<RunRow>(pageAfter, RUNS_PER_PAGE);
-  let running: Promise<SnapshotResult> = Promise.resolve({ refreshed: false, runs: 0, hookFired: false });
+  /**
+   * Each published run's showcase files, from one listing of the media area: a listing per
+   * run cost a bucket request per published run on every refresh.
+   */
+  async function showcaseFiles(): Promise<Map<string, string[]>> {
+    const byRun = new Map<string, string[]>();
+    for (const key of await deps.blobs.list(RUN_MEDIA_AREA)) {
+      const [id, area, file, ...deeper] = key.slice(RUN_MEDIA_AREA.length + 1).split('/');
+      if (area !== 'showcase' || !file || deeper.length > 0) continue;
+      const kind = mediaKindOf(file);
+      if (kind !== 'image' && kind !== 'video') continue;
+      byRun.set(id!, [...(byRun.get(id!) ?? []), file]);
+    }
+    return byRun;
+  }
+
+  /** The previous version's manifest: each run's detail hash, or an empty map when it has none we can read. */
+  async function previousHashes(previous: string | null): Promise<Map<string, string>> {
+    if (!previous) return new Map();
+    try {
+      const manifest = JSON.parse((await deps.output.readText(previous, MANIFEST)) ?? 'null') as { schemaVersion?: number; runs?: Record<string, string> } | null;
+      if (manifest?.schemaVersion !== SNAPSHOT_SCHEMA_VERSION || !manifest.runs) return new Map();
+      return new Map(Object.entries(manifest.runs));
+    } catch {
+      return new Map(); // unreadable: every run is written afresh, as before manifests
+    }
+  }
 
   async function write(): Promise<number> {
     await deps.grades.regradeStale();
@@ -102,21 +137,45 @@ export function snapshotWriter(deps: SnapshotDeps) {
     const name = `${Date.now().toString(36).padStart(NAME_TIME_CHARS, '0')}-${randomUUID().slice(0, 8)}`;
     let count = 0;
     try {
+      const previous = await deps.output.current();
+      const carried = await previousHashes(previous);
+      const showcases = await showcaseFiles();
+      const hashes: Record<string, string> = {};
       const draft = await deps.output.begin(name);
+      /**
+       * One run's detail file and media. A detail identical to the previous version's (same
+       * hash in its manifest) is carried over from it (a hard link or a server-side copy),
+       * not written again; media is always carried from the uploads, which may replace a
+       * file under the same name.
+       */
+      async function writeRun(row: RunRow): Promise<void> {
+        const showcase = await carryShowcase(row.id, showcases.get(row.id) ?? [], draft);
+        const text = JSON.stringify({ ...runDetail(row, await deps.rows.reviews(row.id)), showcase });
+        const hash = createHash('sha256').update(text).digest('base64url');
+        hashes[row.id] = hash;
+        const rel = `runs/${snapshotName(row.id)}.json`;
+        if (previous && carried.get(row.id) === hash) {
+          const done = await draft.carryFrom(previous, rel).then(() => true, () => false);
+          if (done) return;
+        }
+        await draft.writeText(rel, text);
+      }
       // Cards stream out a page at a time while each page's details are written beside them.
       async function* cards() {
         yield `{"schemaVersion":${SNAPSHOT_SCHEMA_VERSION},"runs":[`;
         for await (const page of publishedPages()) {
           yield `${count > 0 ? ',' : ''}${page.map(summaryCardJson).join(',')}`;
-          for (const row of page) {
-            const showcase = await carryShowcase(row.id, draft);
-            await draft.writeText(`runs/${snapshotName(row.id)}.json`, JSON.stringify({ ...runDetail(row, await deps.rows.reviews(row.id)), showcase }));
-          }
+          let next = 0;
+          const lane = async () => {
+            while (next < page.length) await writeRun(page[next++]!);
+          };
+          await Promise.all(Array.from({ length: Math.min(RUN_WRITES_IN_FLIGHT, page.length) }, lane));
           count += page.length;
         }
         yield ']}';
       }
       await draft.writeStream('runs.json', Readable.from(cards()));
+      await draft.writeText(MANIFEST, JSON.stringify({ schemaVersion: SNAPSHOT_SCHEMA_VERSION, runs: hashes }));
     } catch (error) {
       await deps.output.discard(name).catch(() => undefined);
       throw error;
@@ -143,22 +202,24 @@ export function snapshotWriter(deps: SnapshotDeps) {
     for (const [i, entry] of entries.entries()) {
       if (keep.includes(entry)) continue;
       const replacedAt = entry.startsWith('legacy-') ? 0 : madeAt(entries[i + 1]);
-      if (Date.now() - replacedAt >= graceMs) await deps.output.discard(entry);
+      if (Date.now() - replacedAt < graceMs) continue;
+      // One version that cannot be removed now (a bucket request failing) is left for the
+      // next refresh; the others still go.
+      await deps.output.discard(entry).catch((error: unknown) =>
+        deps.onWarning(`snapshot version ${entry} was not removed; the next refresh tries again: ${error instanceof Error ? error.message : String(error)}`),
+      );
     }
   }
 
   /** Carries a run's uploaded showcase images and videos into the version being written. */
-  async function carryShowcase(id: string, draft: SnapshotDraft): Promise<SnapshotMedia[]> {
+  async function carryShowcase(id: string, files: string[], draft: SnapshotDraft): Promise<SnapshotMedia[]> {
     const runKey = runMediaKey(id);
     if (!runKey) return [];
     const media: SnapshotMedia[] = [];
-    for (const blobKey of await deps.blobs.list(`${runKey}/showcase`)) {
-      const file = blobKey.slice(runKey.length + '/showcase/'.length);
-      const kind = mediaKindOf(file);
-      if (file.includes('/') || (kind !== 'image' && kind !== 'video')) continue;
+    for (const file of files) {
       const key = `media/${snapshotName(id)}/showcase/${file}`;
-      await draft.carry(blobKey, key);
-      media.push({ file, kind, key });
+      await draft.carry(`${runKey}/showcase/${file}`, key);
+      media.push({ file, kind: mediaKindOf(file) as 'image' | 'video', key });
     }
     return media;
   }
@@ -181,17 +242,35 @@ export function snapshotWriter(deps: SnapshotDeps) {
     }
   }
 
+  /** The refresh writing now, and the one that will start after it (later callers join that one). */
+  let running: Promise<SnapshotResult> | null = null;
+  let waiting: Promise<SnapshotResult> | null = null;
+  const start = (): Promise<SnapshotResult> => {
+    const refresh = (async () => {
+      const runs = await deps.exclusive(write);
+      return { refreshed: true, runs, hookFired: await fireHook(runs) };
+    })();
+    running = refresh;
+    void refresh.finally(() => {
+      if (running === refresh) running = null;
+    }).catch(() => undefined);
+    return refresh;
+  };
+
   return {
     /**
-     * One refresh at a time in this process, and under the lock across processes: a forced
-     * refresh waits for a running one, then writes afresh.
+     * Coalesces: at most one refresh runs in this process and one waits behind it. A call
+     * made while one waits joins it, since a refresh that starts after the call sees
+     * everything the call could ask for. Across processes the lock keeps one writer.
      */
     refresh(): Promise<SnapshotResult> {
-      const next = running.catch(() => undefined).then(async () => {
-        const runs = await deps.exclusive(write);
-        return { refreshed: true, runs, hookFired: await fireHook(runs) };
+      if (waiting) return waiting;
+      if (!running) return start();
+      const next = running.catch(() => undefined).then(() => {
+        waiting = null;
+        return start();
       });
-      running = next;
+      waiting = next;
       return next;
     },
   };

@@ -112,6 +112,21 @@ describe.each(['fs', 's3'] as const)('the %s blob driver', (driver) => {
     store.close();
   });
 
+  it('names the folders directly under a prefix, not the files beside them or below them', async () => {
+    const { store } = freshStore(driver);
+    await store.put('snapshot/versions/v1/runs.json', '1');
+    await store.put('snapshot/versions/v1/runs/a.json', 'a');
+    await store.put('snapshot/versions/v2/media/b/showcase/c.png', 'c');
+    // s3rver (not S3) leaves out a folder that holds only folders; a snapshot version always has runs.json.
+    await store.put('snapshot/versions/v2/runs.json', '2');
+    await store.put('snapshot/versions/loose.txt', 'not a folder');
+    await store.put('snapshot/versions-beside/v9/x', 'x');
+    expect(await store.folders('snapshot/versions')).toEqual(['v1', 'v2']);
+    expect(await store.folders('snapshot/none')).toEqual([]);
+    expect(await store.folders('../x')).toEqual([]);
+    store.close();
+  });
+
   it('refuses keys that are not plain segments, on reads and writes alike', async () => {
     const { store } = freshStore(driver);
     await store.put('area/secret.txt', 'secret');

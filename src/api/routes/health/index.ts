@@ -12,6 +12,8 @@ const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }));
 
   app.get('/readyz', { schema: { response: { 200: Readiness, 503: Readiness, ...errorResponses() } } }, async (_request, reply) => {
+    // A stopping process leaves the balancer's rotation first, while it still answers.
+    if (app.drain.started) return reply.code(503).send({ status: 'draining', storeReady: false });
     // A PostgreSQL store that cannot be reached takes the process out of rotation, latched readiness or not.
     const unreachable = await storeUnreachable(app.store);
     if (unreachable !== null) return reply.code(503).send({ status: 'store-unavailable', storeReady: false, detail: unreachable });

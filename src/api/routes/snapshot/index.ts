@@ -7,8 +7,8 @@ import { errorResponses } from '../../../contract/common.js';
 import { SnapshotRefreshOut } from '../../../contract/runs.js';
 
 /**
- * `POST /snapshot/refresh`: regenerates the public snapshot now, outside the coalescing
- * queue. When SNAPSHOT_URL has a path, the snapshot folder is also served read-only under
+ * `POST /snapshot/refresh`: regenerates the public snapshot now, outside the queue; calls
+ * coalesce in the writer, and one that waits past the lock's short wait answers 503. When SNAPSHOT_URL has a path, the snapshot folder is also served read-only under
  * it (GET and HEAD, files only).
  */
 const snapshotRoutes: FastifyPluginAsyncTypebox = async (app) => {
