@@ -11,7 +11,10 @@ import { runRows } from '../runs/run-rows.js';
 import { checkAuthSource, detectGeneration, type SourceShape } from './detect-generation.js';
 import { ImportRefused } from './import-refused.js';
 import { importAccounts, refuseCaseFoldedUsernames } from './import-accounts.js';
+import { importHarnessCaps } from './import-harness-caps.js';
 import { importModels } from './import-models.js';
+import { importPriceHistory } from './import-price-history.js';
+import { ggConfigsTable } from './map-gg-configs.js';
 import { importRuns } from './import-runs.js';
 import { jobsTable, publishJobsTable } from './map-jobs.js';
 import { importKeyed } from './write-keyed.js';
@@ -103,6 +106,10 @@ export async function importOriginal(config: Config, options: ImportOptions): Pr
     if (auth) await importAccounts(config, auth, { dryRun, batchRows, ledger });
     // Models before runs: a record without a cost is priced at its model's list price.
     if (shape.has('model')) await importModels({ source, shape, store, dryRun, batchRows, ledger });
+    if (shape.has('model_price')) await importPriceHistory({ source, shape, store, dryRun, ledger: ledger('model_price') });
+    if (shape.has('harness_config')) await importHarnessCaps({ source, store, dryRun, batchRows, ledger: ledger('harness_config') });
+    // gg configurations before plans and ladders: their members name them `saved:<id>`.
+    if (shape.has('gg_config')) await importKeyed(ggConfigsTable(), keyed('gg_config'));
     // Jobs before runs: a run names the job that produced it.
     if (shape.has('job')) await importKeyed(jobsTable(shape), keyed('job'));
     await importRuns({

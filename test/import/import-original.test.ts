@@ -8,7 +8,9 @@ import { loadConfig } from '../../src/config.js';
 import { ADA_PASSWORD, ADA_BEARER, buildOriginalAuth } from './fixtures/original-auth.js';
 import { modelCatalogStore } from '../../src/models/model-catalog-store.js';
 import { IN_FLIGHT_DETAIL, PUBLISH_IN_FLIGHT_DETAIL } from '../../src/import/map-jobs.js';
-import { ACCOUNT, buildOriginalStore, JOBS, RUNS } from './fixtures/original-store.js';
+import { ACCOUNT, buildOriginalStore, GG_CONFIGS, JOBS, RUNS } from './fixtures/original-store.js';
+import { harnessConfigTable } from '../../src/db/harness-config-table.js';
+import { ggConfigsTable } from '../../src/db/gg-configs-table.js';
 import { importCli, importTarget, tableOf } from './import-cli.js';
 
 afterAll(async () => {
@@ -67,12 +69,57 @@ describe.each([
     expect(first.stdout).toMatch(/run\s+runs\s+7\s+5\s+2/);
   });
 
+  it('brings over the price history, the harness caps (D7) and the gg configurations, each table balanced', async () => {
+    const prices = tableOf(firstReport, 'model_price');
+    if (upTo >= 57) {
+      expect(prices).toMatchObject({ read: 5, imported: 0, written: 0, balanced: true });
+      expect(prices.skipped).toEqual([{ reason: expect.stringContaining('#57'), count: 5, ids: [] }]);
+    } else {
+      expect(prices).toMatchObject({ read: 5, imported: 3, written: 3, refused: [], balanced: true });
+      expect(Object.fromEntries(prices.skipped.map((s) => [s.reason, s.ids]))).toEqual({
+        "equal to the model's previous observation (our series keeps changes only)": ['2'],
+        'no rates observed in this row': ['4'],
+      });
+      expect(prices.mappedDigest!.source).toBe(prices.mappedDigest!.target);
+    }
+    expect(tableOf(firstReport, 'harness_config')).toMatchObject({
+      read: 4, imported: 2, written: 2, balanced: true,
+      refused: [{ reason: expect.stringContaining('D7: max_parallelism 0'), count: 1, ids: ['goose'] }],
+      skipped: [{ reason: expect.stringContaining('no such harness here'), count: 1, ids: ['mystery'] }],
+    });
+    const gg = tableOf(firstReport, 'gg_config');
+    expect(gg).toMatchObject({ read: 2, imported: 2, written: 2, refused: [], balanced: true });
+    expect(gg.verbatimDigest!.source).toBe(gg.verbatimDigest!.target);
+    expect(gg.notes.join('\n')).toContain(`gg_config ${GG_CONFIGS.unbound}: imported, but it cannot be launched here`);
+
+    const backend = await startTestBackend(target.env);
+    try {
+      const observations = await backend.store.db.selectFrom('model_price_observations').select(['model_slug', 'observed_at', 'input', 'cached_input', 'output', 'source']).orderBy('id').execute();
+      expect(observations.map((o) => ({ ...o, input: o.input === null ? null : Number(o.input), cached_input: o.cached_input === null ? null : Number(o.cached_input), output: o.output === null ? null : Number(o.output) })))
+        .toEqual(upTo >= 57 ? [] : [
+          { model_slug: 'openai/gpt-x', observed_at: '2026-09-01T00:00:00.000Z', input: 2.5, cached_input: 1.25, output: 10, source: 'import' },
+          { model_slug: 'openai/gpt-x', observed_at: '2026-09-03T00:00:00.000Z', input: 3, cached_input: null, output: 12, source: 'import' },
+          { model_slug: 'some/uncurated', observed_at: '2026-09-05T00:00:00.000Z', input: 0.2, cached_input: 0.1, output: 0.6, source: 'import' },
+        ]);
+      const caps = new Map((await harnessConfigTable(backend.store).rows()).map((row) => [row.slug, row.maxParallelism]));
+      expect(Object.fromEntries(caps)).toEqual({ codex: 4, claude: null });
+      const configs = ggConfigsTable(backend.store);
+      expect(await configs.get(ACCOUNT.id, GG_CONFIGS.bound)).toEqual({
+        id: GG_CONFIGS.bound, name: 'Scout pair', slotModels: {},
+        capabilitySet: { agents: [{ name: 'root', modelId: 'openai/gpt-x', capabilities: ['edit'] }, { name: 'scout', modelId: 'meta/llama-x' }] },
+      });
+      expect((await configs.list(ACCOUNT.id)).map((c) => c.id)).toEqual([GG_CONFIGS.bound, GG_CONFIGS.unbound]);
+    } finally {
+      await backend.close();
+    }
+  });
+
   it('writes nothing on a second run and prints the same digests', async () => {
     const again = await importCli(target.env, ['--from', source, '--auth-from', authSource, '--accept-unreadable']);
     expect(again.code, again.stderr).toBe(0);
     const report = again.report!;
     expect(report.tables.map((t) => t.written)).toEqual(report.tables.map(() => 0));
-    for (const table of ['run', 'review']) {
+    for (const table of ['run', 'review', 'model_price', 'harness_config', 'gg_config']) {
       expect(tableOf(report, table).mappedDigest).toEqual(tableOf(firstReport, table).mappedDigest);
       expect(tableOf(report, table).verbatimDigest).toEqual(tableOf(firstReport, table).verbatimDigest);
     }
