@@ -11,9 +11,11 @@ import { runRows } from '../runs/run-rows.js';
 import { checkAuthSource, detectGeneration, type SourceShape } from './detect-generation.js';
 import { ImportRefused } from './import-refused.js';
 import { importAccounts, refuseCaseFoldedUsernames } from './import-accounts.js';
+import { importCoverageSettings } from './import-coverage-settings.js';
 import { importHarnessCaps } from './import-harness-caps.js';
 import { importModels } from './import-models.js';
 import { importPriceHistory } from './import-price-history.js';
+import { coverageGroupsTable, coveragePlansTable, reviewPlansTable } from './map-coverage.js';
 import { ggConfigsTable } from './map-gg-configs.js';
 import { importRuns } from './import-runs.js';
 import { jobsTable, publishJobsTable } from './map-jobs.js';
@@ -110,6 +112,11 @@ export async function importOriginal(config: Config, options: ImportOptions): Pr
     if (shape.has('harness_config')) await importHarnessCaps({ source, store, dryRun, batchRows, ledger: ledger('harness_config') });
     // gg configurations before plans and ladders: their members name them `saved:<id>`.
     if (shape.has('gg_config')) await importKeyed(ggConfigsTable(), keyed('gg_config'));
+    // Groups before plans (a plan names its groups), every plan with its schedule in one transaction.
+    if (shape.has('coverage_group')) await importKeyed(coverageGroupsTable(), keyed('coverage_group'));
+    if (shape.has('coverage_plan')) await importKeyed(coveragePlansTable(store, shape), keyed('coverage_plan'));
+    if (shape.has('review_plan')) await importKeyed(reviewPlansTable(store), keyed('review_plan'));
+    if (shape.has('coverage_settings')) await importCoverageSettings({ source, shape, store, dryRun, batchRows, ledger: ledger('coverage_settings') });
     // Jobs before runs: a run names the job that produced it.
     if (shape.has('job')) await importKeyed(jobsTable(shape), keyed('job'));
     await importRuns({

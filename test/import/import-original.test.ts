@@ -8,7 +8,11 @@ import { loadConfig } from '../../src/config.js';
 import { ADA_PASSWORD, ADA_BEARER, buildOriginalAuth } from './fixtures/original-auth.js';
 import { modelCatalogStore } from '../../src/models/model-catalog-store.js';
 import { IN_FLIGHT_DETAIL, PUBLISH_IN_FLIGHT_DETAIL } from '../../src/import/map-jobs.js';
-import { ACCOUNT, buildOriginalStore, GG_CONFIGS, JOBS, RUNS } from './fixtures/original-store.js';
+import { ACCOUNT, buildOriginalStore, COVERAGE, GG_CONFIGS, JOBS, RUNS } from './fixtures/original-store.js';
+import { coverageGroupsTable } from '../../src/db/coverage-groups-table.js';
+import { coveragePlansTable } from '../../src/db/coverage-plans-table.js';
+import { coverageSettingsTable } from '../../src/db/coverage-settings-table.js';
+import { reviewPlanId } from '../../src/import/map-coverage.js';
 import { harnessConfigTable } from '../../src/db/harness-config-table.js';
 import { ggConfigsTable } from '../../src/db/gg-configs-table.js';
 import { importCli, importTarget, tableOf } from './import-cli.js';
@@ -114,12 +118,58 @@ describe.each([
     }
   });
 
+  it('brings over coverage groups, plans with their schedules (paused), settings and the legacy review plan', async () => {
+    const dispatchEra = upTo >= 55;
+    expect(tableOf(firstReport, 'coverage_group')).toMatchObject({
+      read: 3, imported: 2, written: 2, balanced: true, refused: [{ reason: 'kind "mixed" is neither combo nor case', count: 1, ids: ['cg-odd-kind'] }],
+    });
+    const plansLedger = tableOf(firstReport, 'coverage_plan');
+    expect(plansLedger).toMatchObject({ read: 4, imported: 4, written: 4, refused: [], balanced: true });
+    expect(plansLedger.mappedDigest!.source).toBe(plansLedger.mappedDigest!.target);
+    expect(plansLedger.notes.join('\n')).toContain(`coverage_plan ${COVERAGE.plans.unbounded}: runs_per_cell 150 is outside 1..100, imported as 100`);
+    if (upTo >= 27) expect(plansLedger.notes.join('\n')).toContain(`coverage_plan ${COVERAGE.plans.large}: buffer 600 is above our most, imported as 500`);
+    expect(tableOf(firstReport, 'review_plan')).toMatchObject({
+      read: 2, imported: 1, written: 1, balanced: true, skipped: [{ reason: 'already copied into a coverage plan by the original (migrated)', count: 1, ids: ['ck0copied'] }],
+    });
+    expect(tableOf(firstReport, 'coverage_settings')).toMatchObject({ read: 3, imported: 2, written: 2, balanced: true, skipped: [{ count: 1, ids: ['ck0default'] }] });
+
+    const backend = await startTestBackend(target.env);
+    try {
+      const groups = await coverageGroupsTable(backend.store).list(ACCOUNT.id);
+      expect(groups.map((g) => [g.id, g.kind])).toEqual([[COVERAGE.caseGroup, 'case'], [COVERAGE.comboGroup, 'combo']].sort());
+      expect(groups.find((g) => g.id === COVERAGE.comboGroup)!.combos).toEqual([
+        { harness: 'codex', model: 'openai/gpt-x', provider: 'openai', ggConfigId: null, ggSlotModels: {} },
+        { harness: 'gg', model: '', provider: null, ggConfigId: `saved:${GG_CONFIGS.bound}`, ggSlotModels: {} },
+      ]);
+      const plans = coveragePlansTable(backend.store);
+      const running = await plans.get(ACCOUNT.id, COVERAGE.plans.running);
+      expect(running).toMatchObject({
+        name: 'Running', runsPerCell: 5, comboGroupIds: [COVERAGE.comboGroup], caseGroupIds: [COVERAGE.caseGroup],
+        combos: [{ harness: 'claude', model: 'anthropic/claude-x', provider: null, ggConfigId: null, ggSlotModels: {} }],
+        // Imported plans start no work: paused, whatever they were doing there.
+        schedule: { outerAxis: upTo >= 27 ? 'combination' : 'case', paused: true, autoTopUp: dispatchEra || upTo >= 27, bufferTarget: upTo >= 27 ? { kind: 'bounded', runs: 8 } : null },
+      });
+      expect((await plans.get(ACCOUNT.id, COVERAGE.plans.unbounded))!).toMatchObject({ runsPerCell: 100, schedule: { bufferTarget: upTo >= 27 ? { kind: 'unbounded' } : null } });
+      expect((await plans.get(ACCOUNT.id, COVERAGE.plans.large))!.schedule.bufferTarget).toEqual(upTo >= 27 ? { kind: 'bounded', runs: 500 } : null);
+      const legacy = await plans.get(ACCOUNT.id, reviewPlanId(ACCOUNT.id));
+      expect(legacy).toMatchObject({ name: 'Review plan', runsPerCell: 3, cases: [{ slug: 'carom', version: 'v1.1.0', variant: 'base' }], schedule: { paused: true } });
+      // Another account sees none of them.
+      expect(await plans.list('ck0someone-else')).toEqual([]);
+      const settings = coverageSettingsTable(backend.store);
+      expect(await settings.bufferTarget(ACCOUNT.id)).toEqual({ kind: 'bounded', runs: 12 });
+      expect(await settings.bufferTarget('ck0unbounded')).toEqual({ kind: 'unbounded' });
+      expect(await settings.bufferTarget('ck0default')).toBeNull();
+    } finally {
+      await backend.close();
+    }
+  });
+
   it('writes nothing on a second run and prints the same digests', async () => {
     const again = await importCli(target.env, ['--from', source, '--auth-from', authSource, '--accept-unreadable']);
     expect(again.code, again.stderr).toBe(0);
     const report = again.report!;
     expect(report.tables.map((t) => t.written)).toEqual(report.tables.map(() => 0));
-    for (const table of ['run', 'review', 'model_price', 'harness_config', 'gg_config']) {
+    for (const table of ['run', 'review', 'model_price', 'harness_config', 'gg_config', 'coverage_group', 'coverage_plan', 'review_plan', 'coverage_settings']) {
       expect(tableOf(report, table).mappedDigest).toEqual(tableOf(firstReport, table).mappedDigest);
       expect(tableOf(report, table).verbatimDigest).toEqual(tableOf(firstReport, table).verbatimDigest);
     }
