@@ -17,6 +17,7 @@ import { importModels } from './import-models.js';
 import { importPriceHistory } from './import-price-history.js';
 import { coverageGroupsTable, coveragePlansTable, reviewPlansTable } from './map-coverage.js';
 import { ggConfigsTable } from './map-gg-configs.js';
+import { importLadderStanding, ladderRungsTable, laddersTable } from './map-ladders.js';
 import { importRuns } from './import-runs.js';
 import { jobsTable, publishJobsTable } from './map-jobs.js';
 import { importKeyed } from './write-keyed.js';
@@ -117,6 +118,12 @@ export async function importOriginal(config: Config, options: ImportOptions): Pr
     if (shape.has('coverage_plan')) await importKeyed(coveragePlansTable(store, shape), keyed('coverage_plan'));
     if (shape.has('review_plan')) await importKeyed(reviewPlansTable(store), keyed('review_plan'));
     if (shape.has('coverage_settings')) await importCoverageSettings({ source, shape, store, dryRun, batchRows, ledger: ledger('coverage_settings') });
+    // Ladders with their schedules, then rungs (ids kept: verdicts point at them), then climbers and verdicts.
+    if (shape.has('ladder')) {
+      await importKeyed(laddersTable(source, store, shape), keyed('ladder'));
+      if (shape.has('ladder_rung')) await importKeyed(ladderRungsTable(store), keyed('ladder_rung'));
+      await importLadderStanding({ source, shape, store, dryRun, ledger });
+    }
     // Jobs before runs: a run names the job that produced it.
     if (shape.has('job')) await importKeyed(jobsTable(shape), keyed('job'));
     await importRuns({

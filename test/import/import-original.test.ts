@@ -8,7 +8,9 @@ import { loadConfig } from '../../src/config.js';
 import { ADA_PASSWORD, ADA_BEARER, buildOriginalAuth } from './fixtures/original-auth.js';
 import { modelCatalogStore } from '../../src/models/model-catalog-store.js';
 import { IN_FLIGHT_DETAIL, PUBLISH_IN_FLIGHT_DETAIL } from '../../src/import/map-jobs.js';
-import { ACCOUNT, buildOriginalStore, COVERAGE, GG_CONFIGS, JOBS, RUNS } from './fixtures/original-store.js';
+import { ACCOUNT, buildOriginalStore, COVERAGE, GG_CONFIGS, JOBS, LADDER, RUNS } from './fixtures/original-store.js';
+import { laddersTable } from '../../src/db/ladders-table.js';
+import { ladderVerdictsTable } from '../../src/db/ladder-verdicts-table.js';
 import { coverageGroupsTable } from '../../src/db/coverage-groups-table.js';
 import { coveragePlansTable } from '../../src/db/coverage-plans-table.js';
 import { coverageSettingsTable } from '../../src/db/coverage-settings-table.js';
@@ -164,12 +166,60 @@ describe.each([
     }
   });
 
+  it('brings over ladders with their rung ids, schedules, climbers and verdicts (the dispatch era translated)', async () => {
+    const dispatchEra = upTo >= 55;
+    const key = 'h|codex|openai/gpt-x|openai';
+    expect(tableOf(firstReport, 'ladder')).toMatchObject({ read: 1, imported: 1, written: 1, balanced: true });
+    expect(tableOf(firstReport, 'ladder').notes.join('\n')).toContain(`ladder ${LADDER.id}: runs_per_cell 0 imported as 1`);
+    expect(tableOf(firstReport, 'ladder').notes.join('\n')).toContain('imported paused');
+    expect(tableOf(firstReport, 'ladder_rung')).toMatchObject({
+      read: 3, imported: 2, written: 2, balanced: true, refused: [{ reason: 'its ladder ladder-gone is not in the store (never imported, or refused)', count: 1, ids: ['rung-orphan'] }],
+    });
+    const verdictTable = dispatchEra ? 'ladder_dispatch_outcome' : 'ladder_outcome';
+    const verdictLedger = tableOf(firstReport, verdictTable);
+    expect(verdictLedger).toMatchObject({
+      read: dispatchEra ? 2 : 3, imported: dispatchEra ? 1 : 2, balanced: true,
+      refused: [{ reason: 'its rung rung-nope is not a rung of the ladder', count: 1, ids: [`${LADDER.id}/rung-nope/codex|openai/gpt-x|openai`] }],
+    });
+    expect(verdictLedger.mappedDigest!.source).toBe(verdictLedger.mappedDigest!.target);
+    if (!dispatchEra) {
+      expect(tableOf(firstReport, 'ladder_climber')).toMatchObject({
+        read: 3, imported: 2, written: 2, balanced: true,
+        refused: [{ reason: expect.stringContaining('no member of the ladder resolves this climber key'), count: 1, ids: [`${LADDER.id}/mystery-key`] }],
+      });
+    }
+
+    const backend = await startTestBackend(target.env);
+    try {
+      const ladder = await laddersTable(backend.store).get(ACCOUNT.id, LADDER.id);
+      expect(ladder).toMatchObject({
+        name: 'Carom climb', runsPerCell: 1, combos: [{ harness: 'codex', model: 'openai/gpt-x', provider: 'openai', ggConfigId: null, ggSlotModels: {} }],
+        gate: { floor: 'scuffed', threshold: { kind: 'count', runs: 2 }, unloadedCountsAsBroken: false, earlyStop: true },
+        outerAxis: 'combination', paused: true, bufferTarget: { kind: 'bounded', runs: 8 },
+      });
+      expect(ladder!.rungs.map((r) => [r.id, r.slug, r.engine ?? 'none'])).toEqual([[LADDER.rungs[0], 'carom', 'none'], [LADDER.rungs[1], 'breakout', upTo >= 43 ? 'godot' : 'none']]);
+      expect(await laddersTable(backend.store).get('ck0someone-else', LADDER.id)).toBeNull();
+      const verdicts = await ladderVerdictsTable(backend.store).list(LADDER.id);
+      expect(verdicts.map((v) => [v.rungId, v.climberKey, v.decidedSlug, v.outcome, v.overrideOutcome ?? null])).toEqual(dispatchEra
+        ? [[LADDER.rungs[0], key, 'carom', 'advanced', null]]
+        : [[LADDER.rungs[0], key, 'carom', 'advanced', null], [LADDER.rungs[1], key, 'breakout', 'walled', upTo >= 54 ? null : 'advanced']]);
+      expect(verdicts[0]!.decidedAt).toBe(dispatchEra ? '2026-10-01T08:00:00.250Z' : '2026-09-27T08:00:00.250Z');
+      const climbers = await backend.store.db.selectFrom('ladder_climbers').select(['key', 'priority', 'focused', 'held']).where('ladder_id', '=', LADDER.id).orderBy('key').execute();
+      expect(climbers).toEqual(dispatchEra ? [] : [
+        { key: 'h|claude|anthropic/claude-x', priority: 0, focused: 0, held: 0 },
+        { key, priority: 2, focused: 1, held: 1 },
+      ]);
+    } finally {
+      await backend.close();
+    }
+  });
+
   it('writes nothing on a second run and prints the same digests', async () => {
     const again = await importCli(target.env, ['--from', source, '--auth-from', authSource, '--accept-unreadable']);
     expect(again.code, again.stderr).toBe(0);
     const report = again.report!;
     expect(report.tables.map((t) => t.written)).toEqual(report.tables.map(() => 0));
-    for (const table of ['run', 'review', 'model_price', 'harness_config', 'gg_config', 'coverage_group', 'coverage_plan', 'review_plan', 'coverage_settings']) {
+    for (const table of ['run', 'review', 'model_price', 'harness_config', 'gg_config', 'coverage_group', 'coverage_plan', 'review_plan', 'coverage_settings', 'ladder', 'ladder_rung']) {
       expect(tableOf(report, table).mappedDigest).toEqual(tableOf(firstReport, table).mappedDigest);
       expect(tableOf(report, table).verbatimDigest).toEqual(tableOf(firstReport, table).verbatimDigest);
     }
