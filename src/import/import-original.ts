@@ -11,7 +11,13 @@ import { runRows } from '../runs/run-rows.js';
 import { checkAuthSource, detectGeneration, type SourceShape } from './detect-generation.js';
 import { ImportRefused } from './import-refused.js';
 import { importAccounts, refuseCaseFoldedUsernames } from './import-accounts.js';
+import { importCoverageSettings } from './import-coverage-settings.js';
+import { importHarnessCaps } from './import-harness-caps.js';
 import { importModels } from './import-models.js';
+import { importPriceHistory } from './import-price-history.js';
+import { coverageGroupsTable, coveragePlansTable, reviewPlansTable } from './map-coverage.js';
+import { ggConfigsTable } from './map-gg-configs.js';
+import { importLadderStanding, ladderRungsTable, laddersTable } from './map-ladders.js';
 import { importRuns } from './import-runs.js';
 import { jobsTable, publishJobsTable } from './map-jobs.js';
 import { importKeyed } from './write-keyed.js';
@@ -103,6 +109,21 @@ export async function importOriginal(config: Config, options: ImportOptions): Pr
     if (auth) await importAccounts(config, auth, { dryRun, batchRows, ledger });
     // Models before runs: a record without a cost is priced at its model's list price.
     if (shape.has('model')) await importModels({ source, shape, store, dryRun, batchRows, ledger });
+    if (shape.has('model_price')) await importPriceHistory({ source, shape, store, dryRun, ledger: ledger('model_price') });
+    if (shape.has('harness_config')) await importHarnessCaps({ source, store, dryRun, batchRows, ledger: ledger('harness_config') });
+    // gg configurations before plans and ladders: their members name them `saved:<id>`.
+    if (shape.has('gg_config')) await importKeyed(ggConfigsTable(), keyed('gg_config'));
+    // Groups before plans (a plan names its groups), every plan with its schedule in one transaction.
+    if (shape.has('coverage_group')) await importKeyed(coverageGroupsTable(), keyed('coverage_group'));
+    if (shape.has('coverage_plan')) await importKeyed(coveragePlansTable(store, shape), keyed('coverage_plan'));
+    if (shape.has('review_plan')) await importKeyed(reviewPlansTable(store), keyed('review_plan'));
+    if (shape.has('coverage_settings')) await importCoverageSettings({ source, shape, store, dryRun, batchRows, ledger: ledger('coverage_settings') });
+    // Ladders with their schedules, then rungs (ids kept: verdicts point at them), then climbers and verdicts.
+    if (shape.has('ladder')) {
+      await importKeyed(laddersTable(source, store, shape), keyed('ladder'));
+      if (shape.has('ladder_rung')) await importKeyed(ladderRungsTable(store), keyed('ladder_rung'));
+      await importLadderStanding({ source, shape, store, dryRun, ledger });
+    }
     // Jobs before runs: a run names the job that produced it.
     if (shape.has('job')) await importKeyed(jobsTable(shape), keyed('job'));
     await importRuns({

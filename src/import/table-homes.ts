@@ -30,22 +30,22 @@ export const IMPORTED: Record<string, string> = {
   model_alias: 'models (aliases)',
   user: 'accounts (auth service)',
   token: 'tokens (auth service)',
-};
-
-/** Tables that have a home here that this build does not write yet: counted, named, never silently dropped. */
-export const NOT_YET: Record<string, string> = {
   model_price: 'model_price_observations',
   harness_config: 'harness_config',
   gg_config: 'gg_configs',
   coverage_group: 'coverage_groups',
-  coverage_plan: 'coverage_plans',
+  coverage_plan: 'coverage_plans (with its schedule)',
   coverage_settings: 'coverage_settings',
-  review_plan: 'coverage_plans',
-  ladder: 'ladders',
+  review_plan: 'coverage_plans ("Review plan")',
+  ladder: 'ladders (with its schedule)',
   ladder_rung: 'ladder_rungs',
-  ladder_climber: 'ladder_climbers',
+  ladder_climber: 'ladder_climbers (steering)',
   ladder_outcome: 'ladder_verdicts',
-  ladder_dispatch_outcome: 'ladder_verdicts',
+  ladder_dispatch_outcome: 'ladder_verdicts (the dispatch era)',
+};
+
+/** Tables that have a home here that this build does not write yet: counted, named, never silently dropped. */
+export const NOT_YET: Record<string, string> = {
   model_probe: 'model_probes',
   model_probe_item: 'model_probe_items',
 };

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { writeTransaction, type BackendStore } from '../db/dialect.js';
+import type { StoreSchema } from '../db/store-schema.js';
 import type { TableLedger } from './ledger.js';
 import type { SourceDb, SourceRow } from './source-db.js';
 
@@ -20,6 +21,16 @@ export interface KeyedTable {
   digest: readonly string[];
   verbatim: readonly string[];
   map(row: SourceRow): KeyedRow | Promise<KeyedRow>;
+  /**
+   * Rows of another table that belong to each row (a plan's or a ladder's schedule), written
+   * in the same transaction through their own table module: `columns` are the row's values
+   * kept for them (not columns of `target`), in the digests and the rerun comparison alike.
+   */
+  companion?: {
+    columns: readonly string[];
+    write(trx: Kysely<StoreSchema>, id: string, values: Record<string, unknown>): Promise<void>;
+    read(db: Kysely<StoreSchema>, ids: string[]): Promise<Map<string, Record<string, unknown>>>;
+  };
 }
 
 /**
@@ -34,11 +45,18 @@ export async function importKeyed(spec: KeyedTable, deps: { source: SourceDb; st
   // The tables differ per call; the rows are the ones our migrations define (store-schema.ts).
   const db = store.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
   const columns = [...new Set([...spec.digest, ...spec.verbatim])];
+  const companionColumns = new Set(spec.companion?.columns ?? []);
+  const own = columns.filter((c) => !companionColumns.has(c));
   ledger.digests(spec.digest, spec.verbatim);
   const held = async (ids: string[]) => {
     if (ids.length === 0) return new Map<string, Record<string, unknown>>();
-    const rows = await db.selectFrom(spec.target).select(columns).where(spec.targetKey, 'in', ids).execute();
-    return new Map(rows.map((row) => [String(row[spec.targetKey]), row]));
+    const rows = await db.selectFrom(spec.target).select(own).where(spec.targetKey, 'in', ids).execute();
+    const found = new Map(rows.map((row) => [String(row[spec.targetKey]), row]));
+    if (spec.companion) {
+      const extra = await spec.companion.read(store.db, ids);
+      for (const [id, row] of found) Object.assign(row, extra.get(id) ?? Object.fromEntries([...companionColumns].map((c) => [c, '\u0002missing'])));
+    }
+    return found;
   };
   const same = (a: Record<string, unknown>, b: Record<string, unknown>) => columns.every((c) => String(a[c] ?? '\u0001null') === String(b[c] ?? '\u0001null'));
 
@@ -68,7 +86,10 @@ export async function importKeyed(spec: KeyedTable, deps: { source: SourceDb; st
     if (!deps.dryRun && fresh.length > 0) {
       await writeTransaction(store, async (trx) => {
         const t = trx as unknown as Kysely<Record<string, Record<string, unknown>>>;
-        for (const m of fresh) await t.insertInto(spec.target).values(m.values).execute();
+        for (const m of fresh) {
+          await t.insertInto(spec.target).values(Object.fromEntries(Object.entries(m.values).filter(([c]) => !companionColumns.has(c)))).execute();
+          await spec.companion?.write(trx as unknown as Kysely<StoreSchema>, m.id, m.values);
+        }
       });
       ledger.written += fresh.length;
     }
