@@ -46,7 +46,7 @@ export const ENV_VARIABLES: readonly EnvVariable[] = [
   { name: 'HOST', default: '127.0.0.1', readers: ['api', 'worker'], group: 'Addresses and folders', does: 'Address the API listens on (and a worker serves its metrics on).' },
   { name: 'PORT', default: '8787', readers: ['api'], group: 'Addresses and folders', does: 'Port the API listens on.' },
   { name: 'DATA_DIR', default: './data', readers: ['api', 'worker', 'auth', 'supervisor', 'cli'], group: 'Addresses and folders', does: 'Local folder of the process: the SQLite files, the managed Redis, pid files, the definition store and the snapshot (without `BLOB_STORE_URL`). Relative paths are read from the working directory.' },
-  { name: 'CATALOG_DIR', default: './examples/catalog', readers: SERVICES, group: 'Addresses and folders', does: 'The catalog checkout `POST /ingest` scans. Only the processes that run the `ingest` queue need it.' },
+  { name: 'CATALOG_DIR', default: './examples/catalog', readers: SERVICES, group: 'Addresses and folders', does: 'The catalog checkout `POST /ingest` scans. Only the processes that run the `ingest` queue need it. On a shared store (`DATABASE_URL` or `BLOB_STORE_URL` set) setting it is what makes a process run the `ingest` queue by default. A whole scan from another checkout than the store was ingested from is refused unless told `replaceCatalog`.' },
 
   // Store
   { name: 'DATABASE_URL', default: null, unset: 'SQLite in `DATA_DIR/backend.sqlite`', readers: ['api', 'worker', 'auth', 'cli'], group: 'Store', does: 'Moves the store to PostgreSQL (13 or newer): `postgres://user:password@host:port/database`, `postgresql://` too, a unix socket as `postgres://user@/database?host=/run/postgresql`. The API and workers migrate it at boot. The database must exist; `npm start` does not start PostgreSQL. The auth service keeps its accounts in the schema `auth_service` of the same database unless `AUTH_DATABASE_URL` is set. Never logged unmasked.' },
@@ -108,7 +108,7 @@ export const ENV_VARIABLES: readonly EnvVariable[] = [
 
   // Background work
   { name: 'RUN_WORKERS', default: 'true', readers: ['api'], group: 'Background work', does: 'Run the background queue workers inside the API process. Set `false` when `npm run worker` processes take that work.' },
-  { name: 'WORKER_QUEUES', default: 'ingest,publish,probes,snapshot,billed-rates,stale-jobs', readers: SERVICES, group: 'Background work', does: 'The background queues this process runs workers for (with `RUN_WORKERS`, and in `npm run worker`): a comma-separated list, each once. A queue no process lists keeps its jobs waiting.' },
+  { name: 'WORKER_QUEUES', default: 'ingest,publish,probes,snapshot,billed-rates,stale-jobs', readers: SERVICES, group: 'Background work', does: 'The background queues this process runs workers for (with `RUN_WORKERS`, and in `npm run worker`): a comma-separated list, each once. A queue no process lists keeps its jobs waiting. Unset: all of them, except `ingest` on a shared store (`DATABASE_URL` or `BLOB_STORE_URL` set) when `CATALOG_DIR` is unset.' },
 
   // Connections and streams
   { name: 'CORS_ORIGINS', default: '*', readers: ['api', 'auth'], group: 'Connections and streams', does: 'Origins whose pages may call the API and the auth service from a browser: `*` or a comma-separated list of bare origins (`https://console.example,http://localhost:5173`).' },

@@ -76,7 +76,7 @@ export interface Config {
   runtimeGraceMs: number;
   /** Run the background queue workers (those `workerQueues` lists) inside the API process. */
   runWorkers: boolean;
-  /** WORKER_QUEUES: the background queues this process runs workers for, with RUN_WORKERS and in `npm run worker` (default: all). */
+  /** WORKER_QUEUES: the background queues this process runs workers for, with RUN_WORKERS and in `npm run worker` (default: all; on a shared store `ingest` only with CATALOG_DIR set). */
   workerQueues: readonly BackgroundQueue[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Origins whose pages may call this service and the auth service from a browser (`*`: any). */
@@ -122,11 +122,13 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const read = new EnvReader(env, problems);
   const dataDir = read.path('DATA_DIR', './data', cwd);
   const authPort = read.port('AUTH_PORT', 8789);
+  const databaseUrl = read.databaseUrl('DATABASE_URL');
+  const blobStore = readBlobStore(read);
   const config: Config = {
     host: read.string('HOST', '127.0.0.1'),
     port: read.port('PORT', 8787),
     dataDir,
-    databaseUrl: read.databaseUrl('DATABASE_URL'),
+    databaseUrl,
     catalogDir: read.path('CATALOG_DIR', './examples/catalog', cwd),
     redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:', 'redis+unix:', 'unix:']),
     redisPrefix: read.pattern('REDIS_PREFIX', 'evb', /^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - (at most 64)'),
@@ -146,7 +148,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     snapshotUrl: read.url('SNAPSHOT_URL', ['http:', 'https:']),
     snapshotDir: read.path('SNAPSHOT_DIR', resolve(dataDir, 'snapshot'), cwd),
     snapshotDeployHook: read.url('SNAPSHOT_DEPLOY_HOOK', ['http:', 'https:']),
-    blobStore: readBlobStore(read),
+    blobStore,
     showcaseUploadMaxBytes: Math.round(read.number('SHOWCASE_UPLOAD_MAX_MIB', 256, { min: 0.001, max: 64 * 1024 }) * MIB),
     showcaseJobMaxFiles: read.integer('SHOWCASE_JOB_MAX_FILES', 100, { min: 1, max: 100_000 }),
     showcaseJobMaxBytes: Math.round(read.number('SHOWCASE_JOB_MAX_MIB', 1024, { min: 0.001, max: 1024 * 1024 }) * MIB),
@@ -164,7 +166,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     dispatchLeaseMs: read.number('DISPATCH_LEASE_SECONDS', 300, { min: 0, max: 7 * 24 * 3600 }) * 1000,
     runtimeGraceMs: read.number('RUNTIME_GRACE_SECONDS', 600, { min: 0, max: 7 * 24 * 3600 }) * 1000,
     runWorkers: read.boolean('RUN_WORKERS', true),
-    workerQueues: read.subset('WORKER_QUEUES', BACKGROUND_QUEUE_NAMES),
+    workerQueues: read.subset('WORKER_QUEUES', BACKGROUND_QUEUE_NAMES, defaultQueues(read, databaseUrl !== null || blobStore.driver === 's3')),
     logLevel: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
     corsOrigins: read.origins('CORS_ORIGINS'),
     metricsPort: read.optionalNumber('METRICS_PORT', { min: 1, max: 65535 }),
@@ -177,6 +179,17 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/**
+ * The background queues a process runs when WORKER_QUEUES is unset: all of them, except that
+ * on a shared store (DATABASE_URL or BLOB_STORE_URL set) `ingest` runs only where CATALOG_DIR
+ * is set on purpose. Otherwise a machine started without its env file would scan the example
+ * catalog beside the code and prune the deployment's real one.
+ */
+function defaultQueues(read: EnvReader, sharedStore: boolean): readonly BackgroundQueue[] {
+  if (!sharedStore || read.isSet('CATALOG_DIR')) return BACKGROUND_QUEUE_NAMES;
+  return BACKGROUND_QUEUE_NAMES.filter((queue) => queue !== BACKGROUND_QUEUES.ingest);
 }
 
 /**
@@ -215,6 +228,11 @@ class EnvReader {
   private fail<T>(name: string, value: string, expected: string, fallback: T): T {
     this.problems.push(`${name}=${JSON.stringify(value)} is not valid: expected ${expected}.`);
     return fallback;
+  }
+
+  /** Whether the variable is set to something (an empty value counts as unset). */
+  isSet(name: string): boolean {
+    return this.raw(name) !== undefined;
   }
 
   string(name: string, fallback: string): string {
@@ -287,10 +305,10 @@ class EnvReader {
     return new Set(names.map((username) => username.toLowerCase()));
   }
 
-  /** A comma-separated list of names from `allowed`, each once; unset: all of them. */
-  subset<T extends string>(name: string, allowed: readonly T[]): readonly T[] {
+  /** A comma-separated list of names from `allowed`, each once; unset: `fallback` (all of them unless told). */
+  subset<T extends string>(name: string, allowed: readonly T[], fallback: readonly T[] = allowed): readonly T[] {
     const value = this.raw(name);
-    if (value === undefined) return allowed;
+    if (value === undefined) return fallback;
     const names = value.split(',').map((item) => item.trim());
     const unknown = names.find((item) => item !== '' && !(allowed as readonly string[]).includes(item));
     const twice = names.find((item, index) => names.indexOf(item) !== index);

@@ -54,6 +54,19 @@ describe('loadConfig', () => {
     }
   });
 
+  it('leaves ingest out of the default WORKER_QUEUES on a shared store unless CATALOG_DIR is set on purpose', () => {
+    const others = ['publish', 'probes', 'snapshot', 'billed-rates', 'stale-jobs'];
+    const all = ['ingest', ...others];
+    // The embedded one-machine default keeps ingesting its example catalog.
+    expect(loadConfig({}).workerQueues).toEqual(all);
+    for (const shared of [{ DATABASE_URL: 'postgres://db/evb' }, { BLOB_STORE_URL: 's3://eval-files/prod' }]) {
+      expect(loadConfig(shared).workerQueues, JSON.stringify(shared)).toEqual(others);
+      expect(loadConfig({ ...shared, CATALOG_DIR: '' }).workerQueues).toEqual(others);
+      expect(loadConfig({ ...shared, CATALOG_DIR: '/srv/catalog' }).workerQueues).toEqual(all);
+      expect(loadConfig({ ...shared, WORKER_QUEUES: 'ingest' }).workerQueues).toEqual(['ingest']);
+    }
+  });
+
   it('reads and normalises values', () => {
     const config = loadConfig({ PORT: '9000', REDIS_URL: 'redis+unix:///tmp/r.sock', ALLOW_EXPERIMENTAL: 'yes', AUTH_URL: 'http://auth:1/', AUTH_TOKEN_LIFETIME_HOURS: '1.5' }, '/x');
     expect(config.port).toBe(9000);

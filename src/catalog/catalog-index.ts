@@ -96,6 +96,15 @@ export function catalogIndex(store: BackendStore) {
     async setFingerprint(slug: string, version: string, fingerprint: string): Promise<void> {
       await db.updateTable('test_case_versions').set({ fingerprint }).where('slug', '=', slug).where('version', '=', version).execute();
     },
+    /** Which of `ids` a stored run references (`slug@version` each): a prune keeps those. */
+    async referenced(ids: readonly VersionId[]): Promise<Set<string>> {
+      if (ids.length === 0) return new Set();
+      const slugs = [...new Set(ids.map((id) => id.slug))];
+      const wanted = new Set(ids.map((id) => `${id.slug}@${id.version}`));
+      const rows = await db.selectFrom('runs').select(['test_case_slug as slug', 'test_case_version as version']).distinct()
+        .where('test_case_slug', 'in', slugs).execute();
+      return new Set(rows.map((row) => `${row.slug}@${row.version}`).filter((key) => wanted.has(key)));
+    },
     async hasOtherFormats(format: number): Promise<boolean> {
       return (await db.selectFrom('test_case_versions').select('slug').where('record_format', '<>', format).limit(1).executeTakeFirst()) !== undefined;
     },

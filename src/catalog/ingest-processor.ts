@@ -9,6 +9,7 @@ import { SECOND } from '../time.js';
 import { ingestDeps } from './ingest-deps.js';
 import { beatWhileScanning } from './ingest-heartbeat.js';
 import { CatalogUnavailableError } from './catalog-unavailable-error.js';
+import { IngestRefusedError } from './ingest-guard.js';
 import { createIngestQueue, INTERRUPTED_LINE, STALLED_REASON, writeIngestProgress, type ProgressEntry, type ScanErrorCode } from './ingest-queue.js';
 import { runIngestScan, UnknownSelectorError, type IngestEvent, type IngestReport, type IngestRequest } from './ingest-scan.js';
 import { orderedWrites } from './ordered-writes.js';
@@ -81,5 +82,6 @@ export const ingestProcessor: BackgroundProcessor = {
 function errorCode(error: unknown): { code?: ScanErrorCode } {
   if (error instanceof UnknownSelectorError) return { code: 'not_found' };
   if (error instanceof CatalogUnavailableError) return { code: 'catalog_unavailable' };
+  if (error instanceof IngestRefusedError) return { code: 'ingest_refused' };
   return {};
 }

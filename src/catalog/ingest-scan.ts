@@ -11,9 +11,12 @@ import { toPosix } from './version-folder.js';
 import { contentHash, statFingerprint } from './version-hash.js';
 import type { KeyWarning } from './toml-fields.js';
 import type { StoreMeta } from '../db/store-meta.js';
+import { guardWholeScan } from './ingest-guard.js';
 
 export interface IngestRequest {
   force?: boolean;
+  /** A whole scan from another checkout, or one pruning most of the catalog, goes ahead (src/catalog/ingest-guard.ts). */
+  replaceCatalog?: boolean;
   catalogVersion?: string;
   testCases?: string[];
 }
@@ -111,6 +114,9 @@ export async function runIngestScan(deps: IngestDeps, request: IngestRequest, em
     if (unknown.length > 0) throw new UnknownSelectorError(unknown);
     selected = selection.selected;
   }
+  // A whole scan from another checkout, or one pruning most of the catalog, stops here unless told.
+  const prune = whole ? await pruneCandidates(deps, new Set(scan.versions.map((found) => `${found.slug}@${found.version}`)), problems) : [];
+  const checkout = whole ? await guardWholeScan(deps, prune, request.replaceCatalog === true) : null;
 
   const total = selected.length + problems.length;
   emit({ event: 'start', total });
@@ -140,8 +146,8 @@ export async function runIngestScan(deps: IngestDeps, request: IngestRequest, em
 
   const format = ['record_format', String(RESOLVED_RECORD_FORMAT)] as const;
   if (whole) {
-    const prune = await pruneCandidates(deps, new Set(scan.versions.map((found) => `${found.slug}@${found.version}`)), problems);
-    const markers = request.catalogVersion === undefined ? [format] : [['catalog_version', request.catalogVersion] as const, format];
+    const recorded = ['catalog_checkout', JSON.stringify(checkout)] as const;
+    const markers = request.catalogVersion === undefined ? [format, recorded] : [['catalog_version', request.catalogVersion] as const, format, recorded];
     report.pruned = await index.endScan({ prune, groups, meta: markers });
     // Their rows are gone: a crash from here leaves directories nothing points at, never the reverse.
     for (const version of report.pruned) await store.removeVersion(version.slug, version.version);

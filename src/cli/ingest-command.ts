@@ -9,6 +9,8 @@ export interface IngestOptions {
   /** A token, `false` (--no-catalog-version), or undefined: the checkout's `git rev-parse HEAD`. */
   catalogVersion?: string | false;
   force?: boolean;
+  /** --replace-catalog: a whole scan from another checkout, or pruning most of the catalog, goes ahead. */
+  replaceCatalog?: boolean;
   case?: string[];
 }
 
@@ -90,8 +92,9 @@ export async function ingestCommand(options: IngestOptions, io: CliIo): Promise<
 }
 
 function requestBody(options: IngestOptions, io: CliIo) {
-  const body: { force?: boolean; catalogVersion?: string; testCases?: string[] } = {};
+  const body: RequestBody = {};
   if (options.force) body.force = true;
+  if (options.replaceCatalog) body.replaceCatalog = true;
   if (options.case && options.case.length > 0) body.testCases = options.case;
   // A partial scan leaves the marker alone, so a token would only mislead the reader.
   else if (options.catalogVersion !== false) {
@@ -111,9 +114,11 @@ function gitHead(cwd: string): string | undefined {
   }
 }
 
-function describeRequest(body: { force?: boolean; catalogVersion?: string; testCases?: string[] }): string {
+type RequestBody = { force?: boolean; replaceCatalog?: boolean; catalogVersion?: string; testCases?: string[] };
+
+function describeRequest(body: RequestBody): string {
   const what = body.testCases ? body.testCases.join(', ') : 'the whole catalog';
-  const how = [body.force ? 'forced' : null, body.catalogVersion ? `catalog version ${body.catalogVersion}` : null].filter(Boolean);
+  const how = [body.force ? 'forced' : null, body.replaceCatalog ? 'replacing the stored catalog' : null, body.catalogVersion ? `catalog version ${body.catalogVersion}` : null].filter(Boolean);
   return how.length > 0 ? `${what} (${how.join(', ')})` : what;
 }
 

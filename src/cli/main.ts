@@ -25,8 +25,9 @@ export function cliProgram(io: CliIo): { program: Command; exitCode: () => numbe
     .option('--catalog-version <token>', 'opaque token of this catalog (default: `git rev-parse HEAD` of the current directory)')
     .option('--no-catalog-version', 'send no token (the scan neither reuses the store nor moves the marker)')
     .option('--force', 're-ingest and re-render versions already stored (development only)')
+    .option('--replace-catalog', 'let a whole scan replace the stored catalog: from another checkout than the store was ingested from, or pruning more than half of its versions (refused without it)')
     .option('--case <slug[@version]>', 'ingest only this case, or one version of it (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
-    .action(async (options: { url: string; catalogVersion?: string | false; force?: boolean; case?: string[] }) => {
+    .action(async (options: { url: string; catalogVersion?: string | false; force?: boolean; replaceCatalog?: boolean; case?: string[] }) => {
       code = await ingestCommand(options, io);
     });
 

@@ -4,6 +4,9 @@ export const IngestBody = Type.Optional(
   Type.Object(
     {
       force: Type.Optional(Type.Boolean({ description: 're-ingest and re-render versions already stored (development only)' })),
+      replaceCatalog: Type.Optional(Type.Boolean({
+        description: 'let a whole-catalog scan go ahead from another checkout than the store was ingested from, or when it would prune more than half of the stored versions; without it such a scan is refused with 409 ingest_refused',
+      })),
       catalogVersion: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'opaque content token of a whole-catalog ingest' })),
       testCases: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 10_000, description: 'case ids (slug or folder) or id@version' })),
     },

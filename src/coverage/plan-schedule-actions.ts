@@ -15,19 +15,19 @@ const planOwner = (ctx: CoverageContext, accountId: string, id: string): Schedul
 });
 
 /** `POST /coverage-plans/{id}/topup`. */
-export async function topUpPlan(ctx: CoverageContext, accountId: string, id: string): Promise<TopUpResult> {
+export async function topUpPlan(ctx: CoverageContext, accountId: string, id: string, { followUp = false } = {}): Promise<TopUpResult> {
   await requirePlan(ctx, accountId, id);
-  return topUpOwner(ctx, planOwner(ctx, accountId, id), NOUN);
+  return topUpOwner(ctx, planOwner(ctx, accountId, id), NOUN, { followUp });
 }
 
-/** After a review: every plan of the reviewer with `autoTopUp` whose cells hold the run tops up. */
+/** After a review: every plan of the reviewer with `autoTopUp` whose cells hold the run tops up (a busy lock leaves a mark its holder acts on). */
 export async function autoTopUpAfterReview(ctx: CoverageContext, account: Account, runId: string): Promise<void> {
   const run = await ctx.counter.runIdentity(runId);
   if (!run) return;
   for (const plan of await ctx.plans.list(account.id)) {
     if (!plan.schedule.autoTopUp || plan.schedule.paused) continue;
     if (!(await planCells(ctx, account.id, plan)).some((cell) => runInCell(run, cell))) continue;
-    await topUpPlan(ctx, account.id, plan.id);
+    await topUpPlan(ctx, account.id, plan.id, { followUp: true });
   }
 }
 

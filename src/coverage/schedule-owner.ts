@@ -224,8 +224,13 @@ export async function prepareTopUp(
  * `POST …/topup`: serialized per owner across processes (`skipped: 'busy'` while another
  * holds its lock, `'paused'` for a paused owner). Under the lock the owner is measured again,
  * so a pause or a halt that landed meanwhile is honoured and the shortfall recomputed.
+ *
+ * A review's follow-up (`followUp`) that finds the lock busy is not dropped: it leaves a mark,
+ * and whichever top-up holds the lock measures and tops up again before it lets go, for as
+ * long as it finds a mark (two reviews close together both refill a small buffer). The
+ * holder answers with its first round; later rounds are on behalf of the follow-ups.
  */
-export async function topUpOwner(ctx: OwnerContext, owner: ScheduleOwner, noun: string): Promise<TopUpResult> {
+export async function topUpOwner(ctx: OwnerContext, owner: ScheduleOwner, noun: string, { followUp = false } = {}): Promise<TopUpResult> {
   const paused = async () => (await scheduleOf(ctx, owner.origin, noun)).paused;
   const skip = async (skipped: 'busy' | 'paused'): Promise<TopUpResult> => ({
     bufferTarget: await targetOf(ctx, owner.accountId, await scheduleOf(ctx, owner.origin, noun)), enqueued: 0, cells: [], unlaunchable: [], skipped,
@@ -248,6 +253,10 @@ export async function topUpOwner(ctx: OwnerContext, owner: ScheduleOwner, noun: 
     let next = 0;
     const cells = prepared.chosen.map(({ owned, launches: own }) => ({ ...answerOf(owned), runs: own.length, jobIds: ids.slice(next, (next += own.length)) }));
     return { bufferTarget: target, outstanding: prepared.outstanding, enqueued: ids.length, cells, unlaunchable: prepared.unlaunchable };
+  }, {
+    markWhenBusy: followUp,
+    repeatWhileMarked: true,
+    onRepeatError: (error) => ctx.jobs.log.warn({ err: error, origin: owner.origin }, 'a top-up again on behalf of a review failed'),
   });
   return attempt.held ? attempt.value : skip('busy');
 }

@@ -28,7 +28,7 @@ function liveVerdicts(measured: MeasuredLadder): NewVerdict[] {
  * each climbing climber's current rung (never a rung above it) while the buffer, counted over
  * every rung a climber reached, has room (src/coverage/schedule-owner.ts).
  */
-export async function topUpLadder(ctx: LadderContext, accountId: string, id: string): Promise<TopUpResult> {
+export async function topUpLadder(ctx: LadderContext, accountId: string, id: string, { followUp = false } = {}): Promise<TopUpResult> {
   await requireLadder(ctx, accountId, id);
   return topUpOwner(ctx.coverage, {
     accountId,
@@ -41,17 +41,17 @@ export async function topUpLadder(ctx: LadderContext, accountId: string, id: str
       const check = await ctx.coverage.launchability(feed.map((rung) => rung.cell));
       return { feed: feed.map((rung) => ownedCell(rung, check.unlaunchable(rung.cell))), review: measured.review };
     },
-  }, NOUN);
+  }, NOUN, { followUp });
 }
 
-/** After a review: every ladder of the reviewer with `autoTopUp` whose cells hold the run tops up. */
+/** After a review: every ladder of the reviewer with `autoTopUp` whose cells hold the run tops up (a busy lock leaves a mark its holder acts on). */
 export async function autoTopUpLadders(ctx: LadderContext, account: Account, runId: string): Promise<void> {
   const run = await ctx.coverage.counter.runIdentity(runId);
   if (!run) return;
   for (const ladder of await ctx.ladders.list(account.id)) {
     if (!ladder.autoTopUp || ladder.paused) continue;
     if (!ladderCells(ladder, await ladderClimbers(ctx, ladder)).some((cell) => runInCell(run, cell))) continue;
-    await topUpLadder(ctx, account.id, ladder.id);
+    await topUpLadder(ctx, account.id, ladder.id, { followUp: true });
   }
 }
 

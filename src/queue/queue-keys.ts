@@ -98,3 +98,10 @@ export const jamGroup = (slug: string, model: string) => `j:${slug}|${model}`;
  * processes: a string holding the holder's random token, with a TTL the holder keeps renewing.
  */
 export const scheduleLockKey = (prefix: string, owner: string) => `${prefix}:schedule-lock:${owner}`;
+
+/**
+ * The mark a review's follow-up leaves when it finds the owner's lock busy: the holder clears
+ * it and tops up again before it lets go (`schedule-lock-release.lua`), so the follow-up's
+ * top-up is never dropped.
+ */
+export const scheduleAgainKey = (prefix: string, owner: string) => `${prefix}:schedule-again:${owner}`;

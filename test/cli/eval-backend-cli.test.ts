@@ -80,6 +80,13 @@ describe('eval-backend ingest', () => {
     expect(run.stdout.text).not.toContain('\u001b[');
   });
 
+  it('sends replaceCatalog with --replace-catalog, and says so', async () => {
+    const run = io({ env: { CI: 'true' } });
+    expect(await runCli(['ingest', '--url', url, '--replace-catalog', '--no-catalog-version'], run.io)).toBe(0);
+    expect(run.stdout.text).toMatch(/^Ingesting the whole catalog \(replacing the stored catalog\)/);
+    expect(run.stdout.text).toMatch(/\n0\s+2\s+0\s/);
+  });
+
   it('draws a progress bar on a terminal and ends with the same summary', async () => {
     const run = io({ tty: true });
     const code = await runCli(['ingest', '--url', url, '--force', '--no-catalog-version'], run.io);

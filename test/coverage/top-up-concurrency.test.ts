@@ -109,7 +109,7 @@ describe('a top-up interrupted by a crash', () => {
     const measured = await measurePlan(ctx, accountId, plan);
     const { chosen } = (await prepareTopUp(ctx.jobs, accountId, planOrigin(planId), await targetOf(ctx, accountId, plan.schedule), measured, async () => true))!;
     expect(chosen.map((item) => item.launches.length)).toEqual([2, 2]);
-    ctx.jobs.jobs.insert(chosen.flatMap((item) => item.launches.map((launch) => launch.row)));
+    await ctx.jobs.jobs.insert(chosen.flatMap((item) => item.launches.map((launch) => launch.row)));
 
     // The next top-up, from any process, counts those jobs in flight and launches nothing twice.
     const next = (await first.app.inject({ method: 'POST', url: `/coverage-plans/${planId}/topup`, headers: bearer(token) })).json();

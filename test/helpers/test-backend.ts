@@ -9,6 +9,7 @@ import { loadConfig, type Env, type ServiceConfig } from '../../src/config.js';
 import type { BackendStore } from '../../src/db/dialect.js';
 import type { Database } from '../../src/db/open-database.js';
 import { openStore } from '../../src/db/open-store.js';
+import { EXAMPLE_CATALOG } from './example-catalog.js';
 import { sqliteHandleGetter } from './sqlite-handle.js';
 import { dropTestDatabase, testDatabase } from './postgres.js';
 import { s3Environment } from './s3-server.js';
@@ -60,6 +61,9 @@ export async function startTestBackend(env: Env = {}, options: Pick<AppOptions, 
       REDIS_PREFIX: prefix,
       AUTH_CACHE_SECONDS: '0',
       LOG_LEVEL: 'silent',
+      // Set on purpose, as on a deployment's ingesting machine: on a shared store (the PostgreSQL
+      // half) ingest runs only there. A test about the default passes CATALOG_DIR: ''.
+      CATALOG_DIR: EXAMPLE_CATALOG,
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       // The PostgreSQL half keeps files in its bucket, each backend under a prefix of its own.
       ...(s3Endpoint ? s3Environment(s3Endpoint, `backends/${prefix}`) : {}),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it, inject } from 'vitest';
-import { scheduleLockKey } from '../../src/queue/queue-keys.js';
+import { scheduleAgainKey, scheduleLockKey } from '../../src/queue/queue-keys.js';
 import { ScheduleLocks } from '../../src/queue/schedule-lock.js';
 import { redisOptionsFromUrl } from '../../src/redis/managed-redis.js';
 
@@ -77,5 +77,50 @@ describe('schedule locks', () => {
     done.open();
     await successor;
     expect(await one.exists(scheduleLockKey(prefix, 'plan:4'))).toBe(0);
+  });
+
+  it('runs a repeating holder again, still holding, once per mark a busy caller left, and leaves no mark behind', async () => {
+    const holder = new ScheduleLocks(one, prefix);
+    const caller = new ScheduleLocks(two, prefix);
+    const inside = gate();
+    const release = gate();
+    let rounds = 0;
+    const holding = holder.withLock('plan:5', async () => {
+      rounds += 1;
+      if (rounds === 1) {
+        inside.open();
+        await release.opened;
+      }
+      return rounds;
+    }, { repeatWhileMarked: true });
+    await inside.opened;
+    // A plain busy caller leaves nothing; two marking callers leave one mark between them.
+    expect(await caller.withLock('plan:5', async () => 'plain')).toEqual({ held: false });
+    expect(await two.exists(scheduleAgainKey(prefix, 'plan:5'))).toBe(0);
+    for (let i = 0; i < 2; i++) expect(await caller.withLock('plan:5', async () => 'marked', { markWhenBusy: true })).toEqual({ held: false });
+    release.open();
+    expect(await holding).toEqual({ held: true, value: 1 });
+    expect(rounds).toBe(2);
+    expect(await one.exists(scheduleLockKey(prefix, 'plan:5'))).toBe(0);
+    expect(await one.exists(scheduleAgainKey(prefix, 'plan:5'))).toBe(0);
+  });
+
+  it('leaves a mark for the next repeating holder when the holder does not act on marks (a halt)', async () => {
+    const locks = new ScheduleLocks(one, prefix);
+    const inside = gate();
+    const release = gate();
+    const halt = locks.withLock('plan:6', async () => {
+      inside.open();
+      await release.opened;
+    });
+    await inside.opened;
+    expect(await locks.withLock('plan:6', async () => 0, { markWhenBusy: true })).toEqual({ held: false });
+    release.open();
+    await halt;
+    expect(await one.exists(scheduleAgainKey(prefix, 'plan:6'))).toBe(1);
+    let rounds = 0;
+    await locks.withLock('plan:6', async () => (rounds += 1), { repeatWhileMarked: true });
+    expect(rounds).toBe(2);
+    expect(await one.exists(scheduleAgainKey(prefix, 'plan:6'))).toBe(0);
   });
 });
