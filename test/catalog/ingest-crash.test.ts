@@ -13,6 +13,7 @@ import { bullConnection, redisOptionsFromUrl } from '../../src/redis/managed-red
 import { copyExampleCatalog } from '../helpers/example-catalog.js';
 import { ndjsonLines, startWorkerProcess } from '../helpers/ingest-worker.js';
 import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
+import { until } from '../helpers/until.js';
 
 let backend: TestBackend;
 let catalog: string;
@@ -69,8 +70,10 @@ it('fails a scan whose worker was killed, with a reason, never re-runs it, and s
   });
   // Nothing ran the scan again: no second start, and the job failed with BullMQ's reason.
   expect(seen.filter((line) => line.event === 'start')).toHaveLength(1);
+  // The line comes from the lapsed heartbeat, which may be ahead of the restarted worker's
+  // stalled check that moves the job to failed.
+  await until(async () => (await queue.getJobState(active!.id!)) === 'failed', 40_000, 'the stalled check to fail the killed scan');
   const failed = await queue.getJob(active!.id!);
-  expect(await failed!.getState()).toBe('failed');
   expect(failed!.failedReason).toBe('job stalled more than allowable limit');
 
   // The restarted process's sweep job ran in the scans' turn and removed every staging folder.

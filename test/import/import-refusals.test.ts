@@ -150,11 +150,11 @@ describe('rows this build does not import yet', () => {
     const target = await importTarget();
     const source = join(target.dataDir, 'original.sqlite');
     await buildOriginalStore('sqlite', source, 57);
-    new BetterSqlite3(source).prepare("INSERT INTO harness_config (harness_slug, max_parallelism, updated_at) VALUES ('codex', 4, '2026-10-01T00:00:00Z')").run();
+    new BetterSqlite3(source).prepare("INSERT INTO model_probe (id, model_slug, status) VALUES ('probe-1', 'gpt-5', 'ok')").run();
     const result = await importCli(target.env, ['--from', source, '--accept-unreadable']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('1 harness_config row(s) have a home here but this build does not import them yet');
-    expect(tableOf(result.report!, 'harness_config')).toMatchObject({ read: 1, balanced: true, skipped: [{ reason: 'has a home here (harness_config), but this build does not import it yet', count: 1, ids: [] }] });
+    expect(result.stderr).toContain('1 model_probe row(s) have a home here but this build does not import them yet');
+    expect(tableOf(result.report!, 'model_probe')).toMatchObject({ read: 1, balanced: true, skipped: [{ reason: 'has a home here (model_probes), but this build does not import it yet', count: 1, ids: [] }] });
     // Everything else is in.
     expect(tableOf(result.report!, 'run')).toMatchObject({ imported: 5, importedUnreadable: 2 });
   });
