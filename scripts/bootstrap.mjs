@@ -5,7 +5,7 @@
 // exist (apt-get when root, otherwise one message saying what to install), compiles the
 // TypeScript, then runs the command. `test` runs the suite on SQLite, then on PostgreSQL.
 import { spawnSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -127,12 +127,26 @@ function copyAssets(from, to) {
     if (entry.isDirectory()) copyAssets(source, join(to, entry.name));
     else if (ASSET.test(entry.name)) {
       assets.add(entry.name);
-      cpSync(source, join(to, entry.name));
+      copyAsset(source, join(to, entry.name));
     }
   }
   for (const entry of existsSync(to) ? readdirSync(to, { withFileTypes: true }) : []) {
     if (entry.isFile() && ASSET.test(entry.name) && !assets.has(entry.name)) rmSync(join(to, entry.name));
   }
+}
+
+/**
+ * A process started from dist/ may be reading its assets while another `npm start` or `npm
+ * test` builds (a test starting the service, say): an unchanged asset is left alone, a changed
+ * one replaced by a rename, so a reader never finds it missing or half written.
+ */
+function copyAsset(source, target) {
+  const bytes = readFileSync(source);
+  if (existsSync(target) && readFileSync(target).equals(bytes)) return;
+  mkdirSync(dirname(target), { recursive: true });
+  const staged = `${target}.${process.pid}.tmp`;
+  writeFileSync(staged, bytes);
+  renameSync(staged, target);
 }
 
 function run(program, args, ipc = false) {
