@@ -16,6 +16,8 @@ export interface Config {
   dataDir: string;
   /** DATABASE_URL: the PostgreSQL store (`postgres://…`); null (the default): SQLite under `dataDir`. May hold a password: never log it unmasked. */
   databaseUrl: string | null;
+  /** DATABASE_POOL_SIZE: connections one process's PostgreSQL pool keeps at most (default 10; the auth service's too). */
+  databasePoolSize: number;
   /** Absolute path of the catalog checkout `POST /ingest` scans. */
   catalogDir: string;
   /** Null: `npm start` runs a managed redis-server under `dataDir/redis`. */
@@ -125,6 +127,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     port: read.port('PORT', 8787),
     dataDir,
     databaseUrl: read.databaseUrl('DATABASE_URL'),
+    databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, { min: 1, max: 1000 }),
     catalogDir: read.path('CATALOG_DIR', './examples/catalog', cwd),
     redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:', 'redis+unix:', 'unix:']),
     redisPrefix: read.pattern('REDIS_PREFIX', 'evb', /^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - (at most 64)'),

@@ -98,6 +98,14 @@ describe('loadConfig', () => {
     expect(problems).toContain('PORT="99999" is not valid: expected a number from 0 to 65535.');
   });
 
+  it('reads DATABASE_POOL_SIZE (default 10) and refuses a value that is not a whole number from 1 to 1000 by name', () => {
+    expect(loadConfig({}).databasePoolSize).toBe(10);
+    expect(loadConfig({ DATABASE_POOL_SIZE: '25' }).databasePoolSize).toBe(25);
+    for (const bad of ['0', '-3', '2.5', 'ten', '1001']) {
+      expect(() => loadConfig({ DATABASE_POOL_SIZE: bad }), bad).toThrow(/DATABASE_POOL_SIZE="[^"]*" is not valid/);
+    }
+  });
+
   it('reads DATABASE_URL as a PostgreSQL URL (unix socket hosts too), and refuses a bad one by name without echoing it', () => {
     expect(loadConfig({}).databaseUrl).toBeNull();
     for (const url of ['postgres://evb:s3cret@db.internal:5432/evb', 'postgresql://db/evb?sslmode=require', 'postgres://postgres@/evb?host=%2Frun%2Fpostgresql']) {

@@ -19,7 +19,7 @@ export const STORE_CONNECT_TIMEOUT_MS = 1 * SECOND;
  * than any query a request makes; migrations run on a connection of their own without it.
  */
 export const STORE_STATEMENT_TIMEOUT_MS = 30 * SECOND;
-/** Connections the API or a worker process keeps to PostgreSQL at most. */
+/** Connections the API or a worker process keeps to PostgreSQL at most, unless DATABASE_POOL_SIZE says. */
 export const STORE_POOL_SIZE = 10;
 /**
  * How long a query waits for one of the pool's connections to come free. A healthy store
@@ -55,7 +55,10 @@ export interface OpenStoreOptions {
  * SQLite file is created), otherwise the SQLite file `DATA_DIR/backend.sqlite`. The API and
  * `npm run worker` open it alike.
  */
-export async function openStore(config: Pick<Config, 'dataDir' | 'databaseUrl'>, options: OpenStoreOptions = {}): Promise<OpenedStore> {
+export async function openStore(
+  config: Pick<Config, 'dataDir' | 'databaseUrl'> & Partial<Pick<Config, 'databasePoolSize'>>,
+  options: OpenStoreOptions = {},
+): Promise<OpenedStore> {
   if (config.databaseUrl === null) {
     const file = join(config.dataDir, 'backend.sqlite');
     const sqlite = openDatabase(file, BACKEND_MIGRATIONS, firstDataStep());
@@ -72,7 +75,7 @@ export async function openStore(config: Pick<Config, 'dataDir' | 'databaseUrl'>,
   const connectionString = config.databaseUrl;
   await migrateOnItsOwnConnection({ connectionString }, (migrator) =>
     migrateWithDataSteps(postgresStore(migrator), BACKEND_DATA_STEPS, (upTo) => migratePostgres(migrator, POSTGRES_MIGRATIONS, { upTo })));
-  const store = postgresStore<StoreSchema>(servingPool({ connectionString }, options.onIdleError));
+  const store = postgresStore<StoreSchema>(servingPool({ connectionString, max: config.databasePoolSize ?? STORE_POOL_SIZE }, options.onIdleError));
   return { store, sqlite: null, location: maskPostgresUrl(connectionString), close: () => store.db.destroy() };
 }
 
@@ -104,7 +107,7 @@ export async function migrateOnItsOwnConnection(config: pg.PoolConfig, migrate: 
 export function servingPool(config: pg.PoolConfig, onIdleError?: (error: Error) => void): pg.Pool {
   return postgresPool({
     ...config,
-    max: STORE_POOL_SIZE,
+    max: config.max ?? STORE_POOL_SIZE,
     // pg-pool applies connectionTimeoutMillis to the wait for a free connection as well as
     // to opening one; the client's own setting bounds only the opening.
     connectionTimeoutMillis: STORE_POOL_WAIT_MS,
