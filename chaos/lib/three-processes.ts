@@ -55,6 +55,8 @@ export interface LayoutOptions {
   apis?: number;
   /** Whether a worker runs ingest, publish, snapshot and the stale-job sweep beside them (default true). */
   worker?: boolean;
+  /** Variables one API process gets on top of the shared ones, by its index (a Redis URL through a proxy, say). */
+  apiEnv?: Record<number, Record<string, string>>;
 }
 
 export const SERVICE_TOKEN = 'three-processes-service-token';
@@ -71,7 +73,7 @@ const entry = (path: string) => join(repoRoot(), 'dist', 'src', path);
  * and one worker running ingest, publish, snapshot and the stale-job sweep, all on `engines`;
  * `options` changes the number of API processes, or leaves the worker out.
  */
-export async function startThreeProcesses(engines: SharedEngines, prefix: string, { apis: apiCount = 3, worker: withWorker = true }: LayoutOptions = {}): Promise<ThreeProcesses> {
+export async function startThreeProcesses(engines: SharedEngines, prefix: string, { apis: apiCount = 3, worker: withWorker = true, apiEnv = {} }: LayoutOptions = {}): Promise<ThreeProcesses> {
   const dirs: string[] = [];
   const dataDir = () => {
     const dir = mkdtempSync(join(tmpdir(), 'evb-three-'));
@@ -115,6 +117,7 @@ export async function startThreeProcesses(engines: SharedEngines, prefix: string
       DATA_DIR: dataDir(),
       RUN_WORKERS: 'false',
       ...(i === 0 ? { CATALOG_DIR: catalog } : {}),
+      ...apiEnv[i],
     })),
   );
   const running: Array<RunningChild & { url: string }> = [];
@@ -197,30 +200,9 @@ const TERMINAL = new Set(['succeeded', 'failed', 'canceled']);
  */
 export async function proveThreeProcesses(deployment: ThreeProcesses, engines: SharedEngines, prefix: string, size: ProofSize): Promise<ProofFigures> {
   const { apis } = deployment;
-  const registered = await call(deployment.authUrl, 'POST', '/auth/register', undefined, { username: 'three', password: 'three-password', displayName: 'Three' });
-  const operator = registered.body.token as string;
-  const ingest = await Promise.race([
-    call(apis[0]!.url, 'POST', '/ingest', undefined, { testCases: [SLUG] }, 300_000),
-    deployment.workerExit.then(() => Promise.reject(new Error('the worker exited before the ingest ended'))),
-  ]);
-  if (ingest.status !== 200 || ingest.body.failed !== 0) throw new Error(`ingest failed: ${ingest.status} ${JSON.stringify(ingest.body)}`);
-  const resolved = await Promise.all(apis.slice(1).map((api) => call(api.url, 'GET', `/test-cases/${SLUG}/versions/${VERSION}`)));
-  const pngs = await Promise.all(apis.slice(1).map((api) => fetch(`${api.url}/test-cases/${SLUG}/versions/${VERSION}/references/base/title.png`)));
-  const pngBytes = await Promise.all(pngs.map(async (png) => (png.status === 200 ? Buffer.from(await png.arrayBuffer()) : null)));
-  const model = await call(apis[1]!.url, 'POST', '/models', operator, {
-    slug: LAUNCH.model, listPriceInputPerMtok: 1, listPriceCachedInputPerMtok: 0.1, listPriceOutputPerMtok: 2, listPriceAsOf: '2026-11-01',
-  });
-  if (model.status !== 201) throw new Error(`model not created: ${model.status} ${JSON.stringify(model.body)}`);
+  const { operator, resolved, pngBytes } = await ingestAcrossProcesses(deployment);
 
-  const ids: string[] = [];
-  for (let i = 0; i < size.jobs; i += 200) {
-    const batch = await call(apis[0]!.url, 'POST', '/jobs/batch', operator, { runs: Array.from({ length: Math.min(200, size.jobs - i) }, () => LAUNCH) });
-    if (batch.status !== 200) throw new Error(`batch refused: ${batch.status} ${JSON.stringify(batch.body)}`);
-    for (const job of batch.body.jobs as Array<{ jobId?: string }>) {
-      if (!job.jobId) throw new Error(`launch refused: ${JSON.stringify(job)}`);
-      ids.push(job.jobId);
-    }
-  }
+  const ids = await launchJobs(apis[0]!.url, operator, size.jobs);
 
   const answered = new Map<string, number>();
   const byApi = Array.from({ length: apis.length }, () => 0);
@@ -309,6 +291,45 @@ export async function proveThreeProcesses(deployment: ThreeProcesses, engines: S
     'reference PNG served by the other APIs': pngBytes.every((bytes) => bytes !== null && bytes.subarray(0, 8).equals(PNG.subarray(0, 8))) && pngBytes[0]!.equals(pngBytes[1]!),
     'showcase served by another API and in the snapshot': showcase,
   };
+}
+
+/**
+ * Registers an operator, ingests the test case through the first process (its worker does
+ * the work), reads the version and a reference PNG through the others, and adds the launch's
+ * model: what every proof on this layout starts from.
+ */
+export async function ingestAcrossProcesses(deployment: ThreeProcesses): Promise<{ operator: string; resolved: Answer[]; pngBytes: Array<Buffer | null> }> {
+  const { apis } = deployment;
+  const registered = await call(deployment.authUrl, 'POST', '/auth/register', undefined, { username: 'three', password: 'three-password', displayName: 'Three' });
+  const operator = registered.body.token as string;
+  const ingest = await Promise.race([
+    call(apis[0]!.url, 'POST', '/ingest', undefined, { testCases: [SLUG] }, 300_000),
+    deployment.workerExit.then(() => Promise.reject(new Error('the worker exited before the ingest ended'))),
+  ]);
+  if (ingest.status !== 200 || ingest.body.failed !== 0) throw new Error(`ingest failed: ${ingest.status} ${JSON.stringify(ingest.body)}`);
+  const resolved = await Promise.all(apis.slice(1).map((api) => call(api.url, 'GET', `/test-cases/${SLUG}/versions/${VERSION}`)));
+  const pngs = await Promise.all(apis.slice(1).map((api) => fetch(`${api.url}/test-cases/${SLUG}/versions/${VERSION}/references/base/title.png`)));
+  const pngBytes = await Promise.all(pngs.map(async (png) => (png.status === 200 ? Buffer.from(await png.arrayBuffer()) : null)));
+  const model = await call(apis[1]!.url, 'POST', '/models', operator, {
+    slug: LAUNCH.model, listPriceInputPerMtok: 1, listPriceCachedInputPerMtok: 0.1, listPriceOutputPerMtok: 2, listPriceAsOf: '2026-11-01',
+  });
+  if (model.status !== 201) throw new Error(`model not created: ${model.status} ${JSON.stringify(model.body)}`);
+
+  return { operator, resolved, pngBytes };
+}
+
+/** Launches `count` jobs of LAUNCH through `origin` in batches of 200; answers their ids in launch order. */
+export async function launchJobs(origin: string, operator: string, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i += 200) {
+    const batch = await call(origin, 'POST', '/jobs/batch', operator, { runs: Array.from({ length: Math.min(200, count - i) }, () => LAUNCH) });
+    if (batch.status !== 200) throw new Error(`batch refused: ${batch.status} ${JSON.stringify(batch.body)}`);
+    for (const job of batch.body.jobs as Array<{ jobId?: string }>) {
+      if (!job.jobId) throw new Error(`launch refused: ${JSON.stringify(job)}`);
+      ids.push(job.jobId);
+    }
+  }
+  return ids;
 }
 
 /** A showcase uploaded through the third process, served by the second, published through the first, in the snapshot the second serves. */
