@@ -32,6 +32,17 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads TRUST_PROXY as false, true, a hop count or peers, refusing anything else by name', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: ' 10.0.0.0/8 , fd00::/8,192.0.2.1' }).trustProxy).toEqual(['10.0.0.0/8', 'fd00::/8', '192.0.2.1']);
+    for (const bad of ['0', '101', 'balancer.internal', '10.0.0.0/33', 'fd00::/129', '10.0.0.1/8/1']) {
+      expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(/TRUST_PROXY=.* is not valid/);
+    }
+  });
+
   it('reads the access hardening, off by default, refusing bad values by name', () => {
     const defaults = loadConfig({});
     expect(defaults).toMatchObject({ registration: 'open', authRelayToken: null, showcaseJobMaxFiles: 100, showcaseJobMaxBytes: 1024 * 1024 * 1024 });
