@@ -5,6 +5,7 @@
  * its verdict, and exits 1 when any failed. Minutes long; `npm test` keeps the fast versions.
  */
 import apiKillClaimStorm from './api-kill-claim-storm.js';
+import apiRedisPartition from './api-redis-partition.js';
 import apiRestartRunningDrivers from './api-restart-running-drivers.js';
 import authKill from './auth-kill.js';
 import bucketSlowReaders from './bucket-slow-readers.js';
@@ -41,6 +42,7 @@ const scenarios: Array<[string, () => Promise<ScenarioResult>]> = [
   ['three-processes', threeProcesses],
   ['bucket-slow-readers', bucketSlowReaders],
   ['rolling-restart', rollingRestart],
+  ['api-redis-partition', apiRedisPartition],
 ];
 if (only && !scenarios.some(([name]) => name === only)) {
   console.error(`Unknown scenario "${only}". Use one of: ${scenarios.map(([name]) => name).join(', ')}.`);

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { USERNAME_MAX_LENGTH, USERNAME_PATTERN } from './auth/schemas.js';
 import type { S3BlobOptions } from './blob/s3-blob-store.js';
@@ -16,6 +17,8 @@ export interface Config {
   dataDir: string;
   /** DATABASE_URL: the PostgreSQL store (`postgres://…`); null (the default): SQLite under `dataDir`. May hold a password: never log it unmasked. */
   databaseUrl: string | null;
+  /** DATABASE_POOL_SIZE: connections one process's PostgreSQL pool keeps at most (default 10; the auth service's too). */
+  databasePoolSize: number;
   /** Absolute path of the catalog checkout `POST /ingest` scans. */
   catalogDir: string;
   /** Null: `npm start` runs a managed redis-server under `dataDir/redis`. */
@@ -81,6 +84,12 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Origins whose pages may call this service and the auth service from a browser (`*`: any). */
   corsOrigins: CorsOrigins;
+  /**
+   * TRUST_PROXY, Fastify's `trustProxy`: whose X-Forwarded-For names the client, for
+   * per-client limits and logs. false (the default): nobody's, the client is the socket's
+   * peer; true: any peer's; a number: that many hops; addresses and CIDRs: those peers'.
+   */
+  trustProxy: TrustProxy;
   /** Port on which `npm run worker` serves its Prometheus metrics on `host` (null: not served). */
   metricsPort: number | null;
   /** Mount the BullMQ dashboard at /admin/queues, behind HTTP Basic auth checked by the auth service. */
@@ -100,6 +109,7 @@ export interface Config {
 export type CorsOrigins = '*' | string[];
 
 export type Registration = 'open' | 'closed';
+export type TrustProxy = boolean | number | string[];
 
 export type Env = Record<string, string | undefined>;
 
@@ -129,6 +139,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     port: read.port('PORT', 8787),
     dataDir,
     databaseUrl,
+    databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, { min: 1, max: 1000 }),
     catalogDir: read.path('CATALOG_DIR', './examples/catalog', cwd),
     redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:', 'redis+unix:', 'unix:']),
     redisPrefix: read.pattern('REDIS_PREFIX', 'evb', /^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - (at most 64)'),
@@ -169,6 +180,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     workerQueues: read.subset('WORKER_QUEUES', BACKGROUND_QUEUE_NAMES, defaultQueues(read, databaseUrl !== null || blobStore.driver === 's3')),
     logLevel: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
     corsOrigins: read.origins('CORS_ORIGINS'),
+    trustProxy: read.trustProxy('TRUST_PROXY'),
     metricsPort: read.optionalNumber('METRICS_PORT', { min: 1, max: 65535 }),
     queueDashboard: read.boolean('QUEUE_DASHBOARD', false),
     requestTimeoutMs: Math.round(read.number('REQUEST_TIMEOUT_SECONDS', 60, { min: 0.1, max: 24 * 3600 }) * 1000),
@@ -332,6 +344,20 @@ class EnvReader {
     return origins;
   }
 
+  /** `false`, `true`, a hop count, or comma-separated addresses and CIDRs (`10.0.0.0/8`). */
+  trustProxy(name: string): TrustProxy {
+    const value = this.raw(name)?.trim();
+    if (value === undefined || value === '' || value === 'false') return false;
+    if (value === 'true') return true;
+    if (/^\d+$/.test(value)) {
+      const hops = Number(value);
+      return hops >= 1 && hops <= 100 ? hops : this.fail(name, value, 'a hop count from 1 to 100', false);
+    }
+    const peers = value.split(',').map((peer) => peer.trim()).filter((peer) => peer !== '');
+    const bad = peers.find((peer) => !isAddressOrCidr(peer));
+    return bad === undefined ? peers : this.fail(name, value, `true, false, a hop count, or comma-separated addresses and CIDRs like 10.0.0.0/8 (${JSON.stringify(bad)} is not one)`, false);
+  }
+
   /**
    * A PostgreSQL connection URL. Its host may be empty (`postgres://user@/db?host=/run/postgresql`,
    * a unix socket), which WHATWG URLs refuse, so a placeholder host stands in while the rest is
@@ -396,3 +422,12 @@ function isOrigin(value: string): boolean {
 
 /** The configuration a running service uses: the bundled services' addresses resolved. */
 export type ServiceConfig = Config & { authUrl: string; redisUrl: string };
+
+/** An IPv4 or IPv6 address, alone or with a prefix length (`10.0.0.0/8`, `fd00::/8`). */
+function isAddressOrCidr(text: string): boolean {
+  const [address, prefix, ...rest] = text.split('/');
+  const family = isIP(address ?? '');
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}

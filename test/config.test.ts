@@ -32,6 +32,17 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads TRUST_PROXY as false, true, a hop count or peers, refusing anything else by name', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: ' 10.0.0.0/8 , fd00::/8,192.0.2.1' }).trustProxy).toEqual(['10.0.0.0/8', 'fd00::/8', '192.0.2.1']);
+    for (const bad of ['0', '101', 'balancer.internal', '10.0.0.0/33', 'fd00::/129', '10.0.0.1/8/1']) {
+      expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(/TRUST_PROXY=.* is not valid/);
+    }
+  });
+
   it('reads the access hardening, off by default, refusing bad values by name', () => {
     const defaults = loadConfig({});
     expect(defaults).toMatchObject({ registration: 'open', authRelayToken: null, showcaseJobMaxFiles: 100, showcaseJobMaxBytes: 1024 * 1024 * 1024 });
@@ -115,6 +126,14 @@ describe('loadConfig', () => {
     const problems = (caught as ConfigError).problems.join('\n');
     for (const name of ['PORT', 'REDIS_URL', 'ALLOW_EXPERIMENTAL', 'LOG_LEVEL', 'RENDER_THREADS']) expect(problems).toContain(`${name}=`);
     expect(problems).toContain('PORT="99999" is not valid: expected a number from 0 to 65535.');
+  });
+
+  it('reads DATABASE_POOL_SIZE (default 10) and refuses a value that is not a whole number from 1 to 1000 by name', () => {
+    expect(loadConfig({}).databasePoolSize).toBe(10);
+    expect(loadConfig({ DATABASE_POOL_SIZE: '25' }).databasePoolSize).toBe(25);
+    for (const bad of ['0', '-3', '2.5', 'ten', '1001']) {
+      expect(() => loadConfig({ DATABASE_POOL_SIZE: bad }), bad).toThrow(/DATABASE_POOL_SIZE="[^"]*" is not valid/);
+    }
   });
 
   it('reads DATABASE_URL as a PostgreSQL URL (unix socket hosts too), and refuses a bad one by name without echoing it', () => {

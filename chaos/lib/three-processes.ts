@@ -57,6 +57,8 @@ export interface LayoutOptions {
   apis?: number;
   /** Whether a worker runs ingest, publish, snapshot and the stale-job sweep beside them (default true). */
   worker?: boolean;
+  /** Variables one API process gets on top of the shared ones, by its index (a Redis URL through a proxy, say). */
+  apiEnv?: Record<number, Record<string, string>>;
 }
 
 export const SERVICE_TOKEN = 'three-processes-service-token';
@@ -73,7 +75,7 @@ const entry = (path: string) => join(repoRoot(), 'dist', 'src', path);
  * and one worker running ingest, publish, snapshot and the stale-job sweep, all on `engines`;
  * `options` changes the number of API processes, or leaves the worker out.
  */
-export async function startThreeProcesses(engines: SharedEngines, prefix: string, { apis: apiCount = 3, worker: withWorker = true }: LayoutOptions = {}): Promise<ThreeProcesses> {
+export async function startThreeProcesses(engines: SharedEngines, prefix: string, { apis: apiCount = 3, worker: withWorker = true, apiEnv = {} }: LayoutOptions = {}): Promise<ThreeProcesses> {
   const dirs: string[] = [];
   const dataDir = () => {
     const dir = mkdtempSync(join(tmpdir(), 'evb-three-'));
@@ -117,6 +119,7 @@ export async function startThreeProcesses(engines: SharedEngines, prefix: string
       DATA_DIR: dataDir(),
       RUN_WORKERS: 'false',
       ...(i === 0 ? { CATALOG_DIR: catalog } : {}),
+      ...apiEnv[i],
     })),
   );
   const running: Array<RunningChild & { url: string }> = [];
@@ -292,11 +295,11 @@ export async function proveThreeProcesses(deployment: ThreeProcesses, engines: S
 }
 
 /**
- * Registers an operator, ingests the example version through the first API (the worker
- * scans), reads the version and a reference PNG through the others, adds the model and
- * queues `jobs` launches of it.
+ * Registers an operator, ingests the test case through the first process (its worker does
+ * the work), reads the version and a reference PNG through the others, and adds the launch's
+ * model: what every proof on this layout starts from.
  */
-export async function ingestAndLaunch(deployment: ThreeProcesses, jobs: number) {
+export async function ingestAcrossProcesses(deployment: ThreeProcesses): Promise<{ operator: string; resolved: Answer[]; pngBytes: Array<Buffer | null> }> {
   const { apis } = deployment;
   const registered = await call(deployment.authUrl, 'POST', '/auth/register', undefined, { username: 'three', password: 'three-password', displayName: 'Three' });
   const operator = registered.body.token as string;
@@ -313,17 +316,27 @@ export async function ingestAndLaunch(deployment: ThreeProcesses, jobs: number) 
   });
   if (model.status !== 201) throw new Error(`model not created: ${model.status} ${JSON.stringify(model.body)}`);
 
+  return { operator, resolved, pngBytes };
+}
+
+/** Launches `count` jobs of LAUNCH through `origin` in batches of 200; answers their ids in launch order. */
+export async function launchJobs(origin: string, operator: string, count: number): Promise<string[]> {
   const ids: string[] = [];
-  for (let i = 0; i < jobs; i += 200) {
-    const batch = await call(apis[0]!.url, 'POST', '/jobs/batch', operator, { runs: Array.from({ length: Math.min(200, jobs - i) }, () => LAUNCH) });
+  for (let i = 0; i < count; i += 200) {
+    const batch = await call(origin, 'POST', '/jobs/batch', operator, { runs: Array.from({ length: Math.min(200, count - i) }, () => LAUNCH) });
     if (batch.status !== 200) throw new Error(`batch refused: ${batch.status} ${JSON.stringify(batch.body)}`);
     for (const job of batch.body.jobs as Array<{ jobId?: string }>) {
       if (!job.jobId) throw new Error(`launch refused: ${JSON.stringify(job)}`);
       ids.push(job.jobId);
     }
   }
+  return ids;
+}
 
-  return { operator, ids, resolved, pngBytes };
+/** ingestAcrossProcesses, then `jobs` launches through the first API. */
+export async function ingestAndLaunch(deployment: ThreeProcesses, jobs: number) {
+  const ingested = await ingestAcrossProcesses(deployment);
+  return { ...ingested, ids: await launchJobs(deployment.apis[0]!.url, ingested.operator, jobs) };
 }
 
 /** A showcase uploaded through the third process, served by the second, published through the first, in the snapshot the second serves. */

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { tokenVerifier } from '../accounts/verify-token.js';
-import type { ServiceConfig } from '../config.js';
+import type { ServiceConfig, TrustProxy } from '../config.js';
 import type { BackendStore } from '../db/dialect.js';
 import { jobsTable } from '../db/jobs-table.js';
 import type { Database } from '../db/open-database.js';
@@ -197,12 +197,20 @@ function closeConnectionsOnceClosing(instance: FastifyInstance): void {
   });
 }
 
+/** Fastify's `trustProxy` option; a hop count as the function Fastify would build from it (its types omit numbers). */
+function trustProxyOption(trustProxy: TrustProxy): Pick<FastifyServerOptions, 'trustProxy'> {
+  if (typeof trustProxy === 'number') return { trustProxy: (_address: string, hop: number) => hop < trustProxy };
+  return { trustProxy };
+}
+
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const instance = Fastify({
     ...connectionBounds(options.config),
     logger: options.config.logLevel === 'silent' ? false : { level: options.config.logLevel, ...(options.logStream ? { stream: options.logStream } : {}) },
     genReqId: requestIds(),
     requestIdHeader: 'x-request-id',
+    // Per-client limits and logs see the client a trusted balancer names (TRUST_PROXY).
+    ...trustProxyOption(options.config.trustProxy),
     return503OnClosing: true,
     // Boot's reconcile reads every in-flight job (11 s at a million queued, 47 s when Redis
     // came back empty and all are queued again), past Fastify's 10 s per plugin. A start that

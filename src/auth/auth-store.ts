@@ -51,7 +51,7 @@ export function describeAuthStore(location: AuthStoreLocation): string {
  * database, or a schema, of its own: its migrations are recorded in `schema_migrations` as
  * the backend's are, so a database holding another store's is refused.
  */
-export async function openAuthStore(location: AuthStoreLocation): Promise<AuthStore> {
+export async function openAuthStore(location: AuthStoreLocation, poolSize?: number): Promise<AuthStore> {
   if ('file' in location) return sqliteStore<AuthSchema>(openDatabase(location.file, AUTH_MIGRATIONS));
   // Every connection sees the schema's tables only (and the catalog).
   const config = { connectionString: location.url, ...(location.schema ? { options: `-c search_path=${location.schema}` } : {}) };
@@ -60,7 +60,7 @@ export async function openAuthStore(location: AuthStoreLocation): Promise<AuthSt
     await refuseAnotherStore(migrator);
     await migratePostgres(migrator, AUTH_POSTGRES_MIGRATIONS);
   });
-  return postgresStore<AuthSchema>(storePool('auth', config));
+  return postgresStore<AuthSchema>(storePool('auth', config, poolSize ? { max: poolSize } : {}));
 }
 
 /** Creates the schema unless it exists; two processes starting at once may both try. */

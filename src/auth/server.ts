@@ -16,7 +16,7 @@ async function main() {
   const logger = pino({ level: config.logLevel === 'silent' ? 'error' : config.logLevel, base: { process: 'auth' } });
   installProcessPolicy(logger);
   const location = authStoreLocation(config);
-  const store = await openAuthStore(location);
+  const store = await openAuthStore(location, config.databasePoolSize);
   logger.info(`accounts are kept in ${describeAuthStore(location)}`);
   const app = await buildAuthApp({
     store,

@@ -38,7 +38,10 @@ export interface OpenStoreOptions {
  * SQLite file is created), otherwise the SQLite file `DATA_DIR/backend.sqlite`. The API and
  * `npm run worker` open it alike.
  */
-export async function openStore(config: Pick<Config, 'dataDir' | 'databaseUrl'>, options: OpenStoreOptions = {}): Promise<OpenedStore> {
+export async function openStore(
+  config: Pick<Config, 'dataDir' | 'databaseUrl'> & Partial<Pick<Config, 'databasePoolSize'>>,
+  options: OpenStoreOptions = {},
+): Promise<OpenedStore> {
   if (config.databaseUrl === null) {
     const file = join(config.dataDir, 'backend.sqlite');
     const sqlite = openDatabase(file, BACKEND_MIGRATIONS, firstDataStep());
@@ -55,7 +58,7 @@ export async function openStore(config: Pick<Config, 'dataDir' | 'databaseUrl'>,
   const connectionString = config.databaseUrl;
   await migrateOnItsOwnConnection({ connectionString }, (migrator) =>
     migrateWithDataSteps(postgresStore(migrator), BACKEND_DATA_STEPS, (upTo) => migratePostgres(migrator, POSTGRES_MIGRATIONS, { upTo })));
-  const store = postgresStore<StoreSchema>(servingPool({ connectionString }, options.onIdleError));
+  const store = postgresStore<StoreSchema>(storePool('serving', { connectionString }, { ...(options.onIdleError ? { onIdleError: options.onIdleError } : {}), ...(config.databasePoolSize ? { max: config.databasePoolSize } : {}) }));
   return { store, sqlite: null, location: maskPostgresUrl(connectionString), close: () => store.db.destroy() };
 }
 
@@ -76,11 +79,6 @@ export async function migrateOnItsOwnConnection(connection: StoreConnection, mig
   } finally {
     await migrator.end();
   }
-}
-
-/** The pool a process serves requests from, for the backend's store and the auth service's alike (the `serving` policy). */
-export function servingPool(connection: StoreConnection, onIdleError?: (error: Error) => void): pg.Pool {
-  return storePool('serving', connection, onIdleError ? { onIdleError } : {});
 }
 
 /**

@@ -39,7 +39,7 @@ export const STORE_CONNECT_TIMEOUT_MS = 1 * SECOND;
 export const STORE_STATEMENT_TIMEOUT_MS = 5 * SECOND;
 /** A request's statement waiting this long for a row or table lock fails (lock_timeout, SQLSTATE 55P03: 503). */
 export const STORE_LOCK_TIMEOUT_MS = 4 * SECOND;
-/** Connections the API or a worker process keeps to PostgreSQL at most. */
+/** Connections the API or a worker process keeps to PostgreSQL at most, unless DATABASE_POOL_SIZE says. */
 export const STORE_POOL_SIZE = 10;
 /**
  * How long a query waits for one of the pool's connections to come free. A healthy store
@@ -98,17 +98,19 @@ export interface StorePoolOptions {
    * that connection and opens a new one when next needed. Default: ignored.
    */
   onIdleError?: (error: Error) => void;
+  /** Connections kept at most, in place of the policy's (DATABASE_POOL_SIZE). */
+  max?: number;
 }
 
 /** Where to connect: a URL, and the session options (`-c search_path=...`) when any. */
 export type StoreConnection = Pick<pg.PoolConfig, 'connectionString' | 'options'>;
 
 /** A pool under `policy` (see PoolPolicy) to `connection`. */
-export function storePool(policy: PoolPolicy, connection: StoreConnection, { onIdleError }: StorePoolOptions = {}): pg.Pool {
+export function storePool(policy: PoolPolicy, connection: StoreConnection, { onIdleError, max }: StorePoolOptions = {}): pg.Pool {
   const settings = POLICIES[policy];
   return newStorePool({
     ...connection,
-    max: settings.max,
+    max: max ?? settings.max,
     // pg-pool applies connectionTimeoutMillis to the wait for a free connection as well as
     // to opening one; the client's own (below) bounds only the opening.
     connectionTimeoutMillis: settings.poolWaitMs,

@@ -1,7 +1,8 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { toError } from '../errors.js';
+import { queueUnavailable, toError } from '../errors.js';
 import { closeWithin, quitConnection, reportOutages, type RedisLog } from '../redis/redis-connections.js';
+import { COMMAND_TIMEOUT_MS } from '../redis/redis-connections.js';
 import { DAY } from '../time.js';
 import { RUN_QUEUE, runQueueKeys } from './queue-keys.js';
 import { RunQueueReads } from './run-queue-reads.js';
@@ -33,8 +34,36 @@ export interface RunQueueOptions {
    * to drop, since taking it out walks the list.
    */
   cancelReach?: number;
-  /** Where BullMQ's connection reports an outage (default: nowhere). */
+  /**
+   * How long a claim may take from its call to its answer (default 5 s, ms): past it the
+   * claim fails as `queue_unavailable`, whether it waited behind another call or its own call
+   * got no answer, and its script, should it reach Redis later, claims nothing.
+   */
+  claimDeadlineMs?: number;
+  /** Where BullMQ's connection and late claim answers are reported (default: nowhere). */
   log?: RedisLog;
+}
+
+/** Default of `claimDeadlineMs`: the command timeout the serving connections have (ms). */
+export const CLAIM_DEADLINE_MS = COMMAND_TIMEOUT_MS;
+/**
+ * A round trip at most this long gives a reading of Redis's clock (ms): the reading is off
+ * by at most half of it.
+ */
+const CLOCK_READING_MAX_RTT_MS = 20;
+
+/** What one claim script call answered: the claims made, in order, and the holds; 'late' when its deadline had passed. */
+export type ClaimCallResult = 'late' | { claimed: Array<NonNullable<ClaimResult['claimed']>>; held: MovedJob[] };
+
+interface WaitingClaim {
+  tokenHash: string;
+  /** Local clock (ms): the claim answers or fails by then. */
+  deadline: number;
+  timer: NodeJS.Timeout;
+  /** Whether it was answered or failed (a late script answer then changes nothing). */
+  settled: boolean;
+  answer: (result: ClaimResult) => void;
+  fail: (error: Error) => void;
 }
 
 /** Default byte cap of one run's live backlog (16 MiB of event text). */
@@ -63,11 +92,15 @@ export class RunQueue extends RunQueueReads {
   private readonly maxHoldsPerClaim: number;
   private readonly cancelReach: number;
   private readonly contextKeys: string[];
+  private readonly claimDeadlineMs: number;
+  private readonly log: RedisLog;
   private writesHeld = false;
   /** Claims asked for in this turn of the event loop, sent together at its end. */
-  private claimsWaiting: Array<{ tokenHash: string; answer: (result: ClaimResult) => void; fail: (error: Error) => void }> = [];
-  /** Whether a claim script call is out, its answer not yet back. */
-  private claimCallOut = false;
+  private claimsWaiting: WaitingClaim[] = [];
+  /** The claims of the script call that is out, its answer not yet back; null when none is. */
+  private claimCallOut: WaitingClaim[] | null = null;
+  /** Redis's clock minus this process's (ms), read from claim answers that came back fast. */
+  private redisClockOffset = 0;
 
   constructor(options: RunQueueOptions) {
     super(options.redis, runQueueKeys(options.prefix));
@@ -77,12 +110,14 @@ export class RunQueue extends RunQueueReads {
     this.liveCapBytes = options.liveCapBytes ?? LIVE_BACKLOG_MAX_BYTES;
     this.maxHoldsPerClaim = options.maxHoldsPerClaim ?? 256;
     this.cancelReach = options.cancelReach ?? 1000;
+    this.claimDeadlineMs = options.claimDeadlineMs ?? CLAIM_DEADLINE_MS;
+    this.log = options.log ?? { warn() {}, info() {} };
     // BullMQ defines some forty scripts on the connection it is given, and ioredis copies every
     // script of a connection into each auto-pipeline batch it builds. On its own connection
     // they stay off the one that carries every claim, report and console event.
     this.bullConnection = options.redis.duplicate();
     this.bull = new Queue(RUN_QUEUE, { connection: this.bullConnection, prefix: options.prefix });
-    reportOutages(this.bull, 'run-queue', options.log ?? { warn() {}, info() {} });
+    reportOutages(this.bull, 'run-queue', this.log);
     const k = this.keys;
     this.contextKeys = [k.wait, k.active, k.completed, k.failed, k.caps, k.pendingGroups, k.orphans];
     this.scripts = defineRunQueueScripts(this.redis);
@@ -160,8 +195,46 @@ export class RunQueue extends RunQueueReads {
    */
   claim(tokenHash: string): Promise<ClaimResult> {
     return new Promise((answer, fail) => {
-      if (this.claimsWaiting.push({ tokenHash, answer, fail }) === 1 && !this.claimCallOut) setImmediate(() => this.sendClaims());
+      const claim: WaitingClaim = {
+        tokenHash, answer, fail, settled: false, deadline: Date.now() + this.claimDeadlineMs,
+        timer: setTimeout(() => this.expireClaim(claim), this.claimDeadlineMs),
+      };
+      if (this.claimsWaiting.push(claim) === 1 && !this.claimCallOut) setImmediate(() => this.sendClaims());
     });
+  }
+
+  /**
+   * Claims for each hash in one script call that Redis runs only until `redisDeadline` (ms by
+   * Redis's clock); unbatched, for callers that keep their own deadline.
+   */
+  async claimBefore(tokenHashes: string[], redisDeadline: number): Promise<ClaimCallResult> {
+    const sentAt = Date.now();
+    const args = [this.maxHoldsPerClaim, this.keys.consoleChannel, redisDeadline, ...tokenHashes];
+    const [count, redisNow, ...fields] = (await this.run('claimNextJob', args, [this.keys.leftBehind])) as Array<string | number>;
+    const answeredAt = Date.now();
+    if (answeredAt - sentAt <= CLOCK_READING_MAX_RTT_MS) this.redisClockOffset = Number(redisNow) - (sentAt + answeredAt) / 2;
+    const claimedCount = Number(count);
+    if (claimedCount < 0) return 'late';
+    const text = fields as string[];
+    const claimed: Array<NonNullable<ClaimResult['claimed']>> = [];
+    for (let at = 0; at < 4 * claimedCount; at += 4) {
+      claimed.push({ id: text[at]!, requestJson: text[at + 1]!, origin: text[at + 2] || null, seq: Number(text[at + 3]) });
+    }
+    return { claimed, held: moved(text.slice(4 * claimedCount)) };
+  }
+
+  /** A claim's deadline passed before its answer came: it fails; a call it was the last live claim of stops holding up the next. */
+  private expireClaim(claim: WaitingClaim): void {
+    if (claim.settled) return;
+    claim.settled = true;
+    const waiting = this.claimsWaiting.indexOf(claim);
+    if (waiting >= 0) this.claimsWaiting.splice(waiting, 1);
+    claim.fail(queueUnavailable(new Error(`Redis did not answer a claim within ${this.claimDeadlineMs} ms`)));
+    if (this.claimCallOut?.every((out) => out.settled)) {
+      // Abandoned: its script, if it still reaches Redis, finds its deadline passed.
+      this.claimCallOut = null;
+      if (this.claimsWaiting.length > 0) setImmediate(() => this.sendClaims());
+    }
   }
 
   private sendClaims(): void {
@@ -169,26 +242,38 @@ export class RunQueue extends RunQueueReads {
     const batch = this.claimsWaiting.splice(0, CLAIMS_PER_CALL);
     // One call out at a time: claims that arrive while it is out go together in the next,
     // sent as it returns, instead of each turn sending a call of its own.
-    this.claimCallOut = true;
+    this.claimCallOut = batch;
+    // The script must run early enough for its answer to get back before the first claim's
+    // deadline: a tenth of the time is kept for the way back.
+    const deadline = Math.min(...batch.map((claim) => claim.deadline)) - this.claimDeadlineMs / 10;
     // Not held like other writes: this runs at the turn's end already, and a hold now would
     // wait for the next turn.
-    const args = [this.maxHoldsPerClaim, this.keys.consoleChannel, ...batch.map((claim) => claim.tokenHash)];
-    this.run('claimNextJob', args, [this.keys.leftBehind]).then((reply) => {
-      const [count, ...fields] = reply as string[];
-      const claimedCount = Number(count);
-      const held = moved(fields.slice(4 * claimedCount));
+    this.claimBefore(batch.map((claim) => claim.tokenHash), Math.floor(deadline + this.redisClockOffset)).then((result) => {
+      if (result !== 'late') {
+        // Answered after some of its claims had failed: the jobs they took wait for the dispatch lease.
+        const lost = result.claimed.filter((_, i) => batch[i]!.settled).map((job) => job.id);
+        if (lost.length > 0) this.log.warn({ jobs: lost }, 'claims answered after their deadline; the dispatch lease fails them');
+      }
+      // The holds the call made on its way, told once, to the first claim still waiting.
+      let held = result === 'late' ? [] : result.held;
       batch.forEach((claim, i) => {
-        const at = 4 * i;
-        claim.answer({
-          claimed: i < claimedCount ? { id: fields[at]!, requestJson: fields[at + 1]!, origin: fields[at + 2] || null, seq: Number(fields[at + 3]) } : null,
-          // The holds the call made on its way, told once.
-          held: i === 0 ? held : [],
-        });
+        if (claim.settled) return;
+        claim.settled = true;
+        clearTimeout(claim.timer);
+        if (result === 'late') return claim.fail(queueUnavailable(new Error('the claim reached Redis after its deadline')));
+        claim.answer({ claimed: result.claimed[i] ?? null, held });
+        held = [];
       });
     }, (error: Error) => {
-      for (const claim of batch) claim.fail(error);
+      for (const claim of batch) {
+        if (claim.settled) continue;
+        claim.settled = true;
+        clearTimeout(claim.timer);
+        claim.fail(error);
+      }
     }).finally(() => {
-      this.claimCallOut = false;
+      if (this.claimCallOut !== batch) return;
+      this.claimCallOut = null;
       if (this.claimsWaiting.length > 0) setImmediate(() => this.sendClaims());
     });
   }

@@ -72,6 +72,16 @@ describe('openStore', () => {
     expect((await waiting).rows).toEqual([{ one: 1 }]);
   });
 
+  it('keeps at most DATABASE_POOL_SIZE connections open to PostgreSQL (issue 39 item 12)', async () => {
+    const url = await testDatabase({ migrated: true });
+    const store = await openStore(loadConfig({ DATA_DIR: dataDir(), DATABASE_URL: url, DATABASE_POOL_SIZE: '3' }));
+    opened.push(store);
+    // Twice as many queries as connections, each long enough to overlap: the others wait their turn.
+    await Promise.all(Array.from({ length: 6 }, () => sql`SELECT pg_sleep(0.2)`.execute(store.store.db)));
+    const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database()`.execute(store.store.db);
+    expect(Number(rows[0]!.n)).toBe(3);
+  });
+
   it('boots the app on PostgreSQL alone: it answers requests that read the store, and creates no SQLite file', async () => {
     const folder = dataDir();
     const config = loadConfig({

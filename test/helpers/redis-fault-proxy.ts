@@ -20,6 +20,14 @@ export interface RedisFaultProxy {
    * `markers`, once `skip` such writes have gone through untouched.
    */
   cutOn(markers: string[], fault: Fault, options?: { skip?: number; times?: number }): void;
+  /**
+   * A network partition: from now on nothing crosses in either direction, and no
+   * connection is closed; what is sent meanwhile is held, as TCP would keep retransmitting
+   * it, and delivered in order by `heal`. New connections are accepted but reach nothing.
+   */
+  partition(): void;
+  /** Ends the partition: every held byte goes on to its side, in order. */
+  heal(): void;
   /** Connections cut so far. */
   readonly cuts: number;
   close(): Promise<void>;
@@ -30,6 +38,14 @@ export async function startRedisFaultProxy(redisUrl: string): Promise<RedisFault
   const sockets = new Set<Socket>();
   let rule: { markers: string[]; fault: Fault; skip: number; times: number } | null = null;
   let cuts = 0;
+  let partitioned = false;
+  /** Writes held by the partition, in the order they were made. */
+  let held: Array<() => void> = [];
+  /** Writes `chunk` to `socket` now, or when the partition heals. */
+  const pass = (socket: Socket, chunk: Buffer) => {
+    if (partitioned) held.push(() => socket.write(chunk));
+    else socket.write(chunk);
+  };
 
   /** True when this client write is the one to cut (and counts it). */
   const matches = (chunk: Buffer): boolean => {
@@ -62,10 +78,10 @@ export async function startRedisFaultProxy(redisUrl: string): Promise<RedisFault
         if (rule!.fault === 'request') return cut();
         dropReplies = true;
       }
-      redis.write(chunk);
+      pass(redis, chunk);
     });
     redis.on('data', (chunk: Buffer) => {
-      if (!dropReplies) client.write(chunk);
+      if (!dropReplies) pass(client, chunk);
       else if (chunk.includes('*')) cut();
     });
     client.on('close', () => redis.destroy());
@@ -78,6 +94,15 @@ export async function startRedisFaultProxy(redisUrl: string): Promise<RedisFault
     url: `redis://127.0.0.1:${port}`,
     cutOn(markers, fault, options = {}) {
       rule = { markers, fault, skip: options.skip ?? 0, times: options.times ?? 1 };
+    },
+    partition() {
+      partitioned = true;
+    },
+    heal() {
+      partitioned = false;
+      const writes = held;
+      held = [];
+      for (const write of writes) write();
     },
     get cuts() {
       return cuts;

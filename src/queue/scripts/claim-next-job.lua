@@ -17,13 +17,22 @@
            claims, in order, go here as one message ('r' + their JSON joined by newlines),
            atomically with the moves, so the hot path makes no second round trip; none
            when no process is subscribed
-  ARGV[11..] sha256 of each claim's per-job token, one claim per hash
+  ARGV[11] deadline, ms since epoch by Redis's clock (TIME): a call that runs later touches
+           nothing. A call held in a cut-off connection runs when the link heals, after
+           its caller has answered 503; claiming then would leave a job dispatched to nobody
+  ARGV[12..] sha256 of each claim's per-job token, one claim per hash
 
-  Returns { n, then four per claimed job: id, BullMQ job data, origin | '', seq;
+  Returns { n, Redis's clock (ms), then four per claimed job: id, BullMQ job data, origin | '', seq;
   then heldId, heldSubject, ... } where the first n hashes claimed a job and the rest found
-  nothing (seq is the job's enqueue sequence, the SQLite row's key)
+  nothing (seq is the job's enqueue sequence, the SQLite row's key); n is -1 when the
+  deadline had passed, and nothing was read or written
 ]]
 -- @include run-queue-context.lua
+
+-- Redis 7 replicates a script's effects, not the script, so reading the clock is allowed here.
+local clock = rcall('TIME')
+local redisNow = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+if redisNow > tonumber(ARGV[11]) then return { -1, redisNow } end
 
 local leftBehind = KEYS[8]
 local budget = tonumber(ARGV[9])
@@ -104,13 +113,13 @@ local function claimOne(tokenHash, wanted)
   return false
 end
 
-for i = 11, #ARGV do
+for i = 12, #ARGV do
   if not claimOne(ARGV[i], #ARGV - i + 1) then break end
 end
 -- Every claim's move to BullMQ's active list, and every run event, in one command each.
 if #activated > 0 then rcall('LPUSH', ctx.active, unpack(activated)) end
 if #events > 0 then rcall('PUBLISH', channel, 'r' .. table.concat(events, '\n')) end
-local reply = { #claimed / 4 }
+local reply = { #claimed / 4, redisNow }
 for _, value in ipairs(claimed) do reply[#reply + 1] = value end
 for _, value in ipairs(held) do reply[#reply + 1] = value end
 return reply
