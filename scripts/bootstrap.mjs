@@ -5,7 +5,8 @@
 // exist (apt-get when root, otherwise one message saying what to install), compiles the
 // TypeScript, then runs the command. `test` runs the suite on SQLite, then on PostgreSQL.
 import { spawnSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -64,13 +65,20 @@ function storeOption(args) {
 function runHalves(program, args) {
   const names = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
   const outcomes = [];
+  const failuresDir = mkdtempSync(join(tmpdir(), 'eval-backend-test-'));
   for (const store of stores) {
     say(`Test suite on ${names[store]}:`);
-    const result = spawnSync(program, args, { cwd: root, stdio: 'inherit', env: { ...process.env, TEST_STORE: store } });
-    outcomes.push({ store, passed: result.status === 0 });
+    // test/helpers/summary-reporter.ts appends each failed test there, a line each.
+    const failuresFile = join(failuresDir, store);
+    const result = spawnSync(program, args, { cwd: root, stdio: 'inherit', env: { ...process.env, TEST_STORE: store, TEST_FAILURES_FILE: failuresFile } });
+    const failures = existsSync(failuresFile) ? readFileSync(failuresFile, 'utf8').trimEnd().split('\n') : [];
+    outcomes.push({ store, passed: result.status === 0, failures });
     // Ctrl-C reached vitest too; do not start the other half.
     if (result.signal) break;
   }
+  rmSync(failuresDir, { recursive: true, force: true });
+  // Both halves' failures again at the very end, where a log cut to its tail still shows them.
+  for (const { store, failures } of outcomes) for (const failure of failures) say(`${names[store]} failed: ${failure}`);
   say(outcomes.map(({ store, passed }) => `${names[store]}: ${passed ? 'passed' : 'FAILED'}`).join('; '));
   process.exit(outcomes.length === stores.length && outcomes.every(({ passed }) => passed) ? 0 : 1);
 }
