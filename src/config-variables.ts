@@ -131,6 +131,7 @@ export const ENV_VARIABLES: readonly EnvVariable[] = [
 
   // Tests and benchmarks
   { name: 'TEST_STORE', default: 'sqlite', readers: ['tests'], group: 'Tests and benchmarks', does: 'The engine a vitest run uses, `sqlite` or `postgres`. `npm test` sets it for each half; `--store` picks one half.', readIn: 'test/helpers/test-backend.ts' },
+  { name: 'TEST_FAILURES_FILE', default: null, unset: 'failed tests are only printed', readers: ['tests'], group: 'Tests and benchmarks', does: 'A file the test summary appends one line per failed test to; `npm test` sets one per engine and repeats both at the end of its log.', readIn: 'test/helpers/summary-reporter.ts' },
   { name: 'FUZZ_RUNS', default: '500', readers: ['tests'], group: 'Tests and benchmarks', does: 'Requests the route fuzzer sends to the backend.', readIn: 'test/api/route-fuzz.test.ts' },
   { name: 'FUZZ_SEED', default: null, unset: 'a fresh seed, printed on failure', readers: ['tests'], group: 'Tests and benchmarks', does: 'Replays a route-fuzz run with the seed a failure printed.', readIn: 'test/api/route-fuzz.test.ts' },
   { name: 'UPDATE_STORE_SCHEMA', default: null, unset: 'the test only compares', readers: ['tests'], group: 'Tests and benchmarks', does: '`UPDATE_STORE_SCHEMA=1 npm test -- test/db/store-schema.test.ts` rewrites the store\'s TypeScript schema from the migrations.', readIn: 'test/db/store-schema.test.ts' },
