@@ -13,7 +13,8 @@ import pg from 'pg';
  *   with Retry-After, and the pool reconnects by itself. The server stopped, restarting or not
  *   there (ECONNREFUSED, ENOENT for a unix socket whose file is gone, ECONNRESET, ...); the
  *   server ended our session or refused a new one (57P01 admin shutdown, 57P02 crash shutdown,
- *   57P03 cannot connect now, class 08, 53300 too many connections); a statement past its
+ *   57P03 cannot connect now, class 08, 53300 too many connections, any error at severity
+ *   FATAL, such as 55000 for a database not accepting connections); a statement past its
  *   statement_timeout (57014) or lock_timeout (55P03); pg's own messages, which carry no code
  *   (a connection not opened in time, cut mid-query, a query with no answer in time, the
  *   pool's queue full).
@@ -86,7 +87,9 @@ function classifyOne(error: Error): StoreErrorClass | null {
   if (error instanceof pg.DatabaseError) {
     const { code, table } = error;
     if (code === undefined) return null;
-    if (UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08')) return { kind: 'unavailable', reason: code };
+    // FATAL: the server ended the session or refused to open one, whatever the code (a database
+    // not accepting connections says 55000, which a statement may also raise, at ERROR).
+    if (UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08') || error.severity === 'FATAL' || error.severity === 'PANIC') return { kind: 'unavailable', reason: code };
     const kind = SQLSTATE_KINDS[code];
     return kind ? { kind, reason: code, ...(table ? { table } : {}) } : null;
   }

@@ -26,6 +26,11 @@ async function storeFailure(connectionString: string): Promise<unknown> {
 describe('classifyStoreError', () => {
   it('takes the server ending or refusing sessions, and statement and lock timeouts, for an outage', () => {
     for (const code of ['57P01', '57P02', '57P03', '08006', '08001', '53300', '57014', '55P03']) expect(storeUnavailableReason(serverError(code)), code).toBe(code);
+    // A database not accepting connections (ALLOW_CONNECTIONS false, a failover under way) says
+    // 55000 at FATAL; the same code at ERROR is a statement's own failure.
+    const refused = Object.assign(serverError('55000'), { severity: 'FATAL' });
+    expect(storeUnavailableReason(refused)).toBe('55000');
+    expect(storeUnavailableReason(Object.assign(serverError('55000'), { severity: 'ERROR' }))).toBeNull();
   });
 
   it('names unique violations, deadlocks, serialization failures, a full disk and text PostgreSQL cannot keep', () => {
