@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { boundRows, writeTransaction, type BackendStore, type BoundColumn, type Engine } from './dialect.js';
 import type { StoreSchema } from './store-schema.js';
-import type { JobState, TerminalState } from '../queue/run-queue.js';
+import { isTerminal, type JobState, type TerminalState } from '../queue/run-queue-types.js';
 
 /** A run job as the `jobs` table keeps it. */
 export interface JobRow {
@@ -60,6 +60,14 @@ export type ActiveJobRow = Pick<JobRow, 'seq' | 'id' | 'state' | 'testCaseSlug' 
  */
 export const inFlight = (table = 'jobs') => `${table}.finished_at IS NULL`;
 
+/**
+ * A state Redis decided for a job, as its row copies it: a waiting move, a driver's first
+ * reports (`at`: when), or the outcome (`at`: when it finished).
+ */
+export type JobCopy = { id: string; state: 'queued' | 'pending' } | { id: string; state: 'starting' | 'running'; at: string } | FinishedCopy;
+export type FinishedCopy = { id: string; state: TerminalState; detail: string | null; recordId: string | null; at: string };
+export const isFinishedCopy = (copy: JobCopy): copy is FinishedCopy => isTerminal(copy.state);
+
 /** A claim's copy in the store: the job by `seq`, its token's hash, and when Redis answered it. */
 export interface DispatchedClaim {
   seq: number;
@@ -101,8 +109,9 @@ function tableOver(engine: Engine, db: Kysely<StoreSchema>, transaction: Transac
  */
 function jobsQueries(engine: Engine, db: Kysely<StoreSchema>, transaction: Transaction) {
   // A page of jobs in flight in queue order, after a `seq`; no limit reads to the end.
+  const inFlightRow = sql<boolean>`${sql.raw(inFlight())}`;
   const inFlightPage = (after: number, limit: number | undefined) => {
-    const page = db.selectFrom('jobs').where(sql<boolean>`${sql.raw(inFlight())}`).where('seq', '>', after).orderBy('seq');
+    const page = db.selectFrom('jobs').where(inFlightRow).where('seq', '>', after).orderBy('seq');
     return limit === undefined ? page : page.limit(limit);
   };
   // Statements of at most MAX_PARAMETERS ids each, as one transaction when there are several.
@@ -117,8 +126,20 @@ function jobsQueries(engine: Engine, db: Kysely<StoreSchema>, transaction: Trans
         token_hash = c.token_hash, dispatched_at = c.dispatched_at
       FROM ${boundRows(engine, 'c', CLAIM_COLUMNS, claims.map((claim) => [claim.seq, claim.tokenHash, claim.at]))}
       WHERE jobs.seq = c.seq`;
+  // The forward-only writes: Redis decides every transition once, in order, but its copies
+  // reach the store from several processes, retried, so one may land after a later one.
+  const wait = (db: Kysely<StoreSchema>, ids: string[], state: 'queued' | 'pending') =>
+    db.updateTable('jobs').set({ state }).where('id', 'in', ids).where(inFlightRow).where('state', 'in', ['queued', 'pending']).execute();
+  const start = (db: Kysely<StoreSchema>, id: string, state: 'starting' | 'running', at: string) => {
+    const update = db.updateTable('jobs').set({ state, started_at: sql<string>`COALESCE(started_at, ${at})` }).where('id', '=', id).where(inFlightRow);
+    return (state === 'starting' ? update.where('state', '<>', 'running') : update).execute();
+  };
+  const finish = (db: Kysely<StoreSchema>, id: string, state: TerminalState, detail: string | null, recordId: string | null, at: string) =>
+    db.updateTable('jobs')
+      .set({ state, detail, record_id: sql<string | null>`COALESCE(${recordId}, record_id)`, finished_at: at })
+      .where('id', '=', id).where(inFlightRow).execute();
   const finishAll = (db: Kysely<StoreSchema>, ids: string[], state: TerminalState, detail: string | null, at: string) =>
-    db.updateTable('jobs').set({ state, detail, finished_at: sql<string>`COALESCE(finished_at, ${at})` }).where('id', 'in', ids).execute();
+    db.updateTable('jobs').set({ state, detail, finished_at: at }).where('id', 'in', ids).where(inFlightRow).execute();
 
   return {
     /** Inserts new jobs in one transaction; returns each one's `seq` (enqueue order). */
@@ -169,19 +190,45 @@ function jobsQueries(engine: Engine, db: Kysely<StoreSchema>, transaction: Trans
       const { sql, parameters } = dispatched(claims).compile(db);
       return { sql, parameters };
     },
-    /** queued <-> pending moves, many at once. */
-    markWaiting: (ids: string[], state: 'queued' | 'pending'): Promise<void> =>
-      byIds(ids, (db, part) => db.updateTable('jobs').set({ state, finished_at: null }).where('id', 'in', part).execute()),
+    /** queued <-> pending moves, many at once; a row that has moved on (claimed, started, finished) keeps its state. */
+    markWaiting: (ids: string[], state: 'queued' | 'pending'): Promise<void> => byIds(ids, (db, part) => wait(db, part, state)),
+    /** A driver's first reports; a finished row, or a running one told `starting`, keeps its state. */
     markStarted: async (id: string, state: 'starting' | 'running', at: string): Promise<void> => {
-      await db.updateTable('jobs').set({ state, started_at: sql<string>`COALESCE(started_at, ${at})`, finished_at: null }).where('id', '=', id).execute();
+      await start(db, id, state, at);
     },
+    /** Ends a row in flight; a row that has finished already keeps its outcome. */
     markFinished: async (id: string, state: TerminalState, detail: string | null, recordId: string | null, at: string): Promise<void> => {
-      await db.updateTable('jobs')
-        .set({ state, detail, record_id: sql<string | null>`COALESCE(${recordId}, record_id)`, finished_at: sql<string>`COALESCE(finished_at, ${at})` })
-        .where('id', '=', id).execute();
+      await finish(db, id, state, detail, recordId, at);
     },
     markAllFinished: (ids: string[], state: TerminalState, detail: string | null, at: string): Promise<void> =>
       byIds(ids, (db, part) => finishAll(db, part, state, detail, at)),
+    /**
+     * Writes copies of the states Redis decided, many jobs' at once, in one transaction (see
+     * src/jobs/job-state-copier.ts). Every write moves a row forward only, so copies that land
+     * late or out of order, from this process or another, never undo a later one.
+     */
+    async copyStates(copies: readonly JobCopy[]): Promise<void> {
+      if (copies.length === 0) return;
+      await transaction(async (trx) => {
+        const waiting = { queued: [] as string[], pending: [] as string[] };
+        // Finished jobs alike but for their ids (a sweep's cancels) share one statement.
+        const finishedAlike = new Map<string, { ids: string[]; state: TerminalState; detail: string | null; at: string }>();
+        for (const copy of copies) {
+          if (isFinishedCopy(copy)) {
+            if (copy.recordId !== null) await finish(trx, copy.id, copy.state, copy.detail, copy.recordId, copy.at);
+            else {
+              const key = JSON.stringify([copy.state, copy.detail, copy.at]);
+              const alike = finishedAlike.get(key) ?? { ids: [], state: copy.state, detail: copy.detail, at: copy.at };
+              alike.ids.push(copy.id);
+              finishedAlike.set(key, alike);
+            }
+          } else if ('at' in copy) await start(trx, copy.id, copy.state, copy.at);
+          else waiting[copy.state].push(copy.id);
+        }
+        for (const state of ['queued', 'pending'] as const) for (const part of chunks(waiting[state], MAX_PARAMETERS)) await wait(trx, part, state);
+        for (const { ids, state, detail, at } of finishedAlike.values()) for (const part of chunks(ids, MAX_PARAMETERS)) await finishAll(trx, part, state, detail, at);
+      });
+    },
     attachRecord: async (id: string, recordId: string): Promise<void> => {
       await db.updateTable('jobs').set({ record_id: recordId }).where('id', '=', id).execute();
     },

@@ -67,13 +67,58 @@ describe.each(ENGINES)('the run-job store on %s', (engine) => {
     await jobs.markStarted('j1', 'running', LATER);
     await jobs.markFinished('j1', 'succeeded', null, 'run-1', AT);
     await jobs.markFinished('j1', 'failed', 'late', null, LATER);
-    expect(await jobs.get('j1')).toMatchObject({ state: 'failed', startedAt: AT, finishedAt: AT, recordId: 'run-1', detail: 'late' });
+    expect(await jobs.get('j1')).toMatchObject({ state: 'succeeded', startedAt: AT, finishedAt: AT, recordId: 'run-1', detail: null });
     await jobs.attachRecord('j2', 'run-2');
     await jobs.markAllFinished(['j2'], 'canceled', 'stop', LATER);
     expect(await jobs.get('j2')).toMatchObject({ state: 'canceled', recordId: 'run-2', finishedAt: LATER });
-    // Back in flight (a reconcile copying Redis): its finish is cleared.
-    await jobs.markWaiting(['j2'], 'queued');
-    expect(await jobs.get('j2')).toMatchObject({ state: 'queued', finishedAt: null });
+  });
+
+  // Issue 39 item 1: copies reach the store from several processes, retried, so a late one
+  // (a `running` report's copy landing after another process's cancel) must not undo a later one.
+  it('moves a row forward only: a late waiting or started copy never brings a finished job back, and a running one is never told starting', async () => {
+    const jobs = jobsTable(await stores.fresh(engine));
+    await jobs.insert([jobRow('c'), jobRow('r'), jobRow('w')]);
+    await jobs.markAllFinished(['c'], 'canceled', 'Canceled by ana.', AT);
+    await jobs.markStarted('c', 'running', LATER);
+    await jobs.markWaiting(['c'], 'queued');
+    expect(await jobs.get('c')).toMatchObject({ state: 'canceled', detail: 'Canceled by ana.', startedAt: null, finishedAt: AT });
+
+    await jobs.markStarted('r', 'running', AT);
+    await jobs.markStarted('r', 'starting', LATER);
+    await jobs.markWaiting(['r'], 'pending');
+    expect(await jobs.get('r')).toMatchObject({ state: 'running', startedAt: AT, finishedAt: null });
+
+    await jobs.markWaiting(['w'], 'pending');
+    await jobs.markWaiting(['w'], 'queued');
+    expect(await jobs.get('w')).toMatchObject({ state: 'queued', finishedAt: null });
+    expect((await jobs.inFlight()).map((job) => job.id)).toEqual(['r', 'w']);
+  });
+
+  it('writes a batch of copies in one transaction, each forward only, whatever their order', async () => {
+    const jobs = jobsTable(await stores.fresh(engine));
+    const ids = ['a', 'b', 'c', 'd', 'e', 'f'];
+    await jobs.insert(ids.map((id) => jobRow(id)));
+    await jobs.markAllFinished(['f'], 'canceled', 'first', AT);
+    await jobs.copyStates([
+      { id: 'a', state: 'pending' },
+      { id: 'b', state: 'running', at: AT },
+      { id: 'c', state: 'succeeded', detail: null, recordId: 'run-c', at: AT },
+      { id: 'd', state: 'canceled', detail: 'sweep', recordId: null, at: AT },
+      { id: 'e', state: 'canceled', detail: 'sweep', recordId: null, at: AT },
+      // Late copies: each loses to what is written already.
+      { id: 'c', state: 'running', at: LATER },
+      { id: 'd', state: 'queued' },
+      { id: 'f', state: 'failed', detail: 'second', recordId: null, at: LATER },
+    ]);
+    const rows = await Promise.all(ids.map((id) => jobs.get(id)));
+    expect(rows.map((row) => [row!.id, row!.state, row!.detail, row!.recordId, row!.startedAt, row!.finishedAt])).toEqual([
+      ['a', 'pending', null, null, null, null],
+      ['b', 'running', null, null, AT, null],
+      ['c', 'succeeded', null, 'run-c', null, AT],
+      ['d', 'canceled', 'sweep', null, null, AT],
+      ['e', 'canceled', 'sweep', null, null, AT],
+      ['f', 'canceled', 'first', null, null, AT],
+    ]);
   });
 
   it('rolls a batch back whole when it fails midway', async () => {
