@@ -43,6 +43,8 @@ export interface RunQueueKeys {
   pendingGroups: string;
   /** Jobs found in the wait list without a state hash; reconcile looks at them. */
   orphans: string;
+  /** Sorted set (score = when it finished, ms) of finished jobs whose outcome the store's row may not hold yet. */
+  uncopied: string;
   /** Set of ids whose wait-list entries a cancel left in place, for the claims to drop (cancel-jobs.lua). */
   leftBehind: string;
   /** Pub/sub channel every process's console streams listen on. */
@@ -69,6 +71,7 @@ export function runQueueKeys(prefix: string): RunQueueKeys {
     pendingPrefix: `${prefix}:run-pending:`,
     pendingGroups: `${prefix}:run-pending-groups`,
     orphans: `${prefix}:run-orphans`,
+    uncopied: `${prefix}:run-uncopied`,
     leftBehind: `${prefix}:run-left-behind`,
     consoleChannel: `${prefix}:console`,
     consoleStreams: `${prefix}:console-streams`,

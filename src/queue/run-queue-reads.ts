@@ -92,6 +92,19 @@ export class RunQueueReads {
     }
   }
 
+  /**
+   * Up to `limit` finished jobs whose outcome the store may not hold yet, oldest first, each
+   * with when it finished (ms since the epoch), among those that finished more than
+   * `olderThanMs` ago: a younger one's copy is likely still on its way from the process that
+   * decided it.
+   */
+  async uncopied(olderThanMs: number, limit: number): Promise<Array<[id: string, finishedAtMs: number]>> {
+    const flat = await this.redis.zrangebyscore(this.keys.uncopied, '-inf', Date.now() - olderThanMs, 'WITHSCORES', 'LIMIT', 0, limit);
+    const listed: Array<[string, number]> = [];
+    for (let i = 0; i < flat.length; i += 2) listed.push([flat[i]!, Number(flat[i + 1])]);
+    return listed;
+  }
+
   /** Takes every orphan the claim script set aside, atomically: one pushed meanwhile waits for the next take. */
   async takeOrphans(): Promise<string[]> {
     const [orphans] = await execReplies(this.redis.multi().lrange(this.keys.orphans, 0, -1).del(this.keys.orphans), 'run queue take orphans');

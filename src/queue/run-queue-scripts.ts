@@ -6,7 +6,7 @@ import type { MovedJob } from './run-queue-types.js';
  * The run queue's Lua scripts: which file each is, how many keys it takes, and the callers
  * defined on a connection. Every script takes the shared context's keys first, then its own.
  */
-export type RunQueueScript = 'addJobs' | 'claimNextJob' | 'reportJobStatus' | 'cancelJobs' | 'setHarnessCap' | 'appendLive' | 'sweepStaleJobs';
+export type RunQueueScript = 'addJobs' | 'claimNextJob' | 'reportJobStatus' | 'cancelJobs' | 'setHarnessCap' | 'appendLive' | 'sweepStaleJobs' | 'confirmCopied';
 const SCRIPTS: Record<RunQueueScript, string> = {
   addJobs: 'add-jobs.lua',
   appendLive: 'append-live.lua',
@@ -15,10 +15,11 @@ const SCRIPTS: Record<RunQueueScript, string> = {
   cancelJobs: 'cancel-jobs.lua',
   setHarnessCap: 'set-harness-cap.lua',
   sweepStaleJobs: 'sweep-stale-jobs.lua',
+  confirmCopied: 'confirm-copied.lua',
 };
 
-/** Keys of the context every script takes first: wait, active, completed, failed, caps, pending groups, orphans. */
-const CONTEXT_KEYS = 7;
+/** Keys of the context every script takes first: wait, active, completed, failed, caps, pending groups, orphans, not yet copied. */
+const CONTEXT_KEYS = 8;
 /** Keys a script takes after the shared context's. */
 const EXTRA_KEYS: Partial<Record<RunQueueScript, number>> = { setHarnessCap: 1, claimNextJob: 1, cancelJobs: 1 };
 

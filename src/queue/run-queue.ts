@@ -119,7 +119,7 @@ export class RunQueue extends RunQueueReads {
     this.bull = new Queue(RUN_QUEUE, { connection: this.bullConnection, prefix: options.prefix });
     reportOutages(this.bull, 'run-queue', this.log);
     const k = this.keys;
-    this.contextKeys = [k.wait, k.active, k.completed, k.failed, k.caps, k.pendingGroups, k.orphans];
+    this.contextKeys = [k.wait, k.active, k.completed, k.failed, k.caps, k.pendingGroups, k.orphans, k.uncopied];
     this.scripts = defineRunQueueScripts(this.redis);
   }
 
@@ -333,7 +333,16 @@ export class RunQueue extends RunQueueReads {
     return moved((await this.call('setHarnessCap', [harness, maxParallelism ?? '', revision ?? ''], [this.keys.capRevisions])) as string[]);
   }
 
-  /** Appends driver-relayed event lines to a run's live backlog (capped). */
+  /**
+   * The store's rows hold these jobs' outcomes: their finished states leave the not-yet-copied
+   * set and expire (see closeRun in run-queue-context.lua). Answers how many were listed.
+   */
+  async confirmCopied(ids: string[]): Promise<number> {
+    let confirmed = 0;
+    for (let i = 0; i < ids.length; i += ADD_CHUNK) confirmed += (await this.call('confirmCopied', ids.slice(i, i + ADD_CHUNK))) as number;
+    return confirmed;
+  }
+
   /** Appends relayed event lines to the run's live backlog, dropping its oldest events past the entry and byte caps. */
   async appendLive(id: string, lines: string[]): Promise<void> {
     if (lines.length === 0) return;

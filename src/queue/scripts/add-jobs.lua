@@ -8,7 +8,7 @@
   same lost job queued again by two processes at once, queues it once. A BullMQ hash left
   without a run state (a finished job's, kept past its state) is stale, and replaced.
 
-  KEYS[1..7], ARGV[1..8]: the shared run-queue context (run-queue-context.lua).
+  KEYS[1..8], ARGV[1..8]: the shared run-queue context (run-queue-context.lua).
   ARGV[9..]  eight per job: id, seq, harness, jam, run subject, origin ('' for none),
              maxRuntime seconds ('' when unknown), BullMQ job data (JSON text)
 

@@ -4,7 +4,7 @@
   oldest entries going first. The byte count lives in the run state hash (`liveBytes`),
   so it expires with the run's state.
 
-  KEYS[1..7], ARGV[1..8]: the shared run-queue context (run-queue-context.lua).
+  KEYS[1..8], ARGV[1..8]: the shared run-queue context (run-queue-context.lua).
   ARGV[9]   run id
   ARGV[10]  byte cap of the backlog's event text
   ARGV[11..] event lines (JSON text)

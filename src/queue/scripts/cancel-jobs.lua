@@ -3,8 +3,8 @@
   leaves the wait list, its hold group or the active list, frees its in-flight slots (which
   may release held jobs), and lands in BullMQ's failed set with reason `canceled`.
 
-  KEYS[1..7], ARGV[1..8]: the shared run-queue context (run-queue-context.lua).
-  KEYS[8]  set of ids whose wait-list entries a cancel left in place (see leaveWait)
+  KEYS[1..8], ARGV[1..8]: the shared run-queue context (run-queue-context.lua).
+  KEYS[9]  set of ids whose wait-list entries a cancel left in place (see leaveWait)
   ARGV[9]  scope: waiting (queued, pending) | active (dispatched, starting, running) | any
   ARGV[10] detail recorded on each canceled job
   ARGV[11] most wait-list entries looked at from each end for a canceled queued job
@@ -18,7 +18,7 @@
 ]]
 -- @include run-queue-context.lua
 
-local leftBehind = KEYS[8]
+local leftBehind = KEYS[9]
 local scope, detail, reach, source = ARGV[9], ARGV[10], tonumber(ARGV[11]), ARGV[12]
 local canceled, released, skipped = {}, {}, {}
 

@@ -8,8 +8,8 @@
   Most holds happen as jobs are queued (add-jobs.lua); a claim holds the jobs queued before
   their group filled up, or before a cap was lowered.
 
-  KEYS[1..7], ARGV[1..8]: the shared run-queue context (run-queue-context.lua).
-  KEYS[8]  set of ids whose wait-list entries a cancel left in place (cancel-jobs.lua)
+  KEYS[1..8], ARGV[1..8]: the shared run-queue context (run-queue-context.lua).
+  KEYS[9]  set of ids whose wait-list entries a cancel left in place (cancel-jobs.lua)
   ARGV[9]  most jobs this call may hold on its way (bounds the script's run time); it may
            drop up to DROPS_PER_HOLD times as many stale entries, which cost one read each.
            Claims left when either is spent, or when the wait list is empty, find nothing
@@ -34,7 +34,7 @@ local clock = rcall('TIME')
 local redisNow = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 if redisNow > tonumber(ARGV[11]) then return { -1, redisNow } end
 
-local leftBehind = KEYS[8]
+local leftBehind = KEYS[9]
 local budget = tonumber(ARGV[9])
 -- A halt leaves its canceled jobs' entries in the wait list (cancel-jobs.lua), thousands in
 -- a row; at the hold budget alone the claims would answer nothing for hundreds of calls.

@@ -4,7 +4,7 @@
   state); `canceled` is the only status accepted on a canceled job (it attaches the record);
   any other report on a canceled job is discarded. Also used by the startup reaper.
 
-  KEYS[1..7], ARGV[1..8]: the shared run-queue context (run-queue-context.lua).
+  KEYS[1..8], ARGV[1..8]: the shared run-queue context (run-queue-context.lua).
   ARGV[9]  job id
   ARGV[10] reported state: starting | running | succeeded | failed | canceled
   ARGV[11] detail ('' for none)

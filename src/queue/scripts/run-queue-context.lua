@@ -5,10 +5,10 @@
     KEYS[1] wait list (BullMQ)         KEYS[5] harness caps hash
     KEYS[2] active list (BullMQ)       KEYS[6] set of hold groups holding jobs
     KEYS[3] completed zset (BullMQ)    KEYS[7] orphan list
-    KEYS[4] failed zset (BullMQ)
+    KEYS[4] failed zset (BullMQ)       KEYS[8] finished runs not yet copied to the store (zset, by when)
     ARGV[1] BullMQ job key prefix      ARGV[5] now (ms since epoch)
     ARGV[2] run state key prefix       ARGV[6] finished BullMQ jobs kept per set
-    ARGV[3] in-flight set key prefix   ARGV[7] seconds a finished run's state and backlog are kept
+    ARGV[3] in-flight set key prefix   ARGV[7] seconds a finished run's state and backlog are kept once copied
     ARGV[4] held zset key prefix       ARGV[8] approximate cap of a live backlog stream
   Script-specific ARGV start at ARGV[9].
 
@@ -24,7 +24,7 @@
 local rcall = redis.call
 local ctx = {
   wait = KEYS[1], active = KEYS[2], completed = KEYS[3], failed = KEYS[4],
-  caps = KEYS[5], pendingGroups = KEYS[6], orphans = KEYS[7],
+  caps = KEYS[5], pendingGroups = KEYS[6], orphans = KEYS[7], uncopied = KEYS[8],
   bullJobPrefix = ARGV[1], runPrefix = ARGV[2], inflightPrefix = ARGV[3], pendingPrefix = ARGV[4],
   now = ARGV[5], keep = tonumber(ARGV[6]), ttl = tonumber(ARGV[7]), liveCap = tonumber(ARGV[8]),
 }
@@ -123,12 +123,13 @@ local function finishBullJob(id, succeeded, value)
   end
 end
 
--- Marks the end of a run's live backlog (followers close on it) and lets its state expire.
+-- Marks the end of a run's live backlog (followers close on it) and lists the run as not yet
+-- copied: its state and backlog are kept until the store's row holds the outcome
+-- (confirm-copied.lua then lets them expire), so an outcome whose copy failed is never lost.
 local function closeRun(id, state)
   local liveKey = ctx.runPrefix .. id .. ':live'
   rcall('XADD', liveKey, 'MAXLEN', '~', ctx.liveCap, '*', 'end', state)
-  rcall('EXPIRE', liveKey, ctx.ttl)
-  rcall('EXPIRE', ctx.runPrefix .. id, ctx.ttl)
+  rcall('ZADD', ctx.uncopied, ctx.now, id)
 end
 
 -- Ends an active job (dispatched, starting or running) as succeeded or failed: it leaves the

@@ -15,7 +15,7 @@
   LREM per job scanned the list once per job, quadratic: 10,000 stale jobs held Redis for
   0.8 s, 40,000 for longer than any client waits).
 
-  KEYS[1..7], ARGV[1..8]: the shared run-queue context (run-queue-context.lua).
+  KEYS[1..8], ARGV[1..8]: the shared run-queue context (run-queue-context.lua).
   ARGV[9]  dispatch lease (ms); 0 turns the lease off
   ARGV[10] grace beyond a job's maxRuntimeSeconds (ms)
   ARGV[11] detail recorded on a job whose lease ran out
