@@ -34,10 +34,11 @@ export function runEventJson(kind: RunEventKind, state: JobState, subjectJson: s
   return `{"kind":"${kind}","state":"${state}",${subjectJson}${tail}}`;
 }
 
-/** The `run-completed` notification of a run that finished on its own (never for a cancel). */
-export function runCompletedNotification(job: JobRow, state: 'succeeded' | 'failed', recordId: string | null, detail: string | null) {
+/** The `run-completed` notification of a run that finished on its own (never for a cancel), from the subject Redis keeps beside the job. */
+export function runCompletedNotification(job: { id: string; subjectJson: string; state: 'succeeded' | 'failed'; recordId: string | null; detail: string | null }) {
+  const { state, recordId, detail } = job;
   const completed = recordId !== null;
-  const { runId: _runId, ...subject } = runSubject(job);
+  const { runId: _runId, ...subject } = JSON.parse(`{${job.subjectJson}}`) as ReturnType<typeof runSubject>;
   return {
     kind: 'run-completed' as const,
     jobId: job.id,

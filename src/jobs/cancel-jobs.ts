@@ -1,19 +1,20 @@
 import { conflict, forbidden, notFound } from '../errors.js';
 import { runEventJson } from '../events/run-events.js';
 import type { CancelResult, CancelScope } from '../queue/run-queue.js';
-import { announceWaiting, type JobsContext } from './jobs-context.js';
+import type { JobsContext, JobsRecorder } from './jobs-context.js';
 
 // Bounds each sweep step so a large queue never blocks Redis for long.
 export const SWEEP_STEP = 500;
 
-/** Records what one cancel script did: SQLite rows, `finished` events, released holds. A cancel raises no notification. */
-export async function recordCancel(ctx: JobsContext, result: CancelResult, detail: string): Promise<void> {
+/** Records what one cancel script did: the rows, `finished` events, released holds. A cancel raises no notification. */
+export async function recordCancel(ctx: JobsRecorder, result: CancelResult, detail: string): Promise<void> {
   const at = new Date().toISOString();
-  await ctx.jobs.markAllFinished(result.canceled.map((job) => job.id), 'canceled', detail, at);
-  for (const job of result.canceled) {
-    ctx.bus.publishRun(runEventJson('finished', 'canceled', job.subjectJson, { recordId: null, detail }));
-  }
-  await announceWaiting(ctx, result.released, 'queued');
+  await ctx.copier.copy([
+    ...result.canceled.map((job) => ({ id: job.id, state: 'canceled' as const, detail, recordId: null, at })),
+    ...result.released.map((job) => ({ id: job.id, state: 'queued' as const })),
+  ]);
+  for (const job of result.canceled) ctx.bus.publishRun(runEventJson('finished', 'canceled', job.subjectJson, { recordId: null, detail }));
+  for (const job of result.released) ctx.bus.publishRun(runEventJson('state-changed', 'queued', job.subjectJson));
 }
 
 /** `POST /jobs/{id}/cancel`: atomic from any non-terminal state; 409 on a terminal job. */
@@ -32,10 +33,11 @@ export async function cancelJob(ctx: JobsContext, id: string, by: Canceller) {
   const detail = `Canceled by ${by.username}.`;
   const result = await ctx.queue.cancel('any', detail, { ids: [id] });
   await recordCancel(ctx, result, detail);
+  // Redis decided: the answer is its outcome, whether or not the store has taken the copy yet.
+  if (result.canceled.length > 0) return { id, state: 'canceled' as const, recordId: null, detail };
   const job = await ctx.jobs.get(id);
   if (!job) throw notFound(`No job ${id}.`);
-  if (result.canceled.length === 0) throw conflict(`Job ${id} already ${job.state}; only a job that has not finished can be canceled.`);
-  return { id, state: job.state, recordId: job.recordId, detail: job.detail };
+  throw conflict(`Job ${id} already ${job.state}; only a job that has not finished can be canceled.`);
 }
 
 export type Sweep = 'cancel-waiting' | 'cancel-active' | 'cancel-all';

@@ -5,6 +5,7 @@ import type { ConsoleEventBus } from '../events/console-event-bus.js';
 import { runCompletedNotification, runEventJson } from '../events/run-events.js';
 import type { MovedJob, RunQueue } from '../queue/run-queue.js';
 import type { DispatchRecorder } from './dispatch-recorder.js';
+import type { JobStateCopier } from './job-state-copier.js';
 import type { LaunchCatalog } from './launch-catalog.js';
 import type { LaunchModels } from './launch-models.js';
 import type { RunRecordSink } from './run-record-sink.js';
@@ -26,6 +27,8 @@ export interface JobsContext {
   records: RunRecordSink;
   /** Copies claims to the store behind their answers (see dispatch-recorder.ts). */
   dispatches: DispatchRecorder;
+  /** Copies every other state Redis decides to the store, retried (see job-state-copier.ts). */
+  copier: JobStateCopier;
   log: JobsLog;
 }
 
@@ -33,7 +36,7 @@ export const sha256Hex = (text: string) => hash('sha256', text, 'hex');
 
 /** What copies a script's decisions to the store and announces them; a background worker builds one too. */
 export interface JobsRecorder {
-  jobs: JobsTable;
+  copier: JobStateCopier;
   bus: Pick<ConsoleEventBus, 'publishRun' | 'publishNotification'>;
 }
 
@@ -43,24 +46,25 @@ export interface JobsRecorder {
  */
 export async function announceWaiting(ctx: JobsRecorder, moved: MovedJob[], state: 'queued' | 'pending', published = false): Promise<void> {
   if (moved.length === 0) return;
-  await ctx.jobs.markWaiting(moved.map((job) => job.id), state);
+  await ctx.copier.copy(moved.map((job) => ({ id: job.id, state })));
   if (!published) for (const job of moved) ctx.bus.publishRun(runEventJson('state-changed', state, job.subjectJson));
 }
 
+/** A job a script ended on its own (succeeded or failed from an active state). */
+export type FinishedJob = MovedJob & { state: 'succeeded' | 'failed'; detail: string | null; recordId: string | null };
+
 /**
- * Records a job a script ended (succeeded or failed from an active state): the store's row,
- * the `finished` run event, the held jobs its slots released, and the completion notification.
+ * Records jobs a script ended, with the held jobs their slots released, in one copy: the
+ * store's rows, each one's `finished` run event, the releases' `state-changed`, and each
+ * one's completion notification.
  */
-export async function recordFinished(
-  ctx: JobsRecorder,
-  job: MovedJob & { state: 'succeeded' | 'failed'; detail: string | null; recordId: string | null },
-  released: MovedJob[],
-  now: string,
-): Promise<void> {
-  const { id, state, detail, recordId } = job;
-  await ctx.jobs.markFinished(id, state, detail, recordId, now);
-  ctx.bus.publishRun(runEventJson('finished', state, job.subjectJson, { recordId, detail }));
-  await announceWaiting(ctx, released, 'queued');
-  const row = await ctx.jobs.get(id);
-  if (row) ctx.bus.publishNotification(runCompletedNotification(row, state, recordId, detail));
+export async function recordFinished(ctx: JobsRecorder, finished: FinishedJob[], released: MovedJob[], at: string): Promise<void> {
+  if (finished.length + released.length === 0) return;
+  await ctx.copier.copy([
+    ...finished.map(({ id, state, detail, recordId }) => ({ id, state, detail, recordId, at })),
+    ...released.map((job) => ({ id: job.id, state: 'queued' as const })),
+  ]);
+  for (const job of finished) ctx.bus.publishRun(runEventJson('finished', job.state, job.subjectJson, { recordId: job.recordId, detail: job.detail }));
+  for (const job of released) ctx.bus.publishRun(runEventJson('state-changed', 'queued', job.subjectJson));
+  for (const job of finished) ctx.bus.publishNotification(runCompletedNotification(job));
 }

@@ -1,7 +1,7 @@
-import type { DispatchedClaim, JobRow, JobsTable } from '../db/jobs-table.js';
+import type { DispatchedClaim, JobCopy, JobRow } from '../db/jobs-table.js';
 import { keysetPages } from '../db/keyset-pages.js';
 import { runSubjectJson } from '../events/run-events.js';
-import { isTerminal, type JobState, type QueuedRun } from '../queue/run-queue.js';
+import { isTerminal, type QueuedRun, type RunState } from '../queue/run-queue.js';
 import { MINUTE } from '../time.js';
 import type { HarnessConfigTable } from './harness-caps.js';
 import { announceWaiting, recordFinished, type JobsContext } from './jobs-context.js';
@@ -40,10 +40,13 @@ export interface ReconcileReport {
 }
 
 /**
- * Boot: makes SQLite and Redis agree. Redis decides transitions, so its state wins for a
- * job it knows; a waiting job it lost (no append-only file, or a crash between the SQLite
- * insert and the Redis add) is queued again; an in-flight job it lost is failed. Harness
- * caps are copied from SQLite, their source of truth, with their revisions.
+ * Boot: makes the store and Redis agree. Redis decides transitions, so its state wins for a
+ * job it knows. Redis keeps a finished job's state until the store's row holds that outcome
+ * (see job-state-copier.ts), never merely until it expires, so a row in flight whose job
+ * Redis holds no state for is positive evidence that Redis lost it (no append-only file, a
+ * flush) or never had it (a crash between the store's insert and the Redis add): a waiting
+ * job is queued again, an in-flight one failed. Harness caps are copied from the store,
+ * their source of truth, with their revisions.
  */
 export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConfigTable, options: ReconcileOptions): Promise<ReconcileReport> {
   const settledBefore = options.exclusive ? Infinity : Date.now() - (options.graceMs ?? MINUTE);
@@ -62,7 +65,7 @@ export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConf
     const requeue: QueuedRun[] = [];
     const lost: string[] = [];
     const claims: DispatchedClaim[] = [];
-    const copies: Array<[JobRow, JobState, string | null, string | null]> = [];
+    const copies: JobCopy[] = [];
     for (const [j, row] of chunk.entries()) {
       const redis = states[j];
       // An orphan already left the wait list without state: whatever its age, only this repairs it.
@@ -84,11 +87,11 @@ export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConf
       }
       if (unwrittenClaim || redis.state !== row.state) report.updated += 1;
       if (redis.state === row.state || redis.state === 'dispatched') continue;
-      copies.push([row, redis.state, redis.detail || null, redis.recordId || null]);
+      copies.push(copyOf(row.id, redis, now));
     }
     // The page's copies in one statement for its claims, and one commit for its moves.
     await ctx.jobs.markAllDispatched(claims);
-    if (copies.length > 0) await ctx.jobs.batch(async (jobs) => { for (const copy of copies) await copyState(jobs, ...copy, now); });
+    await ctx.copier.copy(copies);
     const held = await ctx.queue.add(requeue);
     await ctx.jobs.markWaiting(requeue.map((run) => run.id), 'queued');
     await announceWaiting(ctx, held, 'pending');
@@ -144,10 +147,12 @@ async function* inFlightBesideRedis(ctx: JobsContext, afterSeq: number | undefin
   }
 }
 
-async function copyState(jobs: JobsTable, row: JobRow, state: JobState, detail: string | null, recordId: string | null, now: string): Promise<void> {
-  if (isTerminal(state)) await jobs.markFinished(row.id, state, detail, recordId, now);
-  else if (state === 'queued' || state === 'pending') await jobs.markWaiting([row.id], state);
-  else if (state === 'starting' || state === 'running') await jobs.markStarted(row.id, state, now);
+/** The copy of a state Redis holds (never `dispatched`: a claim's copy is the claim writer's). */
+function copyOf(id: string, redis: RunState, now: string): JobCopy {
+  const { state } = redis;
+  if (isTerminal(state)) return { id, state, detail: redis.detail || null, recordId: redis.recordId || null, at: now };
+  if (state === 'starting' || state === 'running') return { id, state, at: now };
+  return { id, state: state as 'queued' | 'pending' };
 }
 
 async function queuedRun(ctx: JobsContext, row: JobRow): Promise<QueuedRun> {
@@ -180,14 +185,10 @@ export async function reapOrphanedJobs(ctx: JobsContext, onProgress?: (reaped: n
   for (let i = 0; i < ids.length; i += REAP_AT_ONCE) {
     const chunk = ids.slice(i, i + REAP_AT_ONCE);
     const results = await Promise.all(chunk.map((id) => ctx.queue.report(id, 'failed', { detail: REAPED })));
-    const now = new Date().toISOString();
-    await ctx.jobs.batch(async (jobs) => {
-      for (const [j, id] of chunk.entries()) {
-        const { outcome, subjectJson, released } = results[j]!;
-        // Anything else (the job ended meanwhile) has its record already.
-        if (outcome === 'applied') await recordFinished({ ...ctx, jobs }, { id, state: 'failed', detail: REAPED, recordId: null, subjectJson }, released, now);
-      }
-    });
+    // Anything but `applied` (the job ended meanwhile) has its copy already.
+    const reaped = chunk.map((id, j) => ({ id, ...results[j]! })).filter((job) => job.outcome === 'applied');
+    const failed = reaped.map(({ id, subjectJson }) => ({ id, state: 'failed' as const, detail: REAPED, recordId: null, subjectJson }));
+    await recordFinished(ctx, failed, reaped.flatMap((job) => job.released), new Date().toISOString());
     if ((i + REAP_AT_ONCE) % 1000 === 0) onProgress?.(i + REAP_AT_ONCE, ids.length);
   }
   return ids.length;

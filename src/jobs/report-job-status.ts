@@ -31,12 +31,12 @@ export async function reportJobStatus(ctx: JobsContext, id: string, update: Stat
   switch (result.outcome) {
     case 'applied': {
       if (state === 'starting' || state === 'running') {
-        await ctx.jobs.markStarted(id, state, now);
+        await ctx.copier.copy([{ id, state, at: now }]);
         ctx.bus.publishRun(runEventJson('state-changed', state, result.subjectJson));
         return;
       }
       if (state === 'canceled') return; // a `canceled` report only ever attaches
-      await recordFinished(ctx, { id, state, detail, recordId, subjectJson: result.subjectJson }, result.released, now);
+      await recordFinished(ctx, [{ id, state, detail, recordId, subjectJson: result.subjectJson }], result.released, now);
       return;
     }
     case 'same':

@@ -8,6 +8,7 @@ import { RunQueue } from '../queue/run-queue.js';
 import { redisOptionsFromUrl } from '../redis/managed-redis.js';
 import { reportOutages } from '../redis/redis-connections.js';
 import { SECOND } from '../time.js';
+import { copyFinishedStates, jobStateCopier } from './job-state-copier.js';
 import { sweepStaleJobs, type StaleJobLimits } from './sweep-stale-jobs.js';
 
 const SCHEDULER_ID = 'stale-job-sweep';
@@ -37,15 +38,17 @@ export const staleJobsProcessor: BackgroundProcessor = {
     const queue = new RunQueue({ redis, prefix: config.redisPrefix, log });
     const publish = (message: string) =>
       void redis.publish(queue.keys.consoleChannel, message).catch((error: unknown) => log.warn({ err: error }, 'stale-job sweep: console event not published'));
+    const jobs = jobsTable(store);
     const ctx = {
-      jobs: jobsTable(store),
+      copier: jobStateCopier(jobs, queue, log),
       queue,
       bus: { publishRun: (json: string) => publish(encodeRunEvent(json)), publishNotification: (notification: object) => publish(encodeNotification(notification)) },
     };
     const limits = { dispatchLeaseMs: config.dispatchLeaseMs, runtimeGraceMs: config.runtimeGraceMs };
     return {
-      processor: async () => ({ failed: await sweepStaleJobs(ctx, limits) }),
+      processor: async () => ({ failed: await sweepStaleJobs(ctx, limits), copied: await copyFinishedStates(jobs, queue) }),
       async close() {
+        await ctx.copier.close();
         await queue.close();
         await redis.quit().catch(() => redis.disconnect());
       },

@@ -1,5 +1,5 @@
 import type { RunQueue } from '../queue/run-queue.js';
-import { announceWaiting, recordFinished, type JobsRecorder } from './jobs-context.js';
+import { recordFinished, type JobsRecorder } from './jobs-context.js';
 
 export interface StaleJobLimits {
   /** DISPATCH_LEASE_SECONDS in ms; 0: a dispatched job waits for its driver forever. */
@@ -28,10 +28,7 @@ export async function sweepStaleJobs(ctx: JobsRecorder & { queue: RunQueue }, li
   for (let skip = 0; ;) {
     const { failed, released, last, kept } = await ctx.queue.sweepStale(options, skip);
     const now = new Date().toISOString();
-    await ctx.jobs.batch(async (jobs) => {
-      for (const job of failed) await recordFinished({ ...ctx, jobs }, { ...job, state: 'failed', recordId: null }, [], now);
-    });
-    await announceWaiting(ctx, released, 'queued');
+    await recordFinished(ctx, failed.map((job) => ({ ...job, state: 'failed' as const, recordId: null })), released, now);
     failedCount += failed.length;
     if (last) return failedCount;
     skip = kept;

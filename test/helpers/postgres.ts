@@ -29,6 +29,25 @@ export async function dropTestDatabase(url: string): Promise<void> {
   await maintenance(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
 }
 
+/**
+ * A PostgreSQL outage of one test database: ends every session on it and refuses new ones
+ * (as a server restarting or failing over does), until `heal()`.
+ */
+export async function databaseOutage(url: string): Promise<{ heal(): Promise<void> }> {
+  const name = /^postgres:\/\/postgres@\/(test_\d+_\d+)\?/.exec(url)?.[1];
+  if (!name) throw new Error(`${url} is not a test database`);
+  const admin = new pg.Client({ connectionString: inject('postgres').url });
+  await admin.connect();
+  await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+  await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
+  return {
+    async heal() {
+      await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+      await admin.end();
+    },
+  };
+}
+
 const maintenance = (statement: string) => run(inject('postgres').url, statement);
 
 async function run(url: string, statement: string): Promise<void> {

@@ -1,12 +1,12 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresPool, type BackendStore } from '../../src/db/dialect.js';
 import { jobsTable } from '../../src/db/jobs-table.js';
 import { migratePostgres } from '../../src/db/migrate-postgres.js';
 import type { StoreSchema } from '../../src/db/store-schema.js';
 import { dispatchRecorder } from '../../src/jobs/dispatch-recorder.js';
-import { dropTestDatabase, testDatabase } from '../helpers/postgres.js';
+import { databaseOutage, dropTestDatabase, testDatabase } from '../helpers/postgres.js';
 import { jobRow } from '../helpers/temp-store.js';
 import { until } from '../helpers/until.js';
 
@@ -37,22 +37,6 @@ afterAll(async () => {
   await dropTestDatabase(url);
 });
 
-/** Ends every session of the test database and refuses new ones, until `heal()`. */
-async function outage(): Promise<{ heal(): Promise<void> }> {
-  // The URL names a socket folder, not a host, which `URL` cannot parse.
-  const name = /^postgres:\/\/[^/]*\/(\w+)/.exec(url)![1]!;
-  const admin = new pg.Client({ connectionString: inject('postgres').url });
-  await admin.connect();
-  await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
-  await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
-  return {
-    async heal() {
-      await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
-      await admin.end();
-    },
-  };
-}
-
 describe('claims copied to PostgreSQL behind their answers', () => {
   it('writes the claims of a burst in a few statements, not one per claim', async () => {
     const jobs = jobsTable(store);
@@ -79,7 +63,7 @@ describe('claims copied to PostgreSQL behind their answers', () => {
     let resumed = 0;
     const recorder = dispatchRecorder(store, undefined, (error) => errors.push(String(error)), undefined, { onResumed: () => (resumed += 1) });
     claimWrites.length = 0;
-    const down = await outage();
+    const down = await databaseOutage(url);
     try {
       seqs.forEach((seq, i) => recorder.record(`outage-${i}`, seq, `hash-${i}`));
       // The store refuses: said once, and the claims still answer for their tokens.

@@ -9,6 +9,7 @@ import { ConsoleEventBus } from '../../events/console-event-bus.js';
 import { ConsoleStreams } from '../../events/console-streams.js';
 import type { HarnessConfigTable } from '../../jobs/harness-caps.js';
 import { dispatchRecorder } from '../../jobs/dispatch-recorder.js';
+import { jobStateCopier } from '../../jobs/job-state-copier.js';
 import type { JobsContext } from '../../jobs/jobs-context.js';
 import { storedLaunchCatalog, type LaunchCatalog } from '../../jobs/launch-catalog.js';
 import { launchModelAdmission } from '../../models/admit-launch-model.js';
@@ -93,6 +94,8 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
     streams.closeAll();
   });
   app.addHook('onClose', async () => {
+    // State copies still waiting for the store get a last try while Redis can hear their confirmations.
+    await copier.close();
     await bus.close();
     await queue.close();
     await quitConnection(redis);
@@ -100,6 +103,7 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
 
   bus.start();
   const jobs = jobsTable(app.store);
+  const copier = jobStateCopier(jobs, queue, log);
   const ctx: JobsContext = {
     jobs,
     ggConfigs: ggConfigsTable(app.store),
@@ -114,6 +118,7 @@ async function runJobs(app: FastifyInstance, options: RunJobsOptions) {
       onDropped: (count) => healer.reconcile(`${count} claims were left to Redis while SQLite took no writes; reconciling them`),
       onResumed: () => log.info('SQLite takes claim writes again'),
     }),
+    copier,
     log,
   };
   // Claims answered but not yet copied are written before the store closes.
