@@ -109,8 +109,10 @@ export async function reconcileJobs(ctx: JobsContext, harnessConfig: HarnessConf
  * Queues the waiting jobs SQLite holds and Redis lacks once they are older than `graceMs`:
  * a process that died between a launch's SQLite commit and its Redis add left them, and no
  * claim finds them. Looks at the in-flight jobs queued after `afterSeq` only, and answers
- * where the next pass starts: just before the first job Redis lacks that is still too young,
- * else after the last one looked at. Any process may run it, several at once: the add is
+ * where the next pass starts: just before the first job still too young (enqueued within the
+ * grace, whether Redis holds it or not), else after the last one looked at. A launch whose
+ * commit lands more than the grace after its rows were stamped is left to the next boot's
+ * reconcile, which looks at every job in flight. Any process may run it, several at once: the add is
  * idempotent by job id, so a job two passes queue is queued once.
  */
 export async function queueStrandedJobs(ctx: JobsContext, options: { afterSeq: number; graceMs: number }): Promise<{ requeued: number; nextAfterSeq: number }> {
@@ -124,7 +126,9 @@ export async function queueStrandedJobs(ctx: JobsContext, options: { afterSeq: n
       // Only a row still `queued` was never added: one Redis held (pending, claimed) and lost
       // is the restart healer's.
       const missing = !states[j] && row.state === 'queued';
-      if (missing && Date.parse(row.enqueuedAt) >= settledBefore) young = true;
+      // The mark never passes a young row, held or not: PostgreSQL hands out `seq` at insert,
+      // not at commit, so a launch committing now may hold a lower `seq` than rows seen here.
+      if (Date.parse(row.enqueuedAt) >= settledBefore) young = true;
       else if (missing) stranded.push(await queuedRun(ctx, row));
       if (!young) nextAfterSeq = row.seq;
     }

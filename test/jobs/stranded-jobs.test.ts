@@ -4,6 +4,7 @@ import { buildApp } from '../../src/api/app.js';
 import { openStore } from '../../src/db/open-store.js';
 import { prepareLaunch } from '../../src/jobs/enqueue-runs.js';
 import type { JobsContext } from '../../src/jobs/jobs-context.js';
+import { queueStrandedJobs } from '../../src/jobs/reconcile-jobs.js';
 import { seedCatalog } from '../helpers/jobs-fixtures.js';
 import { startTestBackend, type TestBackend } from '../helpers/test-backend.js';
 import { until } from '../helpers/until.js';
@@ -72,5 +73,22 @@ describe('jobs a launch left in SQLite without their Redis add', () => {
     const more = await strand(backend.app.runJobs, accountId, 1);
     await until(async () => (await other.runJobs.queue.states(more))[0] !== null, 10_000, 'a later stranded job queued');
     expect((await claimAll(other.runJobs)).sort()).toEqual([...ids, ...more].sort());
+  });
+
+  // Issue 39 item 5: PostgreSQL gives `seq` at insert, not commit, so a launch committing
+  // after the pass may hold a lower `seq` than a row the pass saw. The mark stays behind every young row.
+  it('keeps the next pass\'s mark before a young job, even one Redis holds', async () => {
+    const { backend, accountId } = await start(60_000);
+    const ctx = backend.app.runJobs;
+    const [stranded] = await strand(ctx, accountId, 1);
+    // Stamped old enough to settle; a launch queued now stays young.
+    await backend.store.db.updateTable('jobs').set({ enqueued_at: new Date(Date.now() - 120_000).toISOString() }).where('id', '=', stranded!).execute();
+    const launched = await backend.app.inject({ method: 'POST', url: '/jobs/batch', headers: { authorization: `Bearer ${(await backend.auth.register('launcher')).token}` }, payload: { runs: [launch] } });
+    expect(launched.statusCode).toBe(200);
+    const young = await ctx.jobs.get(launched.json().jobs[0].jobId);
+    const pass = await queueStrandedJobs(ctx, { afterSeq: 0, graceMs: 60_000 });
+    expect(pass.requeued).toBe(1);
+    expect(pass.nextAfterSeq).toBeLessThan(young!.seq);
+    expect(pass.nextAfterSeq).toBe((await ctx.jobs.get(stranded!))!.seq);
   });
 });
