@@ -7,6 +7,8 @@ import type { JobsLog } from './jobs-context.js';
 const FIRST_RETRY_MS = 100;
 /** ...up to this (ms). */
 const MAX_RETRY_MS = 5 * SECOND;
+/** A caller waits at most this long (ms) for its copy's write; then the copy waits with any others, retried. */
+const WRITE_WAIT_MS = SECOND;
 /** Copies written per retry, in one transaction. */
 const RETRY_BATCH = 1000;
 /**
@@ -29,8 +31,9 @@ type Queue = Pick<RunQueue, 'confirmCopied' | 'uncopied' | 'states'>;
  * decides; the row is a copy, so a copy the store refuses (a restart, a failover, a full pool,
  * a deadlock) must not fail the caller, whose retry would find nothing left to do in Redis
  * and leave the row in flight for good. Instead:
- * - `copy` writes at once, and a refused copy waits in memory and is retried with backoff
- *   (100 ms doubling to 5 s), the newest state per job winning, until the store takes it;
+ * - `copy` writes at once, and a refused copy (or one not written within a second) waits in
+ *   memory and is retried with backoff (100 ms doubling to 5 s), the newest state per job
+ *   winning, until the store takes it;
  *   while copies wait, newcomers join them rather than each waiting out the outage;
  * - every write moves a row forward only (`JobsTable.copyStates`), so copies landing late or
  *   out of order, from this process or another, never bring a finished job back into flight;
@@ -109,11 +112,22 @@ export function jobStateCopier(jobs: JobsTable, queue: Pick<Queue, 'confirmCopie
       if (copies.length === 0) return;
       // An outage under way: join the copies waiting for it rather than wait it out again.
       if (waiting.size > 0 || closed) return keep(copies);
+      const writing = write(copies);
+      let timer: NodeJS.Timeout | undefined;
+      const slow = new Promise<'slow'>((resolve) => (timer = setTimeout(resolve, WRITE_WAIT_MS, 'slow')));
       try {
-        await write(copies);
+        // A store that hangs rather than refuses: the copy waits with the others, and the
+        // write under way may still land, which moves nothing back.
+        if ((await Promise.race([writing, slow])) === 'slow') {
+          writing.catch(() => {});
+          if (waiting.size === 0) log.warn({ waitedMs: WRITE_WAIT_MS }, 'the store is slow to take job state copies; they wait in memory and are retried until it takes them');
+          keep(copies);
+        }
       } catch (error) {
         if (waiting.size === 0) log.warn({ err: error }, 'the store refused job state copies; they wait in memory and are retried until it takes them');
         keep(copies);
+      } finally {
+        clearTimeout(timer);
       }
     },
     waiting: () => waiting.size,

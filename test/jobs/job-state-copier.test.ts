@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { jobsTable } from '../../src/db/jobs-table.js';
 import { copyFinishedStates } from '../../src/jobs/job-state-copier.js';
@@ -107,5 +108,25 @@ describe('the job-state copier', () => {
     expect(backend.app.runJobs.copier.waiting()).toBe(0);
     expect((await http.get('/jobs/active')).body.jobs).toEqual([]);
     expect((await http.get(`/jobs/${a.jobId}`)).body).toMatchObject({ state: 'canceled', detail: 'Canceled by operator (cancel-all).' });
+  }, 60_000);
+
+  it.runIf(TEST_ENGINE === 'postgres')('answers without waiting out a write the store holds up, and writes the copy once it can', async () => {
+    const [id] = await enqueue(1);
+    const locker = new pg.Client({ connectionString: backend.config.databaseUrl! });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('SELECT 1 FROM jobs WHERE id = $1 FOR UPDATE', [id]);
+      const answer = await http.post(`/jobs/${id}/cancel`, operator);
+      expect(answer.status).toBe(200);
+      // Answered while the row's write still waits for the lock: the copy waits in memory.
+      expect(backend.app.runJobs.copier.waiting()).toBe(1);
+      expect(await rowStates([id!])).toEqual({ [id!]: 'queued' });
+      await locker.query('ROLLBACK');
+    } finally {
+      await locker.end();
+    }
+    await until(async () => (await rowStates([id!]))[id!] === 'canceled', 15_000, 'the held-up copy written');
+    await until(() => backend.app.runJobs.copier.waiting() === 0, 15_000, 'nothing left waiting');
   }, 60_000);
 });
