@@ -15,6 +15,7 @@ import { resultTable, unfinished, type ScenarioResult } from './lib/scenario-res
 import killNpmStart from './kill-npm-start.js';
 import neverReadingLive from './never-reading-live.js';
 import neverReadingStreams from './never-reading-streams.js';
+import postgresOutageClaimStorm from './postgres-outage-claim-storm.js';
 import redisKillUnderLoad from './redis-kill-under-load.js';
 import rollingRestart from './rolling-restart.js';
 import routeFuzz from './route-fuzz.js';
@@ -39,6 +40,7 @@ const scenarios: Array<[string, () => Promise<ScenarioResult>]> = [
   ['disk-full', diskFull],
   ['store-deleted', storeDeleted],
   ['store-pause', storePause],
+  ['postgres-outage-claim-storm', postgresOutageClaimStorm],
   ['three-processes', threeProcesses],
   ['bucket-slow-readers', bucketSlowReaders],
   ['rolling-restart', rollingRestart],
