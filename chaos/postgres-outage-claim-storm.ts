@@ -34,7 +34,8 @@ const TERMINAL = new Set(['succeeded', 'failed', 'canceled']);
 export default async function postgresOutageClaimStorm(): Promise<ScenarioResult> {
   if (!findPostgresBinaries()) return skipped('PostgreSQL server binaries are not installed');
   const folder = mkdtempSync(join(tmpdir(), 'evb-chaos-pgo-'));
-  let server: ManagedPostgres = await startManagedPostgres({ dir: folder });
+  // Durable: with synchronous_commit off, the kill -9 loses commits PostgreSQL acknowledged.
+  let server: ManagedPostgres = await startManagedPostgres({ dir: folder, durable: true });
   let resume: (() => void) | null = null;
   try {
     const chaos = await startChaosService({ DATABASE_URL: await server.createDatabase('chaos') });
@@ -107,7 +108,7 @@ export default async function postgresOutageClaimStorm(): Promise<ScenarioResult
         for (const pid of pids) process.kill(pid, 'SIGKILL');
         await server.stop();
         await sleep(DOWN_MS);
-        server = await startManagedPostgres({ dir: folder });
+        server = await startManagedPostgres({ dir: folder, durable: true });
         await sleep(Math.max(0, PAUSE_AT_MS - (Date.now() - began)));
         // The halt comes while the store hangs, and is retried until it lands.
         const halt = until2xx('halt', 'POST', `/coverage-plans/${planId}/halt-all`, chaos.operator);

@@ -27,6 +27,12 @@ export interface ManagedPostgresOptions {
   dir: string;
   /** How long to wait for the server to accept connections (default 30 s). */
   startTimeoutMs?: number;
+  /**
+   * Keep every commit a kill -9 of the server would otherwise lose (default false: a throwaway
+   * cluster runs with fsync and synchronous_commit off). A scenario that kills the server and
+   * checks what it acknowledged sets it.
+   */
+  durable?: boolean;
 }
 
 const SUPERUSER = 'postgres';
@@ -73,8 +79,8 @@ export async function startManagedPostgres(options: ManagedPostgresOptions): Pro
     '-D', data,
     '-k', dir,
     '-c', 'listen_addresses=',
-    // A throwaway cluster: durability only costs time here.
-    '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
+    // A throwaway cluster: durability only costs time here, unless asked for.
+    ...(options.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
     '-c', 'max_connections=200',
   ], runAs);
   const child = spawn(program, args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
