@@ -3,8 +3,7 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import { basename, dirname, join, relative } from 'node:path';
 import type { BlobStore } from '../blob/blob-store.js';
 import { SLUG_PATTERN, VERSION_PATTERN } from './catalog-vocabulary.js';
-import { forEachLimited } from './definition-store.js';
-import { concurrencyLimit } from '../runtime/concurrency-limit.js';
+import { concurrencyLimit, forEachLimited } from '../runtime/concurrency-limit.js';
 
 /** The blob store's area for ingested versions (the `s3` driver only: on `fs` they are DATA_DIR/definitions itself). */
 const AREA = 'definitions';

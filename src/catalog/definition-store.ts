@@ -9,6 +9,7 @@ import { RESOLVED_RECORD_FORMAT } from './record-format.js';
 import { servedArtifacts, type ServedArtifacts } from './served-artifacts.js';
 import type { ResolvedVersion } from './resolved-version.js';
 import { walkVersionFiles } from './walk-version-files.js';
+import { forEachLimited } from '../runtime/concurrency-limit.js';
 
 /** What `resolved.json` holds: the served record and what the store needs to serve its files. */
 export interface StoredVersion {
@@ -228,26 +229,4 @@ async function subfolders(dir: string): Promise<string[]> {
 /** Reads a stored version's `resolved.json`. */
 export async function readStoredVersion(versionDir: string): Promise<StoredVersion> {
   return JSON.parse(await readFile(storeLayout(versionDir).resolvedJson, 'utf8')) as StoredVersion;
-}
-
-/**
- * Runs `task` over `items`, `limit` at a time. After a failure no new task starts, and the
- * call settles only once running tasks have, so the caller can clean up without racing them.
- */
-export async function forEachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failed = false;
-  const worker = async () => {
-    while (!failed && next < items.length) {
-      try {
-        await task(items[next++]!);
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
-    }
-  };
-  const results = await Promise.allSettled(Array.from({ length: Math.min(limit, items.length) }, worker));
-  const rejected = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-  if (rejected) throw rejected.reason;
 }

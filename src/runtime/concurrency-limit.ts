@@ -19,3 +19,25 @@ export function concurrencyLimit(limit: number) {
     }
   };
 }
+
+/**
+ * Runs `task` over `items`, `limit` at a time. After a failure no new task starts, and the
+ * call settles only once running tasks have, so the caller can clean up without racing them.
+ */
+export async function forEachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < items.length) {
+      try {
+        await task(items[next++]!);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  const results = await Promise.allSettled(Array.from({ length: Math.min(limit, items.length) }, worker));
+  const rejected = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (rejected) throw rejected.reason;
+}
