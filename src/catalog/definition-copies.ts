@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import type { BlobStore } from '../blob/blob-store.js';
+import type { CatalogIndex } from './catalog-index.js';
 import { SLUG_PATTERN, VERSION_PATTERN } from './catalog-vocabulary.js';
 import { concurrencyLimit, forEachLimited } from '../runtime/concurrency-limit.js';
 
@@ -41,18 +42,34 @@ function copyParts(storeDir: string): [string, string, string] | null {
  * driver) every call is a no-op and the index's directory is read as it is.
  */
 export interface DefinitionCopies {
+  /** True when this machine keeps copies fetched from the bucket (the `s3` driver). */
+  readonly fetches: boolean;
   /** Sends a committed directory to the bucket; throws (503 `blob_store_unavailable`) when it cannot. */
   send(storeDir: string): Promise<void>;
   /** This machine's directory of the copy the index names, fetched from the bucket when missing. */
   local(storeDir: string): Promise<string>;
   /** Drops the bucket's copies of a version other than `keepDir`'s (all of them when null); best effort. */
   removeOthers(slug: string, version: string, keepDir: string | null): Promise<void>;
+  /**
+   * Removes this machine's copies the index no longer names (`named`: every indexed store
+   * directory), so a machine that does not ingest does not keep a full copy per re-ingest
+   * until its disk fills. A copy goes only once two sweeps in a row found it unnamed: a
+   * request that resolved it just before the index moved on has a sweep's interval to finish,
+   * and a copy committed here an instant before the index names it is kept. Returns the
+   * directories removed.
+   */
+  sweep(named: readonly string[]): Promise<string[]>;
 }
+
+/** How often each process sweeps its fetched copies (see `DefinitionCopies.sweep`). */
+export const COPY_SWEEP_MS = 5 * 60_000;
 
 export function definitionCopies(blobs: BlobStore, localRoot: string): DefinitionCopies {
   if (blobs.driver === 'fs') {
-    return { send: async () => {}, local: async (storeDir) => storeDir, removeOthers: async () => {} };
+    return { fetches: false, send: async () => {}, local: async (storeDir) => storeDir, removeOthers: async () => {}, sweep: async () => [] };
   }
+  /** Copies found unnamed by the previous sweep: the next one that finds them so removes them. */
+  let unnamedBefore = new Set<string>();
 
   async function fetchCopy(prefix: string, target: string): Promise<string> {
     const keys = await fetchReads(() => blobs.list(prefix));
@@ -77,6 +94,7 @@ export function definitionCopies(blobs: BlobStore, localRoot: string): Definitio
   }
 
   return {
+    fetches: true,
     async send(storeDir) {
       const parts = copyParts(storeDir);
       if (!parts) throw new Error(`Refusing to send ${storeDir}: not a committed version directory.`);
@@ -110,7 +128,66 @@ export function definitionCopies(blobs: BlobStore, localRoot: string): Definitio
         if (name !== keep) await blobs.remove(`${AREA}/${slug}/${version}/${name}`).catch(() => undefined);
       }
     },
+    async sweep(named) {
+      const keep = new Set(named.flatMap((dir) => {
+        const parts = copyParts(dir);
+        return parts ? [join(localRoot, ...parts)] : [];
+      }));
+      const unnamed = new Set<string>();
+      const removed: string[] = [];
+      for (const slug of await folders(localRoot)) {
+        for (const version of await folders(join(localRoot, slug))) {
+          const parent = join(localRoot, slug, version);
+          for (const name of await folders(parent)) {
+            const dir = join(parent, name);
+            // Staging and half-fetched directories are their writers' to remove.
+            if (!COPY_NAME.test(name) || keep.has(dir) || fetching.has(dir)) continue;
+            if (!unnamedBefore.has(dir)) {
+              unnamed.add(dir);
+              continue;
+            }
+            await rm(dir, { recursive: true, force: true });
+            removed.push(dir);
+          }
+          await rmdir(parent).catch(() => undefined);
+        }
+        await rmdir(join(localRoot, slug)).catch(() => undefined);
+      }
+      unnamedBefore = unnamed;
+      return removed;
+    },
   };
+}
+
+/**
+ * Sweeps `copies` against `index`'s directories every `everyMs` until the returned stop is
+ * called. A sweep that fails (the store down) is reported and the next one tries again.
+ */
+export function sweepCopiesEvery(
+  copies: DefinitionCopies,
+  index: Pick<CatalogIndex, 'all'>,
+  log: { warn(fields: object, message: string): void },
+  everyMs = COPY_SWEEP_MS,
+): () => void {
+  if (!copies.fetches) return () => {};
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    void index
+      .all()
+      .then((versions) => copies.sweep(versions.map((version) => version.storeDir)))
+      .catch((error: unknown) => log.warn({ err: error }, 'definition copies: a sweep of the copies the index no longer names failed; the next one tries again'))
+      .finally(() => (busy = false));
+  }, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/** Names of the folders in `dir`; none when it does not exist. */
+async function folders(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  return entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name);
 }
 
 const exists = (path: string) => stat(path).then(() => true, () => false);

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { catalogIndex } from '../catalog/catalog-index.js';
-import { definitionCopies } from '../catalog/definition-copies.js';
+import { definitionCopies, sweepCopiesEvery } from '../catalog/definition-copies.js';
 import { definitionStoreRoot } from '../catalog/ingest-deps.js';
 import { storedVersions } from '../catalog/stored-versions.js';
 import type { BackgroundProcessor } from '../queue/background-workers.js';
@@ -23,10 +23,13 @@ export const snapshotProcessor: BackgroundProcessor = {
     const rows = runRows(store);
     const index = catalogIndex(store);
     const blobs = openBlobStore(config);
+    // The grader fetches copies too: a worker machine sweeps its own cache as the API does.
+    const copies = definitionCopies(blobs, definitionStoreRoot(config));
+    const stopSweeping = sweepCopiesEvery(copies, index, log);
     const writer = snapshotWriter({
       store,
       rows,
-      grades: runGrades({ store, rows, index, versions: storedVersions(index, definitionCopies(blobs, definitionStoreRoot(config))) }),
+      grades: runGrades({ store, rows, index, versions: storedVersions(index, copies) }),
       blobs,
       output: snapshotStore(config, blobs).output,
       deployHook: config.snapshotDeployHook,
@@ -36,6 +39,7 @@ export const snapshotProcessor: BackgroundProcessor = {
     return {
       processor: () => writer.refresh(),
       close: async () => {
+        stopSweeping();
         blobs.close();
         await redis.quit().then(() => undefined, () => redis.disconnect());
       },

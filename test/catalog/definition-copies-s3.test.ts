@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,4 +69,33 @@ describe('definition copies fetched from the bucket', () => {
     expect(Math.max(...reads.values())).toBe(1);
     expect(reads.size).toBe(VERSIONS * (FILES + 1));
   }, 120_000);
+});
+
+describe('the sweep of fetched copies', () => {
+  // A machine that does not ingest fetches a full copy per re-ingest; without the sweep
+  // every superseded or pruned copy stayed on its disk until the disk filled.
+  it('removes a copy once two sweeps in a row found the index not naming it, and keeps what is named or being written', async () => {
+    const root = join(dataDir, 'swept');
+    const copies = definitionCopies(bucket, root);
+    const superseded = await copies.local(storeDir(0));
+    const pruned = await copies.local(storeDir(1));
+    const current = await copies.local(storeDir(2));
+    const staging = join(root, 'case-2', 'v1.0.0', '.staging-fetch-12345678');
+    mkdirSync(staging, { recursive: true });
+
+    expect(await copies.sweep([storeDir(2)])).toEqual([]);
+    expect(existsSync(superseded)).toBe(true);
+    expect(existsSync(pruned)).toBe(true);
+    // The second sweep: the pruned copy goes with its empty folders; the superseded one is
+    // named again (the index moved back), so it stays and its count starts afresh.
+    expect(await copies.sweep([storeDir(0), storeDir(2)])).toEqual([pruned]);
+    expect(existsSync(join(root, 'case-1'))).toBe(false);
+    expect(await copies.sweep([storeDir(2)])).toEqual([]);
+    expect(await copies.sweep([storeDir(2)])).toEqual([superseded]);
+    expect(existsSync(superseded)).toBe(false);
+    expect(readFileSync(join(current, 'source', 'file-0.txt'), 'utf8')).toBe('case 2 file 0');
+    expect(existsSync(staging)).toBe(true);
+    // A swept copy the index names again is fetched again.
+    expect(readFileSync(join(await copies.local(storeDir(0)), 'source', 'file-1.txt'), 'utf8')).toBe('case 0 file 1');
+  }, 60_000);
 });

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { catalogIndex, type CatalogIndex } from '../../catalog/catalog-index.js';
 import { createIngestQueue, followIngest, type ProgressEntry } from '../../catalog/ingest-queue.js';
-import { definitionCopies } from '../../catalog/definition-copies.js';
+import { definitionCopies, sweepCopiesEvery } from '../../catalog/definition-copies.js';
 import { definitionStoreRoot } from '../../catalog/ingest-deps.js';
 import type { IngestRequest } from '../../catalog/ingest-scan.js';
 import { storedVersions, type StoredVersions } from '../../catalog/stored-versions.js';
@@ -27,11 +27,14 @@ async function catalog(app: FastifyInstance) {
   reportOutages(ingestQueue, 'ingest-queue', app.log);
   const index = catalogIndex(app.store);
 
-  app.decorate('catalog', { index, versions: storedVersions(index, definitionCopies(app.blobs, definitionStoreRoot(config))) });
+  const copies = definitionCopies(app.blobs, definitionStoreRoot(config));
+  const stopSweeping = sweepCopiesEvery(copies, index, app.log);
+  app.decorate('catalog', { index, versions: storedVersions(index, copies) });
   app.decorate('ingest', {
     follow: (request: IngestRequest, signal?: AbortSignal) => followIngest(ingestQueue, app.streams.tail, prefix, request, signal),
   });
   app.addHook('onClose', async () => {
+    stopSweeping();
     await closeQueues(ingestQueue, snapshotQueue);
   });
 }
