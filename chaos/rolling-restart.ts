@@ -31,7 +31,7 @@ const TERMINAL = new Set(['succeeded', 'failed', 'canceled']);
 type Outcome =
   | { kind: 'answer'; status: number; body: unknown; ms: number; closes: boolean }
   | { kind: 'refused' }
-  | { kind: 'reset'; code: string };
+  | { kind: 'reset'; code: string; origin: string; reused: boolean };
 
 /** One request on a keep-alive socket of `agent`: its answer, a refused connection (nothing was sent), or a reset (something may have been). */
 function send(agent: Agent, origin: string, method: string, path: string, token?: string, body?: unknown): Promise<Outcome> {
@@ -47,7 +47,7 @@ function send(agent: Agent, origin: string, method: string, path: string, token?
     }, (incoming) => {
       const chunks: Buffer[] = [];
       incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-      incoming.on('error', (error: NodeJS.ErrnoException) => resolve({ kind: 'reset', code: error.code ?? error.message }));
+      incoming.on('error', (error: NodeJS.ErrnoException) => resolve({ kind: 'reset', code: error.code ?? error.message, origin, reused: outgoing.reusedSocket }));
       incoming.on('end', () => {
         const text = Buffer.concat(chunks).toString();
         let parsed: unknown = text;
@@ -60,7 +60,8 @@ function send(agent: Agent, origin: string, method: string, path: string, token?
       });
     });
     outgoing.on('timeout', () => outgoing.destroy(Object.assign(new Error('timed out'), { code: 'TIMEOUT' })));
-    outgoing.on('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED' ? { kind: 'refused' } : { kind: 'reset', code: error.code ?? error.message }));
+    outgoing.on('error', (error: NodeJS.ErrnoException) =>
+      resolve(error.code === 'ECONNREFUSED' ? { kind: 'refused' } : { kind: 'reset', code: error.code ?? error.message, origin, reused: outgoing.reusedSocket }));
     outgoing.end(payload);
   });
 }
@@ -115,6 +116,8 @@ async function restartUnderLoad(deployment: ThreeProcesses, engines: { databaseU
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
   const counts = { resets: 0, refused: 0, fast503: 0, slow5xx: 0, closes: 0, answers: 0, reads: 0 };
   const resetCodes = new Map<string, number>();
+  /** When each API now stopping got its SIGTERM (performance.now()), by origin. */
+  const stopping = new Map<string, number>();
   const answered = new Map<string, number>();
   let restarting = true;
   /** Tallies one outcome; true when it is an answer below 500 the caller can use. */
@@ -122,7 +125,12 @@ async function restartUnderLoad(deployment: ThreeProcesses, engines: { databaseU
     if (outcome.kind === 'refused') counts.refused++;
     else if (outcome.kind === 'reset') {
       counts.resets++;
-      resetCodes.set(outcome.code, (resetCodes.get(outcome.code) ?? 0) + 1);
+      // Where in a stop it happened says which race it is: a new connection as the port
+      // closed (1.5 s in), or a keep-alive socket as the drain closed the idle ones (3 s in).
+      const stop = stopping.get(outcome.origin);
+      const when = stop === undefined ? 'outside a stop' : `${Math.round(performance.now() - stop)} ms into its stop`;
+      const key = `${outcome.code} on a ${outcome.reused ? 'reused keep-alive socket' : 'new connection'} ${when}`;
+      resetCodes.set(key, (resetCodes.get(key) ?? 0) + 1);
     } else {
       counts.answers++;
       if (outcome.closes) counts.closes++;
@@ -169,7 +177,9 @@ async function restartUnderLoad(deployment: ThreeProcesses, engines: { databaseU
   await sleep(2000);
   for (let i = 0; i < origins.length; i++) {
     let began = Date.now();
+    stopping.set(origins[i]!, performance.now());
     await deployment.stopGracefully(i);
+    stopping.delete(origins[i]!);
     stops.push(Date.now() - began);
     began = Date.now();
     await deployment.restart(i);
@@ -214,7 +224,7 @@ async function restartUnderLoad(deployment: ThreeProcesses, engines: { databaseU
     'answers with Connection: close': counts.closes,
     'refused connections (nothing sent, tried elsewhere)': counts.refused,
     'reset connections': counts.resets,
-    'reset codes': [...resetCodes].map(([code, count]) => `${code} ${count}`).join(', ') || 'none',
+    'resets': [...resetCodes].map(([code, count]) => `${count}x ${code}`).join('; ') || 'none',
     'fast 503s': counts.fast503,
     '5xx beyond fast 503s': counts.slow5xx,
     'double claims': [...answered.values()].filter((count) => count > 1).length,

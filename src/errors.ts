@@ -33,7 +33,8 @@ export type ErrorCode =
   | 'blob_store_unavailable'
   | 'ingest_interrupted'
   | 'snapshot_busy'
-  | 'ingest_refused';
+  | 'ingest_refused'
+  | 'shutting_down';
 
 export const STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
@@ -66,6 +67,7 @@ export const STATUS: Record<ErrorCode, number> = {
   ingest_interrupted: 503,
   snapshot_busy: 503,
   ingest_refused: 409,
+  shutting_down: 503,
 };
 
 export class HttpError extends Error {
@@ -175,6 +177,14 @@ export const SNAPSHOT_BUSY_RETRY_SECONDS = 10;
 /** Another process holds the deployment's snapshot lock past the short wait a request is given. */
 export const snapshotBusy = (message: string) =>
   Object.assign(new HttpError('snapshot_busy', message), { retryAfterSeconds: SNAPSHOT_BUSY_RETRY_SECONDS });
+/** How long (s) a request that reached a stopping API is told to wait (Retry-After): a balancer has moved on by then. */
+export const SHUTTING_DOWN_RETRY_SECONDS = 1;
+/** The request arrived on an open socket after this API process began to close; nothing was done. */
+export const shuttingDown = () =>
+  Object.assign(
+    new HttpError('shutting_down', `This API process is shutting down and did nothing with the request; send it to another one, or again in ${SHUTTING_DOWN_RETRY_SECONDS} s.`),
+    { retryAfterSeconds: SHUTTING_DOWN_RETRY_SECONDS },
+  );
 export const routerKeyMissing = () =>
   new HttpError('router_key_missing', 'ROUTER_API_KEY is not configured on this deployment.');
 

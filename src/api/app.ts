@@ -10,6 +10,7 @@ import type { BackendStore } from '../db/dialect.js';
 import { jobsTable } from '../db/jobs-table.js';
 import type { Database } from '../db/open-database.js';
 import { SECOND } from '../time.js';
+import { shuttingDown } from '../errors.js';
 import authenticate from './plugins/authenticate.js';
 import backgroundWorkers from './plugins/background-workers.js';
 import blobStore from './plugins/blob-store.js';
@@ -190,7 +191,9 @@ function closeConnectionsOnceClosing(instance: FastifyInstance): void {
   instance.addHook('preClose', async () => {
     closing = true;
   });
-  // The callback form: no promise per answer on the claim path.
+  // Fastify's own refusal (return503OnClosing) answers outside our envelope and without
+  // Retry-After; this one says what to do. The callback form: no promise per request.
+  instance.addHook('onRequest', (_request, _reply, done) => done(closing ? shuttingDown() : undefined));
   instance.addHook('onSend', (_request, reply, payload, done) => {
     if (closing || drain.started) reply.header('connection', 'close');
     done(null, payload);
@@ -211,7 +214,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     requestIdHeader: 'x-request-id',
     // Per-client limits and logs see the client a trusted balancer names (TRUST_PROXY).
     ...trustProxyOption(options.config.trustProxy),
-    return503OnClosing: true,
+    return503OnClosing: false,
     // Boot's reconcile reads every in-flight job (11 s at a million queued, 47 s when Redis
     // came back empty and all are queued again), past Fastify's 10 s per plugin. A start that
     // hangs is caught by what waits for it: the supervisor kills one that reports no progress

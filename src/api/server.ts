@@ -59,6 +59,9 @@ async function main() {
       // Answers go on, each closing its connection, until clients and balancers moved on.
       await app.drain.begin();
       await app.close();
+      // The port stopped listening during the drain, so app.close did not wait for the
+      // connections still answering: wait here, as its server.close would have.
+      await app.drain.closed;
     } catch (error) {
       console.error('shutdown step failed:', error);
     }
