@@ -3,7 +3,10 @@ import { runInCell } from './cell-counts.js';
 import type { CoverageContext } from './coverage-context.js';
 import { planOrigin, requirePlan } from './coverage-plans.js';
 import { measurePlan, planCells } from './plan-matrix.js';
-import { haltOwner, ownerQueue, pauseOwner, topUpOwner, type HaltScope, type ScheduleOwner, type TopUpResult } from './schedule-owner.js';
+import { haltOwner, pauseOwner, topUpOwner, type HaltScope } from './owner-actions.js';
+import { ownerQueue } from './owner-queue.js';
+import type { ScheduleOwner } from './schedule-owner.js';
+import type { TopUpResult } from './top-up-walk.js';
 
 const NOUN = 'coverage plan';
 

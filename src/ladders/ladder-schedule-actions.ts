@@ -1,6 +1,8 @@
 import type { Account } from '../accounts/verify-token.js';
 import { runInCell } from '../coverage/cell-counts.js';
-import { haltOwner, ownerQueue, pauseOwner, topUpOwner, type HaltScope, type TopUpResult } from '../coverage/schedule-owner.js';
+import { haltOwner, pauseOwner, topUpOwner, type HaltScope } from '../coverage/owner-actions.js';
+import { ownerQueue } from '../coverage/owner-queue.js';
+import type { TopUpResult } from '../coverage/top-up-walk.js';
 import type { NewVerdict } from '../db/ladder-verdicts-table.js';
 import type { Ladder } from '../db/ladders-table.js';
 import { effectiveOutcome } from './climber-standing.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planOrigin, requirePlan } from '../../src/coverage/coverage-plans.js';
 import { measurePlan } from '../../src/coverage/plan-matrix.js';
-import { topUpOwner } from '../../src/coverage/schedule-owner.js';
+import { topUpOwner } from '../../src/coverage/owner-actions.js';
 import { claimNext, completeClaimed } from '../helpers/dispatcher.js';
 import { seedCatalog } from '../helpers/jobs-fixtures.js';
 import { jobsHttp } from '../helpers/jobs-http.js';
