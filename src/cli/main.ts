@@ -92,8 +92,9 @@ export function cliProgram(io: CliIo): { program: Command; exitCode: () => numbe
     .option('--dry-run', 'read, map and print the ledger; write nothing')
     .option('--merge', 'import into a store that already holds data, only where the ids are disjoint')
     .option('--accept-unreadable', 'exit 0 even when published runs are unreadable by this build')
+    .option('--keep-schedules', 'keep plans and ladders that were running in the original running here (default: imported paused)')
     .option('--batch-rows <n>', 'source rows per page and per target transaction (default 256)')
-    .action(async (options: { from: string; authFrom?: string; report?: string; dryRun?: boolean; merge?: boolean; acceptUnreadable?: boolean; batchRows?: string }) => {
+    .action(async (options: { from: string; authFrom?: string; report?: string; dryRun?: boolean; merge?: boolean; acceptUnreadable?: boolean; keepSchedules?: boolean; batchRows?: string }) => {
       // Loaded here: it opens both engines' drivers and the store layer, which no other command needs.
       const { importCommand } = await import('../import/import-command.js');
       code = await importCommand(options, io);

@@ -13,6 +13,7 @@ export interface ImportCommandOptions {
   dryRun?: boolean;
   merge?: boolean;
   acceptUnreadable?: boolean;
+  keepSchedules?: boolean;
   batchRows?: string;
 }
 
@@ -37,6 +38,7 @@ export async function importCommand(options: ImportCommandOptions, io: CliIo): P
       authFrom: options.authFrom,
       dryRun: options.dryRun,
       merge: options.merge,
+      keepSchedules: options.keepSchedules,
       batchRows: batchRowsOf(options.batchRows),
       signal: io.signal,
       onProgress: (line) => io.stderr.write(`${line}\n`),

@@ -37,6 +37,8 @@ export interface ImportOptions {
   dryRun?: boolean;
   /** Import into a store that already holds data, where the ids are disjoint. */
   merge?: boolean;
+  /** Plans and ladders running in the original stay running here (by default every one is imported paused). */
+  keepSchedules?: boolean;
   batchRows?: number;
   signal?: AbortSignal;
   onProgress?: (line: string) => void;
@@ -104,6 +106,7 @@ export async function importOriginal(config: Config, options: ImportOptions): Pr
     };
     const publishedUnreadable: string[] = [];
     const dryRun = options.dryRun ?? false;
+    const schedules = { keep: options.keepSchedules ?? false };
     const keyed = (table: string) => ({ source, store, dryRun, batchRows, ledger: ledger(table), signal: options.signal });
     // Accounts first: nothing of ours refers to them by a foreign key, but everything by id.
     if (auth) await importAccounts(config, auth, { dryRun, batchRows, ledger });
@@ -115,12 +118,12 @@ export async function importOriginal(config: Config, options: ImportOptions): Pr
     if (shape.has('gg_config')) await importKeyed(ggConfigsTable(), keyed('gg_config'));
     // Groups before plans (a plan names its groups), every plan with its schedule in one transaction.
     if (shape.has('coverage_group')) await importKeyed(coverageGroupsTable(), keyed('coverage_group'));
-    if (shape.has('coverage_plan')) await importKeyed(coveragePlansTable(store, shape), keyed('coverage_plan'));
+    if (shape.has('coverage_plan')) await importKeyed(coveragePlansTable(store, shape, schedules), keyed('coverage_plan'));
     if (shape.has('review_plan')) await importKeyed(reviewPlansTable(store), keyed('review_plan'));
     if (shape.has('coverage_settings')) await importCoverageSettings({ source, shape, store, dryRun, batchRows, ledger: ledger('coverage_settings') });
     // Ladders with their schedules, then rungs (ids kept: verdicts point at them), then climbers and verdicts.
     if (shape.has('ladder')) {
-      await importKeyed(laddersTable(source, store, shape), keyed('ladder'));
+      await importKeyed(laddersTable(source, store, shape, schedules), keyed('ladder'));
       if (shape.has('ladder_rung')) await importKeyed(ladderRungsTable(store), keyed('ladder_rung'));
       await importLadderStanding({ source, shape, store, dryRun, ledger });
     }

@@ -122,6 +122,15 @@ const scheduleValues = (schedule: { outerAxis: string; paused: boolean; autoTopU
   return { outer_axis: schedule.outerAxis, paused: schedule.paused ? 1 : 0, auto_top_up: schedule.autoTopUp ? 1 : 0, buffer_kind: bufferKind, buffer_runs: bufferRuns };
 };
 
+/** `--keep-schedules`: what ran in the original runs here too; without it every owner is imported paused. */
+export interface ImportedSchedules {
+  keep: boolean;
+}
+
+/** The note for a plan or ladder that was `doing` something in the original, saying what it is here. */
+export const runningNote = (what: string, doing: string, schedules: ImportedSchedules) =>
+  schedules.keep ? `${what}: ${doing} in the original, kept running (--keep-schedules)` : `${what}: ${doing} in the original, imported paused (resume it here when ready)`;
+
 const PLAN_DIGEST = ['id', 'account_id', 'name', 'runs_per_cell', 'combo_group_ids', 'case_group_ids', 'combos', 'cases', 'created_at', 'updated_at', ...SCHEDULE_DIGEST];
 
 /**
@@ -130,7 +139,7 @@ const PLAN_DIGEST = ['id', 'account_id', 'name', 'runs_per_cell', 'combo_group_i
  * #55 not filling, is noted). From #55 the original's number limits jobs in flight; ours
  * counts in flight plus unreviewed runs: copied, the drift noted.
  */
-export function coveragePlansTable(store: BackendStore, shape: SourceShape): KeyedTable {
+export function coveragePlansTable(store: BackendStore, shape: SourceShape, schedules: ImportedSchedules): KeyedTable {
   const dispatchEra = shape.has('coverage_plan', 'in_flight_limit');
   return {
     source: 'coverage_plan',
@@ -147,7 +156,7 @@ export function coveragePlansTable(store: BackendStore, shape: SourceShape): Key
       const axis = text(row.outer_axis) ?? 'case';
       if (axis !== 'case' && axis !== 'combination') return { id, refused: `outer_axis ${JSON.stringify(axis)} is neither case nor combination` };
       const wasRunning = dispatchEra ? text(row.fill_id) !== null : row.paused !== undefined && !flag(row.paused);
-      if (wasRunning) notes.push(`${what}: ${dispatchEra ? 'filling' : 'running'} in the original, imported paused (resume it here when ready)`);
+      if (wasRunning) notes.push(runningNote(what, dispatchEra ? 'filling' : 'running', schedules));
       const buffer = bufferOf(dispatchEra ? row.in_flight_limit : row.buffer_target, what, notes);
       if (dispatchEra && buffer !== null) notes.push(`${what}: its in-flight limit is copied as our buffer target, which counts unreviewed runs too`);
       const at = utcColumn(row.updated_at);
@@ -161,7 +170,7 @@ export function coveragePlansTable(store: BackendStore, shape: SourceShape): Key
           combos: json(array(parseJson(row.combos_json)).map(storedCombination)), cases: json(array(parseJson(row.cases_json)).map(pinnedCase)),
           created_at: at, updated_at: at,
           // A filling plan (#55) is fed by every finished run, as auto top-up is here.
-          ...scheduleValues({ outerAxis: axis, paused: true, autoTopUp: dispatchEra ? true : row.auto_top_up === undefined ? false : flag(row.auto_top_up), bufferTarget: buffer }),
+          ...scheduleValues({ outerAxis: axis, paused: !(schedules.keep && wasRunning), autoTopUp: dispatchEra ? true : row.auto_top_up === undefined ? false : flag(row.auto_top_up), bufferTarget: buffer }),
         },
       };
     },

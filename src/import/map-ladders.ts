@@ -6,7 +6,7 @@ import type { GgConfig } from '../db/gg-configs-table.js';
 import type { StoreSchema } from '../db/store-schema.js';
 import type { SourceShape } from './detect-generation.js';
 import type { TableLedger } from './ledger.js';
-import { bufferOf, scheduleCompanion, storedCombination } from './map-coverage.js';
+import { bufferOf, runningNote, scheduleCompanion, storedCombination, type ImportedSchedules } from './map-coverage.js';
 import { UNATTRIBUTED } from './map-reviews.js';
 import { flag, parseJson, placeholders, text, utcColumn } from './source-values.js';
 import type { SourceDb } from './source-db.js';
@@ -19,7 +19,7 @@ const json = (value: unknown) => JSON.stringify(value);
  * `ladder` → `ladders` + its schedule `ladder:<id>` (§2.2.11), keyed by the kept id, in one
  * transaction a page. Imported ladders start no work: paused, what they were doing noted.
  */
-export function laddersTable(source: SourceDb, store: BackendStore, shape: SourceShape): KeyedTable {
+export function laddersTable(source: SourceDb, store: BackendStore, shape: SourceShape, schedules: ImportedSchedules): KeyedTable {
   const dispatchEra = shape.has('ladder', 'in_flight_limit');
   return {
     source: 'ladder',
@@ -53,7 +53,7 @@ export function laddersTable(source: SourceDb, store: BackendStore, shape: Sourc
         runs = kept;
       }
       const running = dispatchEra ? shape.has('ladder_dispatch') && (await dispatchRunning(id)) : row.paused !== undefined && !flag(row.paused);
-      if (running) notes.push(`${what}: ${dispatchEra ? 'its dispatch was running' : 'running'} in the original, imported paused (resume it here when ready)`);
+      if (running) notes.push(runningNote(what, dispatchEra ? 'its dispatch was running' : 'running', schedules));
       const buffer = bufferOf(dispatchEra ? row.in_flight_limit : row.buffer_target, what, notes);
       const at = utcColumn(row.updated_at);
       return {
@@ -63,7 +63,7 @@ export function laddersTable(source: SourceDb, store: BackendStore, shape: Sourc
           id, account_id: text(row.user_id) ?? UNATTRIBUTED, name: text(row.name) ?? '', runs_per_cell: runs, gate: json(gate),
           combo_group_ids: json(array(parseJson(row.combo_group_ids_json)).map(String)), combos: json(array(parseJson(row.combos_json)).map(storedCombination)),
           created_at: at, updated_at: at,
-          outer_axis: axis, paused: 1,
+          outer_axis: axis, paused: schedules.keep && running ? 0 : 1,
           // Before #54 the column; from then on a ladder is fed by every finished run.
           auto_top_up: row.auto_top_up === undefined ? 1 : flag(row.auto_top_up) ? 1 : 0,
           buffer_kind: buffer === null ? null : buffer.kind, buffer_runs: buffer?.kind === 'bounded' ? buffer.runs : null,

@@ -166,6 +166,26 @@ describe.each([
     }
   });
 
+  it('keeps what ran in the original running with --keep-schedules, and what was paused paused', async () => {
+    const kept = await importTarget();
+    const keptSource = join(kept.dataDir, 'tcab-backend.sqlite');
+    await buildOriginalStore('sqlite', keptSource, upTo);
+    const run = await importCli(kept.env, ['--from', keptSource, '--accept-unreadable', '--keep-schedules']);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(tableOf(run.report!, 'coverage_plan').notes.join('\n')).toContain(`coverage_plan ${COVERAGE.plans.running}: ${upTo >= 55 ? 'filling' : 'running'} in the original, kept running (--keep-schedules)`);
+    expect(tableOf(run.report!, 'ladder').notes.join('\n')).toContain('kept running (--keep-schedules)');
+    const backend = await startTestBackend(kept.env);
+    try {
+      const plans = coveragePlansTable(backend.store);
+      expect((await plans.get(ACCOUNT.id, COVERAGE.plans.running))!.schedule.paused).toBe(false);
+      expect((await plans.get(ACCOUNT.id, COVERAGE.plans.large))!.schedule.paused).toBe(true);
+      expect((await plans.get(ACCOUNT.id, reviewPlanId(ACCOUNT.id)))!.schedule.paused).toBe(true);
+      expect((await laddersTable(backend.store).get(ACCOUNT.id, LADDER.id))!.paused).toBe(false);
+    } finally {
+      await backend.close();
+    }
+  });
+
   it('brings over ladders with their rung ids, schedules, climbers and verdicts (the dispatch era translated)', async () => {
     const dispatchEra = upTo >= 55;
     const key = 'h|codex|openai/gpt-x|openai';
