@@ -93,8 +93,9 @@ export function cliProgram(io: CliIo): { program: Command; exitCode: () => numbe
     .option('--merge', 'import into a store that already holds data, only where the ids are disjoint')
     .option('--accept-unreadable', 'exit 0 even when published runs are unreadable by this build')
     .option('--keep-schedules', 'keep plans and ladders that were running in the original running here (default: imported paused)')
+    .option('--requeue-waiting', 'write waiting jobs that pass our launch rules as queued, for the next start to queue (needs --auth-from; default: imported canceled)')
     .option('--batch-rows <n>', 'source rows per page and per target transaction (default 256)')
-    .action(async (options: { from: string; authFrom?: string; report?: string; dryRun?: boolean; merge?: boolean; acceptUnreadable?: boolean; keepSchedules?: boolean; batchRows?: string }) => {
+    .action(async (options: { from: string; authFrom?: string; report?: string; dryRun?: boolean; merge?: boolean; acceptUnreadable?: boolean; keepSchedules?: boolean; requeueWaiting?: boolean; batchRows?: string }) => {
       // Loaded here: it opens both engines' drivers and the store layer, which no other command needs.
       const { importCommand } = await import('../import/import-command.js');
       code = await importCommand(options, io);

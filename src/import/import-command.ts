@@ -14,6 +14,7 @@ export interface ImportCommandOptions {
   merge?: boolean;
   acceptUnreadable?: boolean;
   keepSchedules?: boolean;
+  requeueWaiting?: boolean;
   batchRows?: string;
 }
 
@@ -39,6 +40,7 @@ export async function importCommand(options: ImportCommandOptions, io: CliIo): P
       dryRun: options.dryRun,
       merge: options.merge,
       keepSchedules: options.keepSchedules,
+      requeueWaiting: options.requeueWaiting,
       batchRows: batchRowsOf(options.batchRows),
       signal: io.signal,
       onProgress: (line) => io.stderr.write(`${line}\n`),

@@ -20,6 +20,7 @@ import { ggConfigsTable } from './map-gg-configs.js';
 import { importLadderStanding, ladderRungsTable, laddersTable } from './map-ladders.js';
 import { importRuns } from './import-runs.js';
 import { jobsTable, publishJobsTable } from './map-jobs.js';
+import { requeueCheck } from './requeue-waiting.js';
 import { importKeyed } from './write-keyed.js';
 import { TableLedger, type TableLedgerJson } from './ledger.js';
 import { holdDataDir, refuseOtherSessions } from './service-running.js';
@@ -39,6 +40,8 @@ export interface ImportOptions {
   merge?: boolean;
   /** Plans and ladders running in the original stay running here (by default every one is imported paused). */
   keepSchedules?: boolean;
+  /** Waiting jobs that pass our launch rules are written queued, for our next boot to queue (D2); needs `authFrom`. */
+  requeueWaiting?: boolean;
   batchRows?: number;
   signal?: AbortSignal;
   onProgress?: (line: string) => void;
@@ -69,6 +72,9 @@ export interface ImportReport {
  */
 export async function importOriginal(config: Config, options: ImportOptions): Promise<ImportReport> {
   const startedAt = new Date().toISOString();
+  if (options.requeueWaiting && !options.authFrom) {
+    throw new ImportRefused('--requeue-waiting needs --auth-from: a waiting job is queued again only for an account the import brings over.');
+  }
   const batchRows = options.batchRows ?? IMPORT_BATCH_ROWS;
   const source = await openSource(options.from);
   const opened: Array<{ close(): Promise<void> | void }> = [source];
@@ -128,7 +134,14 @@ export async function importOriginal(config: Config, options: ImportOptions): Pr
       await importLadderStanding({ source, shape, store, dryRun, ledger });
     }
     // Jobs before runs: a run names the job that produced it.
-    if (shape.has('job')) await importKeyed(jobsTable(shape), keyed('job'));
+    if (shape.has('job')) {
+      const requeue = options.requeueWaiting && auth ? await requeueCheck(config, store, auth) : null;
+      try {
+        await importKeyed(jobsTable(shape, requeue?.check), keyed('job'));
+      } finally {
+        requeue?.close();
+      }
+    }
     await importRuns({
       source, shape, store, dryRun, batchRows, ledger, publishedUnreadable, signal: options.signal,
       onPage: (read, written) => options.onProgress?.(`run: ${read} read, ${written} written`),

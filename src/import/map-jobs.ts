@@ -4,6 +4,7 @@ import type { KeyedRow, KeyedTable } from './write-keyed.js';
 import { UNATTRIBUTED } from './map-reviews.js';
 import { parseJson, text, utcColumn } from './source-values.js';
 import type { SourceRow } from './source-db.js';
+import type { RequeueCheck } from './requeue-waiting.js';
 
 const IN_FLIGHT_RUNNING = new Set(['dispatched', 'starting', 'running']);
 const IN_FLIGHT_WAITING = new Set(['queued', 'pending']);
@@ -15,8 +16,12 @@ export const PUBLISH_IN_FLIGHT_DETAIL = 'In flight in the original system when i
 
 const object = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
 
-/** `job` → `jobs` (keyed insert; `seq` numbered by our store after its own rows). */
-export function jobsTable(shape: SourceShape): KeyedTable {
+/**
+ * `job` → `jobs` (keyed insert; `seq` numbered by our store after its own rows). With
+ * `requeue` (`--requeue-waiting`) a waiting job that passes it is written `queued`, unfinished,
+ * and our next boot queues it; without it, or failing it, the job is imported canceled (D2).
+ */
+export function jobsTable(shape: SourceShape, requeue: RequeueCheck | null = null): KeyedTable {
   return {
     source: 'job',
     // In the original's queue order, so our seq numbers them alike (after the store's own rows).
@@ -28,32 +33,47 @@ export function jobsTable(shape: SourceShape): KeyedTable {
       'gg_config_id', 'gg_preset', 'gg_models', 'state', 'record_id', 'detail', 'enqueued_at', 'started_at', 'finished_at',
     ],
     verbatim: ['id', 'request'],
-    map: (row) => mapJob(row, shape),
+    map: (row) => mapJob(row, shape, requeue),
   };
 }
 
-function mapJob(row: SourceRow, shape: SourceShape): KeyedRow {
+async function mapJob(row: SourceRow, shape: SourceShape, requeue: RequeueCheck | null): Promise<KeyedRow> {
   const id = text(row.id)!;
   const state = text(row.state) ?? '';
   const request = object(parseJson(row.request_json));
   const notes: string[] = [];
+  const harness = text(row.harness_slug) ?? '';
+  const ggSet = parseJson(row.gg_config_json) ?? request.ggCapabilitySet;
+  const accountId = text(row.user_id) ?? UNATTRIBUTED;
+  if (accountId === UNATTRIBUTED) notes.push(`job ${id}: no account (before job.user_id), imported as ${UNATTRIBUTED}`);
   let mapped: string;
   let detail = text(row.detail);
+  let waiting = false;
   if (TERMINAL.has(state)) mapped = state;
-  else if (IN_FLIGHT_RUNNING.has(state) || IN_FLIGHT_WAITING.has(state)) {
+  else if (IN_FLIGHT_WAITING.has(state) && requeue) {
+    // A gg request takes its capability set from the column the original lifted it into.
+    const body = harness === 'gg' && request.ggCapabilitySet === undefined && ggSet !== null ? { ...request, ggCapabilitySet: ggSet } : request;
+    const refusal = await requeue(accountId, body);
+    if (refusal === null) {
+      mapped = 'queued';
+      detail = null;
+      waiting = true;
+      notes.push(`job ${id}: ${state} in the original, queued again here (--requeue-waiting)`);
+    } else {
+      mapped = 'canceled';
+      detail = IN_FLIGHT_DETAIL;
+      notes.push(`job ${id}: ${state} in the original, imported canceled, not queued again: ${refusal}`);
+    }
+  } else if (IN_FLIGHT_RUNNING.has(state) || IN_FLIGHT_WAITING.has(state)) {
     mapped = IN_FLIGHT_RUNNING.has(state) ? 'failed' : 'canceled';
     detail = IN_FLIGHT_DETAIL;
     notes.push(`job ${id}: ${state} in the original, imported ${mapped}`);
   } else return { id, refused: `state ${JSON.stringify(state)} is not a job state of the original` };
-  const harness = text(row.harness_slug) ?? '';
-  const ggSet = parseJson(row.gg_config_json) ?? request.ggCapabilitySet;
   let testType = text(row.test_type) || text(request.testType) || '';
   if (!testType) {
     testType = 'end-to-end';
     notes.push(`job ${id}: no test type recorded, imported as end-to-end`);
   }
-  const accountId = text(row.user_id) ?? UNATTRIBUTED;
-  if (accountId === UNATTRIBUTED) notes.push(`job ${id}: no account (before job.user_id), imported as ${UNATTRIBUTED}`);
   const origin = text(row.origin);
   // The same stamp on every rerun: the original's own last update, not the import's time.
   const updatedAt = utcColumn(row.updated_at);
@@ -83,7 +103,8 @@ function mapJob(row: SourceRow, shape: SourceShape): KeyedRow {
       enqueued_at: utcColumn(row.created_at) ?? updatedAt ?? '',
       dispatched_at: null,
       started_at: utcColumn(row.started_at),
-      finished_at: updatedAt,
+      // A job queued again is in flight: nothing has finished it.
+      finished_at: waiting ? null : updatedAt,
     },
   };
 }

@@ -74,22 +74,24 @@ export async function enqueueRuns(ctx: JobsContext, accountId: string, entries: 
   return results;
 }
 
-function checkShape(value: unknown, where: string): LaunchBodyT {
+/** `value` as a launch body, or the 400 naming its first wrong field under `where`. */
+export function checkShape(value: unknown, where: string): LaunchBodyT {
   if (launchShape.Check(value)) return value;
   const first = launchShape.Errors(value).First();
   const path = first?.path.replaceAll('/', '.') ?? '';
   throw badRequest(`${where}${path} ${first?.message.toLowerCase() ?? 'is not a launch body'}.`);
 }
 
-/** Applies the launch rules (harness, catalog, engine, variant, gg configuration, model) in that order. */
-export async function prepareLaunch(
-  ctx: JobsContext,
-  accountId: string,
-  body: LaunchBodyT,
-  options: LaunchOptions,
-  admissions: Map<string, ReturnType<JobsContext['models']['admit']>>,
-  resolvedGg?: GgLaunch,
-): Promise<PreparedLaunch> {
+/** What the launch rules short of model admission read: the catalog and the account's gg configurations. */
+export type LaunchChecks = Pick<JobsContext, 'catalog' | 'ggConfigs'>;
+
+/**
+ * The launch rules short of model admission (harness, catalog, engine, variant, gg
+ * configuration), in that order; throws the first one's 4xx. Model admission may call the
+ * routing provider, so what has no provider to ask (an import queueing waiting jobs again)
+ * stops here.
+ */
+export async function checkLaunch(ctx: LaunchChecks, accountId: string, body: LaunchBodyT, resolvedGg?: GgLaunch) {
   if (!HARNESSES.has(body.harness)) {
     throw badRequest(`harness "${body.harness}" is not one of ${LAUNCHABLE_HARNESSES.join(', ')}.`);
   }
@@ -117,6 +119,19 @@ export async function prepareLaunch(
   } else if (body.presetId || body.ggCapabilitySet) {
     throw badRequest(`presetId and ggCapabilitySet apply to the gg harness only, not "${body.harness}".`);
   }
+  return { version, engine, request, gg };
+}
+
+/** Applies the launch rules (harness, catalog, engine, variant, gg configuration, model) in that order. */
+export async function prepareLaunch(
+  ctx: JobsContext,
+  accountId: string,
+  body: LaunchBodyT,
+  options: LaunchOptions,
+  admissions: Map<string, ReturnType<JobsContext['models']['admit']>>,
+  resolvedGg?: GgLaunch,
+): Promise<PreparedLaunch> {
+  const { version, engine, request, gg } = await checkLaunch(ctx, accountId, body, resolvedGg);
   // A provider-routed launch names `openrouter/<model>`; the catalog knows it as `<model>`.
   for (const model of new Set([body.model, ...Object.values(gg?.slotModels ?? {})].map(canonicalModelId))) {
     let admission = admissions.get(model);
@@ -244,7 +259,7 @@ async function addReadingBack(ctx: JobsContext, runs: QueuedRun[]): Promise<{ he
  * set. The launch names its listed model itself; the models the set binds (and the preset's
  * slotModels over them) are bound too, so the model rule sees each of them.
  */
-async function resolveGg(ctx: JobsContext, accountId: string, body: LaunchBodyT): Promise<GgLaunch> {
+async function resolveGg(ctx: Pick<JobsContext, 'ggConfigs'>, accountId: string, body: LaunchBodyT): Promise<GgLaunch> {
   if (body.presetId) {
     const config = await ctx.ggConfigs.get(accountId, body.presetId);
     if (!config) throw badRequest(`presetId "${body.presetId}" names no gg configuration of this account.`);
