@@ -40,7 +40,7 @@ export default async function postgresOutageClaimStorm(): Promise<ScenarioResult
   try {
     const chaos = await startChaosService({ DATABASE_URL: await server.createDatabase('chaos') });
     try {
-      // The plan's cell is another case than the storm's: with the storm's thousands in
+      // The plan's cell is another variant than the storm's: with the storm's thousands in
       // flight in its own cell a top-up would launch nothing. Launched after the storm, its
       // jobs wait behind it until the halt.
       const planId = await createPlan(chaos);
@@ -105,6 +105,7 @@ export default async function postgresOutageClaimStorm(): Promise<ScenarioResult
           await sleep(40);
         }
       };
+      let haltCanceled = 0;
       const faults = async () => {
         await sleep(KILL_AT_MS - (Date.now() - began));
         const pids = [server.pid, ...descendantsOf(server.pid)];
@@ -119,7 +120,7 @@ export default async function postgresOutageClaimStorm(): Promise<ScenarioResult
         await sleep(PAUSE_MS);
         resume();
         resume = null;
-        await halt;
+        haltCanceled = ((await halt).body as { canceled?: number }).canceled ?? 0;
         await sleep(STORM_TAIL_MS);
         claiming = false;
       };
@@ -205,6 +206,7 @@ export default async function postgresOutageClaimStorm(): Promise<ScenarioResult
         'disagreeing rows, for example': last.disagreeing.slice(0, 5).join('; '),
         'rows agree with Redis (ms after the last fault)': Number.isFinite(agreedAfterMs) ? agreedAfterMs : 'never',
         'outcomes Redis still lists as not copied': uncopied,
+        'plan jobs the halt canceled': haltCanceled,
         'plan jobs not finished after the halt': planLeft,
         'rows changed by a restart after the expiry': changedAfterExpiry,
         'changed rows, for example': changedExamples.join('; '),
@@ -238,7 +240,7 @@ async function createPlan(chaos: ChaosService): Promise<string> {
   const answer = await chaos.call('POST', '/coverage-plans', chaos.operator, {
     name: 'chaos plan', runsPerCell: PLAN_RUNS, schedule: { bufferTarget: { kind: 'unbounded' } },
     combos: [{ harness: LAUNCH.harness, model: LAUNCH.model }],
-    cases: [{ slug: 'regatta', version: 'v1.1.0', variant: 'base' }],
+    cases: [{ slug: LAUNCH.testCase, version: LAUNCH.version, variant: 'squall' }],
   });
   if (answer.status !== 201) throw new Error(`plan not created: ${answer.status} ${JSON.stringify(answer.body)}`);
   return answer.body.id as string;
